@@ -1,0 +1,1 @@
+"""The pure rules core: cards, mat geometry, positions, legal actions, notation."""

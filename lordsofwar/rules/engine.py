@@ -1,0 +1,746 @@
+"""Legal actions and their effects: the one place where each rule lives.
+
+Section numbers in docstrings refer to ``clarifications.md``, the decisions on the rule texts.
+The turn (notation.md section 4): declared shots, one deployment, berserker advances, then
+moves and fired shots, then one reinforcement (draw, recall or pass).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lordsofwar.rules import mat
+from lordsofwar.rules.errors import HiddenInformationError, IllegalActionError, InvalidActionError
+from lordsofwar.rules.state import (
+    DEPLOYED,
+    DRAW,
+    ENGAGED_AT_START,
+    HAND_LIMIT,
+    MOVED,
+    PASS,
+    SHOT,
+    SUPPORTED,
+    TOOK_PART,
+    Action,
+    AdvanceRound,
+    Position,
+    Result,
+    UnitKind,
+    unit_kind,
+)
+
+Event = dict[str, Any]
+
+_NEIGHBOURS = mat.NEIGHBOUR_DELTAS
+_ON_MAT = mat.ON_MAT
+_PRINTED_SQUARES = sorted(mat.ON_MAT)
+_OPPOSITE_BIT = {d: 1 << mat.NEIGHBOUR_DELTAS.index(-d) for d in mat.NEIGHBOUR_DELTAS}
+
+
+# --- engagement (2) --------------------------------------------------------------------------
+
+
+def engaged(pos: Position, sq: int, owner: int) -> bool:
+    """2.2: the unit of ``owner`` on ``sq`` is engaged when an enemy arrow points at it."""
+    board = pos.board
+    for d in _NEIGHBOURS:
+        w = board.get(sq + d)
+        if w is not None and w.owner != owner and -d in w.attack_at:
+            return True
+    return False
+
+
+def engaged_by_spear(pos: Position, sq: int, owner: int) -> bool:
+    """7.3: a spear unit's arrow points at the unit on ``sq``."""
+    board = pos.board
+    for d in _NEIGHBOURS:
+        w = board.get(sq + d)
+        if w is not None and w.owner != owner and w.is_spear and -d in w.attack_at:
+            return True
+    return False
+
+
+def _kind(pos: Position, card_id: str, owner: int) -> UnitKind:
+    return unit_kind(pos.cards.card(card_id), owner)
+
+
+# --- deployment (1.3, 3) ---------------------------------------------------------------------
+
+
+def deploy_options(pos: Position, player: int, turn: int) -> tuple[list[tuple[str, int]], bool]:
+    """The legal ``(card, square)`` deployments of ``player`` at the start of turn ``turn``.
+
+    Returns the options and whether they are a forced deployment (3.4). Turn 1 and 2 are the
+    openings on the squares marked 1 and 2 (1.3).
+    """
+    hand = pos.hands[player]
+    if not hand:
+        return [], False
+    if None in hand:
+        raise HiddenInformationError(f"player {player}'s hand is hidden in this view")
+    uniq: list[str] = list(dict.fromkeys(hand))  # type: ignore[arg-type]
+    board = pos.board
+    if turn <= 2:
+        sq = mat.OPENING_SQUARE[1 if turn == 1 else 2]
+        return ([] if sq in board else [(c, sq) for c in uniq]), False
+    if not board:
+        return [(c, s) for c in uniq for s in _PRINTED_SQUARES], False  # 3.1
+    bordered = pos.variant.bordered
+    friend_adj: dict[int, None] = {}
+    enemy_adj: dict[int, int] = {}
+    has_enemy = False
+    for s, u in board.items():
+        if u.owner == player:
+            for d in _NEIGHBOURS:
+                t = s + d
+                if t not in board and (not bordered or t in _ON_MAT):
+                    friend_adj[t] = None
+        else:
+            has_enemy = True
+            for d in _NEIGHBOURS:
+                t = s + d
+                if t not in board and (not bordered or t in _ON_MAT):
+                    enemy_adj[t] = enemy_adj.get(t, 0) | _OPPOSITE_BIT[d]
+    if not has_enemy:
+        return [(c, s) for c in uniq for s in friend_adj], False  # 3.2 free deployment
+    options: list[tuple[str, int]] = []
+    for c in uniq:
+        k = unit_kind(pos.cards.card(c), player)
+        mask = k.dirmask
+        squares = [s for s, m in enemy_adj.items() if m & mask]  # 3.3 Engagement Rule
+        if k.is_support:  # 3.3 support unit next to a friend
+            if squares:
+                seen = set(squares)
+                squares.extend(s for s in friend_adj if s not in seen)
+            else:
+                squares = list(friend_adj)
+        options.extend((c, s) for s in squares)
+    if options:
+        return options, False
+    return [(c, s) for c in uniq for s in enemy_adj], True  # 3.4 forced deployment
+
+
+def _deploys(pos: Position) -> list[tuple[str, int]]:
+    if pos.deploys is None:
+        pos.deploys, pos.forced = deploy_options(pos, pos.to_move, pos.turn)
+    return pos.deploys
+
+
+def _resolve_start(pos: Position) -> None:
+    """3.4: with no deployment possible the turn goes straight to the post-deployment phase."""
+    if pos.phase == "pre" and not _deploys(pos):
+        pos.phase = "post"
+
+
+# --- shooting (5) ----------------------------------------------------------------------------
+
+
+def can_shoot(pos: Position, sq: int) -> bool:
+    """5.1-5.2: may the active player's ranged unit on ``sq`` shoot now?"""
+    if pos.turn <= 2:
+        return False  # 1.3: no shots in the opening turns
+    f = pos.flags.get(sq, 0)
+    if f & (SHOT | TOOK_PART | ENGAGED_AT_START):
+        return False
+    if f & DEPLOYED and not f & SUPPORTED:
+        return False
+    return not engaged(pos, sq, pos.to_move)
+
+
+def _shots(pos: Position) -> list[Action]:
+    out: list[Action] = []
+    board = pos.board
+    player = pos.to_move
+    for s, u in board.items():
+        if u.owner == player and u.targets and can_shoot(pos, s):
+            for d in u.targets:
+                t = s + d
+                w = board.get(t)
+                if w is not None and w.owner != player:
+                    out.append(Action("shoot", None, s, t))
+    return out
+
+
+# --- moving, recall, reinforcement (7) --------------------------------------------------------
+
+
+def _moves(pos: Position) -> list[Action]:
+    """7.1: each moving unit once per turn, one step along a movement arrow, while not engaged."""
+    out: list[Action] = []
+    board = pos.board
+    player = pos.to_move
+    bordered = pos.variant.bordered
+    for s, u in board.items():
+        if u.owner == player and u.moves and not pos.flags.get(s, 0) & MOVED and not engaged(pos, s, player):
+            for d in u.moves:
+                t = s + d
+                if t not in board and (not bordered or t in _ON_MAT):
+                    out.append(Action("move", None, s, t))
+    return out
+
+
+def recallable(pos: Position, sq: int, flags: int | None = None) -> bool:
+    """7.2-7.3: may the unit on ``sq`` be recalled into its owner's hand?"""
+    u = pos.board[sq]
+    f = pos.flags.get(sq, 0) if flags is None else flags
+    if f & DEPLOYED:
+        return False
+    if u.is_cavalry and pos.variant.intermediate:
+        return not engaged_by_spear(pos, sq, u.owner)
+    return not f & TOOK_PART and not engaged(pos, sq, u.owner)
+
+
+def _reinforcements(pos: Position) -> list[Action]:
+    player = pos.to_move
+    if len(pos.hands[player]) >= HAND_LIMIT:
+        return [PASS]
+    out: list[Action] = []
+    if pos.decks[player]:
+        out.append(DRAW)
+    for s, u in pos.board.items():
+        if u.owner == player and recallable(pos, s):
+            out.append(Action("recall", None, s))
+    return out or [PASS]
+
+
+# --- berserker advances (6) ------------------------------------------------------------------
+
+
+def _waiting(pos: Position, owner: int) -> dict[int, list[int]]:
+    adv = pos.advance
+    assert adv is not None
+    board = pos.board
+    out: dict[int, list[int]] = {}
+    for b, squares in adv.candidates.items():
+        if board[b].owner == owner:
+            free = [t for t in squares if t not in adv.taken]
+            if free:
+                out[b] = free
+    return out
+
+
+def _advance_choices(pos: Position) -> list[Action]:
+    """6.2 and 6.4: the (berserker, square) pairs the owner may choose from."""
+    adv = pos.advance
+    if adv is None or not adv.owners:
+        return []
+    waiting = _waiting(pos, adv.owners[0])
+    for b in waiting:
+        if pos.flags.get(b, 0) & DEPLOYED:
+            return [Action("advance", None, b, t) for t in waiting[b]]
+    return [Action("advance", None, b, t) for b, ts in waiting.items() for t in ts]
+
+
+def _auto_advances(pos: Position, owner: int, events: list[Event]) -> bool:
+    """6.4: make the advances that leave no choice; True when the owner must choose."""
+    while True:
+        waiting = _waiting(pos, owner)
+        if not waiting:
+            return False
+        deployed = [b for b in waiting if pos.flags.get(b, 0) & DEPLOYED]
+        if deployed:
+            b = deployed[0]
+            if len(waiting[b]) == 1:
+                _do_advance(pos, b, waiting[b][0], events)
+                continue
+            return True
+        single = None
+        for b, ts in waiting.items():
+            if len(ts) == 1 and not any(ts[0] in ts2 for b2, ts2 in waiting.items() if b2 != b):
+                single = (b, ts[0])
+                break
+        if single is None:
+            return True
+        _do_advance(pos, single[0], single[1], events)
+
+
+def _relocate(pos: Position, src: int, dst: int) -> None:
+    """Move a unit and everything this turn knows about it from ``src`` to ``dst``."""
+    pos.board[dst] = pos.board.pop(src)
+    f = pos.flags.pop(src, None)
+    if f is not None:
+        pos.flags[dst] = f
+    d = pos.shot_damage.pop(src, None)
+    if d is not None:
+        pos.shot_damage[dst] = d
+    st = pos.shot_target
+    if st:
+        t = st.pop(src, None)
+        if t is not None:
+            st[dst] = t
+        for shooter, target in st.items():
+            if target == src:
+                st[shooter] = dst
+
+
+def _do_advance(pos: Position, b: int, t: int, events: list[Event]) -> None:
+    adv = pos.advance
+    assert adv is not None
+    owner = pos.board[b].owner
+    _relocate(pos, b, t)
+    del adv.candidates[b]
+    adv.taken.add(t)
+    adv.advanced = True
+    events.append({"type": "advance", "from": mat.name(b), "to": mat.name(t), "owner": owner})
+
+
+def _resolve_advances(pos: Position, events: list[Event]) -> None:
+    """6.3: run advance rounds, each followed by a check, until none is due or a choice waits."""
+    while pos.advance is not None:
+        adv = pos.advance
+        while adv.owners:
+            if _auto_advances(pos, adv.owners[0], events):
+                pos.phase = "advance"
+                return
+            adv.owners.pop(0)
+        pos.advance = None
+        if adv.advanced:
+            _after_check(pos, check(pos, events))
+    pos.phase = "post"
+
+
+def _after_check(pos: Position, candidates: dict[int, list[int]]) -> None:
+    if candidates:
+        board = pos.board
+        owners = [o for o in (pos.to_move, 3 - pos.to_move) if any(board[b].owner == o for b in candidates)]
+        pos.advance = AdvanceRound(owners, candidates)
+
+
+# --- combat (4) ------------------------------------------------------------------------------
+
+
+def damage(pos: Position) -> tuple[dict[int, int], dict[int, list[int]]]:
+    """4.1: every unit's damage now, and which enemy units' arrows make it up.
+
+    A ranged unit that has shot this turn deals no melee damage (5.5).
+    """
+    board = pos.board
+    flags = pos.flags
+    dmg: dict[int, int] = {}
+    contrib: dict[int, list[int]] = {}
+    for s, u in board.items():
+        if flags and flags.get(s, 0) & SHOT:
+            continue
+        owner = u.owner
+        for d, v in u.attacks:
+            t = s + d
+            w = board.get(t)
+            if w is not None and w.owner != owner:
+                dmg[t] = dmg.get(t, 0) + v
+                if t in contrib:
+                    contrib[t].append(s)
+                else:
+                    contrib[t] = [s]
+    for t, v in pos.shot_damage.items():
+        dmg[t] = dmg.get(t, 0) + v
+    return dmg, contrib
+
+
+def check(pos: Position, events: list[Event]) -> dict[int, list[int]]:
+    """4.1-4.5: eliminate, all at once, every unit whose damage exceeds its defence.
+
+    Marks the units that took part (4.4) and returns the berserkers due to advance (6.1):
+    berserker square -> squares of the enemy units it helped eliminate.
+    """
+    board = pos.board
+    dmg, contrib = damage(pos)
+    doomed = sorted(t for t, v in dmg.items() if v > board[t].defence)
+    if not doomed:
+        return {}
+    doomed_set = set(doomed)
+    part: set[int] = set()
+    candidates: dict[int, list[int]] = {}
+    intermediate = pos.variant.intermediate
+    for t in doomed:
+        for s in contrib.get(t, ()):
+            part.add(s)
+            if intermediate and s not in doomed_set and board[s].is_berserker:
+                candidates.setdefault(s, []).append(t)
+    for shooter, target in pos.shot_target.items():
+        if target in doomed_set:
+            part.add(shooter)
+    flags = pos.flags
+    for t in doomed:
+        u = board.pop(t)
+        pos.lost[u.owner].append(u.id)
+        flags.pop(t, None)
+        pos.shot_damage.pop(t, None)
+        if u.is_general:
+            pos.generals_lost |= 1 << u.owner
+        events.append({"type": "eliminated", "square": mat.name(t), "card": u.id, "owner": u.owner})
+    if pos.shot_target:
+        pos.shot_target = {s: t for s, t in pos.shot_target.items() if t not in doomed_set and s not in doomed_set}
+    for s in part:
+        if s not in doomed_set:
+            flags[s] = flags.get(s, 0) | TOOK_PART
+    pos.eliminated = True
+    return {b: ts for b, ts in candidates.items() if not engaged(pos, b, board[b].owner)}
+
+
+# --- the turn --------------------------------------------------------------------------------
+
+
+def start_turn(pos: Position) -> None:
+    """Reset the turn state for ``to_move`` and note which ranged units start engaged (5.2)."""
+    pos.phase = "pre"
+    pos.flags = {}
+    pos.shot_damage = {}
+    pos.shot_target = {}
+    pos.generals_lost = 0
+    pos.eliminated = False
+    pos.forced = False
+    pos.advance = None
+    pos.in_turn = False
+    pos.deploys = None
+    player = pos.to_move
+    for s, u in pos.board.items():
+        if u.owner == player and u.targets and engaged(pos, s, player):
+            pos.flags[s] = ENGAGED_AT_START
+
+
+def legal_actions(pos: Position) -> list[Action]:
+    """Every legal action of the player who must act now (``pos.decider``)."""
+    if pos.result is not None:
+        return []
+    _resolve_start(pos)
+    phase = pos.phase
+    if phase == "advance":
+        return _advance_choices(pos)
+    if phase == "pre":
+        return _shots(pos) + [Action("deploy", c, None, s) for c, s in _deploys(pos)]
+    return _shots(pos) + _moves(pos) + _reinforcements(pos)
+
+
+def is_legal(pos: Position, action: Action) -> bool:
+    """True when ``action`` is among :func:`legal_actions`, computed only as far as needed."""
+    if pos.result is not None:
+        return False
+    _resolve_start(pos)
+    k = action.kind
+    phase = pos.phase
+    if phase == "advance":
+        return k == "advance" and action in _advance_choices(pos)
+    if k == "shoot":
+        return action in _shots(pos)
+    if k == "deploy":
+        return phase == "pre" and (action.card, action.to) in _deploys(pos)
+    if phase != "post":
+        return False
+    if k == "move":
+        return action in _moves(pos)
+    return action in _reinforcements(pos)
+
+
+def push(pos: Position, action: Action | str) -> list[Event]:
+    """Apply one legal action in place; an illegal one raises and changes nothing."""
+    if isinstance(action, str):
+        from lordsofwar.rules.notation import parse_action
+
+        action = parse_action(action, pos)
+    if not is_legal(pos, action):
+        raise IllegalActionError(explain_illegal(pos, action))
+    events: list[Event] = []
+    pos.in_turn = True
+    k = action.kind
+    if k == "deploy":
+        _deploy(pos, action.card, action.to, events)  # type: ignore[arg-type]
+    elif k == "shoot":
+        _shoot(pos, action.frm, action.to, events)  # type: ignore[arg-type]
+    elif k == "advance":
+        _do_advance(pos, action.frm, action.to, events)  # type: ignore[arg-type]
+        _resolve_advances(pos, events)
+    elif k == "move":
+        _move(pos, action.frm, action.to, events)  # type: ignore[arg-type]
+    elif k == "recall":
+        sq = action.frm
+        u = pos.board.pop(sq)  # type: ignore[arg-type]
+        pos.flags.pop(sq, None)  # type: ignore[arg-type]
+        pos.shot_target.pop(sq, None)  # type: ignore[arg-type]
+        pos.hands[pos.to_move].append(u.id)
+        events.append({"type": "recall", "square": mat.name(sq), "card": u.id, "player": pos.to_move})  # type: ignore[arg-type]
+        _end_turn(pos, events)
+    elif k == "draw":
+        pos.hands[pos.to_move].append(pos.decks[pos.to_move].pop(0))
+        events.append({"type": "draw", "player": pos.to_move})
+        _end_turn(pos, events)
+    else:
+        events.append({"type": "pass", "player": pos.to_move})
+        _end_turn(pos, events)
+    return events
+
+
+def _deploy(pos: Position, card: str, sq: int, events: list[Event]) -> None:
+    """3: place the card; 3.4 reveals the hand of a forced deployment; then the check (4.2)."""
+    player = pos.to_move
+    hand = pos.hands[player]
+    if pos.forced:
+        events.append({"type": "reveal", "player": player, "hand": list(hand)})
+    hand.remove(card)
+    board = pos.board
+    supported = any(
+        (w := board.get(sq + d)) is not None and w.owner == player for d in _NEIGHBOURS
+    )
+    board[sq] = unit_kind(pos.cards.card(card), player)
+    pos.flags[sq] = DEPLOYED | (SUPPORTED if supported else 0)
+    pos.deploys = []
+    events.append({"type": "deploy", "card": card, "square": mat.name(sq), "player": player, "forced": pos.forced})
+    pos.phase = "post"
+    _after_check(pos, check(pos, events))
+    _resolve_advances(pos, events)
+
+
+def _shoot(pos: Position, frm: int, to: int, events: list[Event]) -> None:
+    """5.3-5.4: a declared shot waits for the deployment's check; a fired one runs a check."""
+    shooter = pos.board[frm]
+    pos.flags[frm] = pos.flags.get(frm, 0) | SHOT
+    pos.shot_damage[to] = pos.shot_damage.get(to, 0) + shooter.damage
+    pos.shot_target[frm] = to
+    declared = pos.phase == "pre"
+    events.append(
+        {"type": "shot", "from": mat.name(frm), "target": mat.name(to), "damage": shooter.damage, "declared": declared}
+    )
+    if not declared:
+        _after_check(pos, check(pos, events))
+        _resolve_advances(pos, events)
+
+
+def _move(pos: Position, frm: int, to: int, events: list[Event]) -> None:
+    """7.1: one step, then a check."""
+    _relocate(pos, frm, to)
+    pos.flags[to] = pos.flags.get(to, 0) | MOVED
+    events.append({"type": "move", "from": mat.name(frm), "to": mat.name(to), "owner": pos.to_move})
+    _after_check(pos, check(pos, events))
+    _resolve_advances(pos, events)
+
+
+# --- the end of a turn and of the game (7.4, 8) ------------------------------------------------
+
+
+def commands_eliminated(pos: Position, player: int) -> int:
+    """Enemy command units (general + command rank) that ``player`` has eliminated."""
+    card = pos.cards.card
+    return sum(1 for c in pos.lost[3 - player] if card(c).is_command)
+
+
+def units_eliminated(pos: Position, player: int) -> int:
+    """Enemy units of any rank that ``player`` has eliminated."""
+    return len(pos.lost[3 - player])
+
+
+def threshold_result(pos: Position) -> Result | None:
+    """8.2: the winner (or draw) when a player has reached a threshold, else None."""
+    v = pos.variant
+    u1, u2 = units_eliminated(pos, 1), units_eliminated(pos, 2)
+    if u1 < v.units_to_win and u2 < v.units_to_win and u1 < v.commands_to_win and u2 < v.commands_to_win:
+        return None  # neither can have reached a threshold (commands are units too)
+    c1, c2 = commands_eliminated(pos, 1), commands_eliminated(pos, 2)
+    cmd = {1: c1 >= v.commands_to_win, 2: c2 >= v.commands_to_win}
+    unit = {1: u1 >= v.units_to_win, 2: u2 >= v.units_to_win}
+    reached = {p: cmd[p] or unit[p] for p in (1, 2)}
+    units = {1: u1, 2: u2}
+    commands = {1: c1, 2: c2}
+
+    def single(p: int) -> Result:
+        if cmd[p]:
+            return Result(p, f"{commands[p]} command units eliminated")
+        return Result(p, f"{units[p]} units eliminated")
+
+    if reached[1] and not reached[2]:
+        return single(1)
+    if reached[2] and not reached[1]:
+        return single(2)
+    if not reached[1]:
+        return None
+    if cmd[1] != cmd[2]:
+        p = 1 if cmd[1] else 2
+        return Result(p, f"both reached a threshold; player {p} reached the command threshold")
+    first, second = (units, commands) if cmd[1] else (commands, units)
+    first_name, second_name = ("units", "command units") if cmd[1] else ("command units", "units")
+    what = "command" if cmd[1] else "unit"
+    for values, label in ((first, first_name), (second, second_name)):
+        if values[1] != values[2]:
+            p = 1 if values[1] > values[2] else 2
+            return Result(p, f"both reached the {what} threshold; player {p} eliminated more {label}")
+    return Result(None, f"both reached the {what} threshold with equal units and command units")
+
+
+def could_act(pos: Position, player: int, turn: int) -> bool:
+    """8.3: could ``player`` deploy, draw or recall at the start of turn ``turn`` on this mat?"""
+    hand_open = len(pos.hands[player]) < HAND_LIMIT
+    if hand_open and pos.decks[player]:
+        return True
+    if hand_open:
+        for s, u in pos.board.items():
+            if u.owner == player and recallable(pos, s, 0):
+                return True
+    return bool(deploy_options(pos, player, turn)[0])
+
+
+def _end_turn(pos: Position, events: list[Event]) -> None:
+    """After the reinforcement: 8.2, then 8.3, then the next turn (7.4 extra turn)."""
+    player = pos.to_move
+    other = 3 - player
+    pos.quiet_turns = 0 if pos.eliminated else pos.quiet_turns + 1
+    extra = bool(pos.generals_lost & (1 << other)) and not pos.generals_lost & (1 << player)
+    nxt = player if extra else other
+    result = threshold_result(pos)
+    v = pos.variant
+    if result is None and v.no_progress_turns and pos.quiet_turns >= v.no_progress_turns:
+        result = Result(None, f"no unit eliminated in {v.no_progress_turns} turns")
+    if result is None:
+        later = 3 - nxt
+        if not could_act(pos, nxt, pos.turn + 1) and not could_act(pos, later, pos.turn + 2):
+            result = Result(None, "neither player can deploy, draw or recall")
+    if result is not None:
+        _finish(pos, result, events)
+        return
+    if extra:
+        events.append({"type": "extra_turn", "player": player})
+    pos.turn += 1
+    pos.to_move = nxt
+    start_turn(pos)
+
+
+def _finish(pos: Position, result: Result, events: list[Event]) -> None:
+    pos.result = result
+    pos.phase = "over"
+    pos.advance = None
+    pos.in_turn = False
+    pos.deploys = []
+    events.append({"type": "result", "winner": result.winner, "reason": result.reason})
+
+
+def resign(pos: Position, player: int) -> list[Event]:
+    """8.3: ``player`` resigns; the opponent wins at once."""
+    if pos.result is not None:
+        raise IllegalActionError(f"player {player} cannot resign: the game is already over")
+    if player not in (1, 2):
+        raise InvalidActionError(f"resign: player must be 1 or 2, not {player!r}")
+    events: list[Event] = [{"type": "resign", "player": player}]
+    _finish(pos, Result(3 - player, f"player {player} resigned"), events)
+    return events
+
+
+# --- why an action is illegal ------------------------------------------------------------------
+
+
+def explain_illegal(pos: Position, action: Action) -> str:
+    """One line naming the action and the rule that forbids it now."""
+    text = str(action)
+    return f"{text}: {_reason(pos, action)}"
+
+
+def _reason(pos: Position, a: Action) -> str:  # noqa: C901 - one branch per rule
+    if pos.result is not None:
+        return "the game is over"
+    _resolve_start(pos)
+    k = a.kind
+    player = pos.to_move
+    board = pos.board
+    if pos.phase == "advance":
+        if k != "advance":
+            return (
+                f"player {pos.decider} must first choose a berserker advance; no other action is possible "
+                "while an advance is resolved (clarifications 6.3, 5.6)"
+            )
+        choices = _advance_choices(pos)
+        if any(c.frm == a.frm for c in choices):
+            return "that berserker cannot advance into that square: it may only take the square of a unit it helped eliminate that no other berserker took (clarifications 6.2)"
+        if any(pos.flags.get(c.frm, 0) & DEPLOYED for c in choices):
+            return "the berserker deployed this turn advances first (clarifications 6.2, 6.4)"
+        return "no berserker there is waiting to advance (clarifications 6.1)"
+    if k == "advance":
+        return "no berserker advance is waiting to be chosen (clarifications 6.1)"
+    if k in ("shoot", "move", "recall"):
+        u = board.get(a.frm)  # type: ignore[arg-type]
+        if u is None:
+            return f"there is no unit on {mat.name(a.frm)}"  # type: ignore[arg-type]
+        if u.owner != player:
+            return f"the unit on {mat.name(a.frm)} belongs to player {u.owner}; player {player} is to act"  # type: ignore[arg-type]
+    if k == "shoot":
+        return _shot_reason(pos, a)
+    if k == "deploy":
+        return _deploy_reason(pos, a)
+    if pos.phase == "pre":
+        return "the deployment comes first: a unit must be deployed this turn (clarifications 3)"
+    f = pos.flags.get(a.frm, 0) if a.frm is not None else 0
+    if k == "move":
+        u = board[a.frm]  # type: ignore[index]
+        if not u.moves:
+            return "that unit has no movement arrows (clarifications 7.1)"
+        if f & MOVED:
+            return "that unit has already moved this turn (clarifications 7.1)"
+        if engaged(pos, a.frm, player):  # type: ignore[arg-type]
+            return "an engaged unit cannot move (clarifications 7.1)"
+        if a.to is not None and a.to - a.frm not in u.moves:  # type: ignore[operator]
+            return "that square is not along one of the unit's movement arrows (clarifications 7.1)"
+        if a.to in board:
+            return f"{mat.name(a.to)} is occupied (clarifications 7.1)"  # type: ignore[arg-type]
+        return "that square is off the bordered mat (clarifications 7.1)"
+    hand_full = len(pos.hands[player]) >= HAND_LIMIT
+    if k in ("draw", "recall") and hand_full:
+        return "the hand already holds six cards, so the player passes (clarifications 7.2)"
+    if k == "draw":
+        return "the deck is empty (clarifications 7.2)"
+    if k == "recall":
+        u = board[a.frm]  # type: ignore[index]
+        if f & DEPLOYED:
+            return "a unit cannot be recalled in the turn it was deployed (clarifications 7.2)"
+        if u.is_cavalry and pos.variant.intermediate:
+            return "a cavalry unit engaged by a spear unit cannot be recalled (clarifications 7.3)"
+        if f & TOOK_PART:
+            return "a unit that took part in an elimination this turn cannot be recalled (clarifications 7.2)"
+        return "an engaged unit cannot be recalled (clarifications 7.2)"
+    return "passing is allowed only when neither drawing nor recalling is possible (clarifications 7.2)"
+
+
+def _shot_reason(pos: Position, a: Action) -> str:
+    u = pos.board[a.frm]  # type: ignore[index]
+    if not u.targets:
+        return "that unit has no ranged weapon (clarifications 5.1)"
+    if pos.turn <= 2:
+        return "no shots are possible in the opening turns (clarifications 1.3)"
+    f = pos.flags.get(a.frm, 0)  # type: ignore[arg-type]
+    if f & SHOT:
+        return "a ranged unit shoots at most once per turn (clarifications 5.1)"
+    if f & ENGAGED_AT_START:
+        return "a ranged unit engaged at the start of the turn cannot shoot this turn (clarifications 5.2)"
+    if f & TOOK_PART:
+        return "a ranged unit that took part in an elimination this turn cannot shoot (clarifications 5.2)"
+    if f & DEPLOYED and not f & SUPPORTED:
+        return "a ranged unit deployed this turn may shoot only if deployed adjacent to a friendly unit (clarifications 5.2)"
+    if engaged(pos, a.frm, pos.to_move):  # type: ignore[arg-type]
+        return "an engaged ranged unit cannot shoot (clarifications 5.2)"
+    t = a.to
+    w = pos.board.get(t)  # type: ignore[arg-type]
+    if t - a.frm not in u.targets:  # type: ignore[operator]
+        return f"{mat.name(t)} is not on the unit's target grid (clarifications 5.1)"  # type: ignore[arg-type]
+    if w is None:
+        return f"there is no unit on {mat.name(t)} to shoot (clarifications 5.1)"  # type: ignore[arg-type]
+    return "ranged units never target friendly units (clarifications 5.1)"
+
+
+def _deploy_reason(pos: Position, a: Action) -> str:
+    player = pos.to_move
+    if pos.phase != "pre":
+        if pos.flags and any(f & DEPLOYED for f in pos.flags.values()):
+            return "this turn's deployment has already been made (clarifications 3)"
+        return "no deployment is possible this turn (clarifications 3.4)"
+    hand = pos.hands[player]
+    if a.card not in hand:
+        return f"{a.card} is not in player {player}'s hand"
+    sq = a.to
+    if sq in pos.board:
+        return f"{mat.name(sq)} is occupied"  # type: ignore[arg-type]
+    if pos.turn <= 2:
+        opening = mat.OPENING_SQUARE[1 if pos.turn == 1 else 2]
+        return f"turn {pos.turn} deploys only on the square marked {1 if pos.turn == 1 else 2}, {mat.name(opening)} (clarifications 1.3)"
+    if pos.forced:
+        return "this is a forced deployment: the card must go on an empty square adjacent to an enemy unit (clarifications 3.4)"
+    enemies = any(u.owner != player for u in pos.board.values())
+    if not enemies:
+        return "with no enemy unit on the mat, the unit must be deployed adjacent to a friendly unit (clarifications 3.2)"
+    kind = _kind(pos, a.card, player)  # type: ignore[arg-type]
+    if kind.is_support:
+        return "the Engagement Rule requires an arrow pointing at an enemy unit, or a support unit adjacent to a friendly unit (clarifications 3.3)"
+    return "the Engagement Rule requires an arrow pointing at an enemy unit; only spear and ranged units may be placed merely next to a friend (clarifications 3.3)"

@@ -1,0 +1,35 @@
+"""Errors a user can read. Every one is a ``ValueError`` whose message names the bad input."""
+
+from __future__ import annotations
+
+
+class LordsOfWarError(ValueError):
+    """Base of every error the rules package raises on bad input."""
+
+
+class UnknownCardError(LordsOfWarError):
+    """A card id (or army) that no loaded card set defines."""
+
+
+class CardPackError(LordsOfWarError):
+    """A malformed card file; the message names the file, the card and the field."""
+
+
+class DeckError(LordsOfWarError):
+    """A deck that breaks clarifications 8.4 (size, rank counts, allowed armies)."""
+
+
+class NotationError(LordsOfWarError):
+    """Malformed notation: a position, a view, an action or a game record."""
+
+
+class InvalidActionError(NotationError):
+    """An action string that does not parse (unknown verb, missing or bad token)."""
+
+
+class IllegalActionError(LordsOfWarError):
+    """A well-formed action that the rules forbid now; the message names the rule."""
+
+
+class HiddenInformationError(LordsOfWarError):
+    """An operation on a view that needs information the view hides."""

@@ -1,0 +1,596 @@
+"""Reading and writing positions, views, actions and game records (notation.md).
+
+Every reader raises :class:`~lordsofwar.rules.errors.NotationError` (a ``ValueError``) whose
+one-line message names the offending field or token.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from lordsofwar.rules import engine, mat
+from lordsofwar.rules.cards import CORE, CardSet
+from lordsofwar.rules.errors import (
+    DeckError,
+    IllegalActionError,
+    InvalidActionError,
+    LordsOfWarError,
+    NotationError,
+    UnknownCardError,
+)
+from lordsofwar.rules.state import (
+    FLAG_NAMES,
+    HAND_LIMIT,
+    Action,
+    AdvanceRound,
+    Position,
+    Result,
+    Variant,
+    unit_kind,
+)
+
+POSITION_FORMAT = "lordsofwar-position"
+GAME_FORMAT = "lordsofwar-game"
+VERSION = 1
+MAX_TEXT = 10_000_000
+"""Longest JSON text a reader accepts (characters)."""
+
+_VARIANT_DEFAULTS = Variant()
+
+
+# --- small checked readers ---------------------------------------------------------------------
+
+
+def _int(value: Any, where: str, lo: int | None = None, hi: int | None = None) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise NotationError(f"{where}: expected a whole number, got {json.dumps(value)}")
+    if lo is not None and value < lo:
+        raise NotationError(f"{where}: must be at least {lo}, got {value}")
+    if hi is not None and value > hi:
+        raise NotationError(f"{where}: must be at most {hi}, got {value}")
+    return value
+
+
+def _player(value: Any, where: str) -> int:
+    if isinstance(value, bool) or value not in (1, 2):
+        raise NotationError(f"{where}: must be 1 or 2, got {json.dumps(value)}")
+    return int(value)
+
+
+def _obj(value: Any, where: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise NotationError(f"{where}: expected a JSON object")
+    return value
+
+
+def _list(value: Any, where: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise NotationError(f"{where}: expected a JSON list")
+    return value
+
+
+def _keys(doc: dict[str, Any], allowed: set[str], where: str) -> None:
+    for key in doc:
+        if key not in allowed:
+            raise NotationError(f"{where}: unknown field {key!r}")
+
+
+def _card(cards: CardSet, value: Any, where: str) -> str:
+    if not isinstance(value, str):
+        raise NotationError(f"{where}: expected a card id such as 'orcs:07', got {json.dumps(value)}")
+    try:
+        cards.card(value)
+    except UnknownCardError:
+        raise NotationError(f"{where}: unknown card {value!r}") from None
+    return value
+
+
+def loads(text: str, what: str) -> Any:
+    """Parse JSON text, or raise a one-line :class:`NotationError`."""
+    if len(text) > MAX_TEXT:
+        raise NotationError(f"{what}: longer than {MAX_TEXT} characters")
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise NotationError(f"{what}: not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+    except RecursionError:
+        raise NotationError(f"{what}: nested too deeply") from None
+
+
+# --- variants ------------------------------------------------------------------------------------
+
+
+def parse_variant(doc: Any, where: str = "variant") -> Variant:
+    """Read a variant object; omitted fields take their defaults (notation.md section 3)."""
+    if doc is None:
+        return Variant()
+    d = _obj(doc, where)
+    _keys(d, set(_VARIANT_DEFAULTS.to_json()), where)
+    choices = {"rules": ("intermediate", "basic"), "hands": ("hidden", "visible"), "mat": ("bordered", "unbordered")}
+    values: dict[str, Any] = {}
+    for key, allowed in choices.items():
+        if key in d:
+            if d[key] not in allowed:
+                raise NotationError(f"{where}.{key}: must be {' or '.join(repr(a) for a in allowed)}, got {json.dumps(d[key])}")
+            values[key] = d[key]
+    for key in ("units_to_win", "commands_to_win"):
+        if key in d:
+            values[key] = _int(d[key], f"{where}.{key}", 1, 1000)
+    if "no_progress_turns" in d:
+        values["no_progress_turns"] = _int(d["no_progress_turns"], f"{where}.no_progress_turns", 0, 100_000)
+    return Variant(**values)
+
+
+# --- actions -------------------------------------------------------------------------------------
+
+_VERBS = {"shoot": 2, "deploy": 2, "advance": 2, "move": 2, "recall": 1, "draw": 0, "pass": 0}
+
+
+def parse_action(text: Any, pos: Position | None = None, cards: CardSet | None = None) -> Action:
+    """Read one action string (notation.md section 4); errors name the bad token."""
+    if not isinstance(text, str):
+        raise InvalidActionError(f"action: expected a string, got {json.dumps(text)}")
+    if len(text) > 200:
+        raise InvalidActionError(f"action {text[:40]!r}...: longer than 200 characters")
+    tokens = text.split(" ")
+    verb = tokens[0]
+    if verb not in _VERBS:
+        raise InvalidActionError(
+            f"action {text!r}: unknown verb {verb!r} (expected shoot, deploy, advance, move, recall, draw or pass)"
+        )
+    need = _VERBS[verb]
+    if len(tokens) - 1 < need:
+        missing = ["card", "square"] if verb == "deploy" else (["square"] if verb == "recall" else ["from", "to"])
+        raise InvalidActionError(f"action {text!r}: missing token <{missing[len(tokens) - 1]}> after {tokens[-1]!r}")
+    if len(tokens) - 1 > need:
+        raise InvalidActionError(f"action {text!r}: unexpected token {tokens[need + 1]!r}")
+    if any(t == "" for t in tokens):
+        raise InvalidActionError(f"action {text!r}: tokens must be separated by single spaces")
+    bordered = pos.variant.bordered if pos is not None else False
+    cardset = pos.cards if pos is not None else (cards or CORE)
+
+    def sq(token: str) -> int:
+        try:
+            return mat.parse(token, bordered)
+        except NotationError as exc:
+            raise InvalidActionError(f"action {text!r}: {exc}") from None
+
+    if verb == "deploy":
+        card = tokens[1]
+        try:
+            cardset.card(card)
+        except UnknownCardError:
+            raise InvalidActionError(f"action {text!r}: unknown card {card!r}") from None
+        return Action("deploy", card, None, sq(tokens[2]))
+    if verb == "recall":
+        return Action("recall", None, sq(tokens[1]))
+    if need == 0:
+        return Action(verb)
+    return Action(verb, None, sq(tokens[1]), sq(tokens[2]))
+
+
+# --- positions -----------------------------------------------------------------------------------
+
+
+def position_to_json(pos: Position, events: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """The position in notation.md section 3 (with ``turn_state`` mid-turn, ``events`` if given)."""
+    doc: dict[str, Any] = {
+        "format": POSITION_FORMAT,
+        "version": VERSION,
+        "variant": pos.variant.to_json(),
+        "turn": pos.turn,
+        "to_move": pos.to_move,
+        "quiet_turns": pos.quiet_turns,
+        "board": [
+            {"square": mat.name(s), "card": u.id, "owner": u.owner} for s, u in sorted(pos.board.items())
+        ],
+        "players": {
+            str(p): {
+                "army": pos.armies[p],
+                "hand": list(pos.hands[p]),
+                "deck": _deck_json(pos.decks[p]),
+                "lost": list(pos.lost[p]),
+            }
+            for p in (1, 2)
+        },
+        "result": None if pos.result is None else {"winner": pos.result.winner, "reason": pos.result.reason},
+    }
+    if pos.in_turn and pos.result is None:
+        doc["turn_state"] = turn_state_json(pos)
+    if events is not None:
+        doc["events"] = events
+    return doc
+
+
+def _deck_json(deck: list[str | None]) -> list[str | None] | int:
+    if any(c is None for c in deck):
+        return len(deck)
+    return list(deck)
+
+
+def turn_state_json(pos: Position) -> dict[str, Any]:
+    """The state of the turn under way (documented in docs/notation.md)."""
+    engine._resolve_start(pos)
+    ts: dict[str, Any] = {"phase": pos.phase, "decider": pos.decider}
+    for bit, label in FLAG_NAMES.items():
+        ts[label] = sorted((s for s, f in pos.flags.items() if f & bit), key=lambda s: s)
+        ts[label] = [mat.name(s) for s in ts[label]]
+    ts["shot_damage"] = {mat.name(s): d for s, d in sorted(pos.shot_damage.items())}
+    ts["shots"] = {mat.name(s): mat.name(t) for s, t in sorted(pos.shot_target.items())}
+    ts["generals_lost"] = [p for p in (1, 2) if pos.generals_lost & (1 << p)]
+    ts["eliminated"] = pos.eliminated
+    ts["forced"] = pos.forced
+    if pos.advance is not None:
+        adv = pos.advance
+        ts["advance"] = {
+            "owners": list(adv.owners),
+            "candidates": {mat.name(b): [mat.name(t) for t in ts_] for b, ts_ in sorted(adv.candidates.items())},
+            "taken": [mat.name(t) for t in sorted(adv.taken)],
+            "advanced": adv.advanced,
+        }
+    return ts
+
+
+_POSITION_KEYS = {"format", "version", "variant", "turn", "to_move", "quiet_turns", "board", "players", "result", "turn_state", "events", "comment"}
+
+
+def parse_position(doc: Any, cards: CardSet = CORE) -> Position:
+    """Read a position or a view (a JSON object already parsed); errors name the field."""
+    d = _obj(doc, "position")
+    _keys(d, _POSITION_KEYS, "position")
+    if d.get("format") != POSITION_FORMAT:
+        raise NotationError(f"format: expected {POSITION_FORMAT!r}, got {json.dumps(d.get('format'))}")
+    if d.get("version") != VERSION or isinstance(d.get("version"), bool):
+        raise NotationError(f"version: this reader understands version {VERSION}, got {json.dumps(d.get('version'))}")
+    variant = parse_variant(d.get("variant"))
+    for key in ("turn", "to_move", "board", "players"):
+        if key not in d:
+            raise NotationError(f"{key}: missing")
+    pos = Position(
+        cards,
+        variant,
+        turn=_int(d["turn"], "turn", 1, 1_000_000),
+        to_move=_player(d["to_move"], "to_move"),
+        quiet_turns=_int(d.get("quiet_turns", 0), "quiet_turns", 0, 1_000_000),
+    )
+    bordered = variant.bordered
+    for i, entry in enumerate(_list(d["board"], "board")):
+        where = f"board[{i}]"
+        e = _obj(entry, where)
+        _keys(e, {"square", "card", "owner"}, where)
+        for key in ("square", "card", "owner"):
+            if key not in e:
+                raise NotationError(f"{where}.{key}: missing")
+        sq = mat.parse(e["square"], bordered, f"{where}.square")
+        card = _card(cards, e["card"], f"{where}.card")
+        owner = _player(e["owner"], f"{where}.owner")
+        if sq in pos.board:
+            raise NotationError(f"{where}.square: two units on square {mat.name(sq)}")
+        pos.board[sq] = unit_kind(cards.card(card), owner)
+    players = _obj(d["players"], "players")
+    _keys(players, {"1", "2"}, "players")
+    for p in (1, 2):
+        where = f"players.{p}"
+        if str(p) not in players:
+            raise NotationError(f"{where}: missing")
+        pl = _obj(players[str(p)], where)
+        _keys(pl, {"army", "hand", "deck", "lost", "name"}, where)
+        army = pl.get("army", "")
+        if not isinstance(army, str) or len(army) > 40:
+            raise NotationError(f"{where}.army: expected a short string")
+        pos.armies[p] = army
+        hand = _list(pl.get("hand", []), f"{where}.hand")
+        if len(hand) > HAND_LIMIT:
+            raise NotationError(f"{where}.hand: {len(hand)} cards, a hand holds at most {HAND_LIMIT}")
+        pos.hands[p] = [None if c is None else _card(cards, c, f"{where}.hand[{i}]") for i, c in enumerate(hand)]
+        deck = pl.get("deck", [])
+        if isinstance(deck, int) and not isinstance(deck, bool):
+            pos.decks[p] = [None] * _int(deck, f"{where}.deck", 0, 10_000)
+        else:
+            deck = _list(deck, f"{where}.deck")
+            if len(deck) > 10_000:
+                raise NotationError(f"{where}.deck: too many cards")
+            pos.decks[p] = [None if c is None else _card(cards, c, f"{where}.deck[{i}]") for i, c in enumerate(deck)]
+        lost = _list(pl.get("lost", []), f"{where}.lost")
+        if len(lost) > 10_000:
+            raise NotationError(f"{where}.lost: too many cards")
+        pos.lost[p] = [_card(cards, c, f"{where}.lost[{i}]") for i, c in enumerate(lost)]
+    result = d.get("result")
+    if result is not None:
+        r = _obj(result, "result")
+        _keys(r, {"winner", "reason"}, "result")
+        if "winner" not in r:
+            raise NotationError("result.winner: missing (use null for a draw)")
+        winner = None if r["winner"] is None else _player(r["winner"], "result.winner")
+        reason = r.get("reason", "")
+        if not isinstance(reason, str) or len(reason) > 500:
+            raise NotationError("result.reason: expected a short string")
+        pos.result = Result(winner, reason)
+    engine.start_turn(pos)
+    if pos.result is not None:
+        pos.phase = "over"
+        pos.deploys = []
+        if d.get("turn_state") is not None:
+            raise NotationError("turn_state: a finished game has no turn under way")
+    elif d.get("turn_state") is not None:
+        _parse_turn_state(pos, d["turn_state"])
+    return pos
+
+
+def _parse_turn_state(pos: Position, doc: Any) -> None:
+    ts = _obj(doc, "turn_state")
+    allowed = {"phase", "decider", "shot_damage", "shots", "generals_lost", "eliminated", "forced", "advance", *FLAG_NAMES.values()}
+    _keys(ts, allowed, "turn_state")
+    phase = ts.get("phase")
+    if phase not in ("pre", "advance", "post"):
+        raise NotationError(f"turn_state.phase: must be 'pre', 'advance' or 'post', got {json.dumps(phase)}")
+    bordered = pos.variant.bordered
+
+    def occupied(value: Any, where: str) -> int:
+        sq = mat.parse(value, bordered, where)
+        if sq not in pos.board:
+            raise NotationError(f"{where}: no unit on {mat.name(sq)}")
+        return sq
+
+    pos.flags = {}
+    for bit, label in FLAG_NAMES.items():
+        for i, value in enumerate(_list(ts.get(label, []), f"turn_state.{label}")):
+            sq = occupied(value, f"turn_state.{label}[{i}]")
+            pos.flags[sq] = pos.flags.get(sq, 0) | bit
+    pos.shot_damage = {}
+    for key, value in _obj(ts.get("shot_damage", {}), "turn_state.shot_damage").items():
+        sq = occupied(key, f"turn_state.shot_damage.{key}")
+        pos.shot_damage[sq] = _int(value, f"turn_state.shot_damage.{key}", 0, 10_000)
+    pos.shot_target = {}
+    for key, value in _obj(ts.get("shots", {}), "turn_state.shots").items():
+        s = occupied(key, f"turn_state.shots.{key}")
+        pos.shot_target[s] = occupied(value, f"turn_state.shots.{key}")
+    pos.generals_lost = 0
+    for i, p in enumerate(_list(ts.get("generals_lost", []), "turn_state.generals_lost")):
+        pos.generals_lost |= 1 << _player(p, f"turn_state.generals_lost[{i}]")
+    for key in ("eliminated", "forced"):
+        if not isinstance(ts.get(key, False), bool):
+            raise NotationError(f"turn_state.{key}: expected true or false")
+    pos.eliminated = bool(ts.get("eliminated", False))
+    pos.forced = bool(ts.get("forced", False))
+    pos.phase = phase
+    pos.in_turn = True
+    deployed = any(f & 1 for f in pos.flags.values())
+    if phase == "pre" and deployed:
+        raise NotationError("turn_state.phase: 'pre' but a unit was already deployed this turn")
+    pos.deploys = None if phase == "pre" else []
+    if phase == "advance":
+        adv = _obj(ts.get("advance"), "turn_state.advance")
+        _keys(adv, {"owners", "candidates", "taken", "advanced"}, "turn_state.advance")
+        owners = [_player(p, f"turn_state.advance.owners[{i}]") for i, p in enumerate(_list(adv.get("owners"), "turn_state.advance.owners"))]
+        if not owners:
+            raise NotationError("turn_state.advance.owners: empty during an advance")
+        candidates: dict[int, list[int]] = {}
+        for key, squares in _obj(adv.get("candidates", {}), "turn_state.advance.candidates").items():
+            b = occupied(key, f"turn_state.advance.candidates.{key}")
+            if not pos.board[b].is_berserker:
+                raise NotationError(f"turn_state.advance.candidates.{key}: not a berserker")
+            candidates[b] = []
+            for i, t in enumerate(_list(squares, f"turn_state.advance.candidates.{key}")):
+                sq = mat.parse(t, bordered, f"turn_state.advance.candidates.{key}[{i}]")
+                if sq in pos.board:
+                    raise NotationError(f"turn_state.advance.candidates.{key}[{i}]: {t} is occupied")
+                candidates[b].append(sq)
+        taken = {mat.parse(t, bordered, "turn_state.advance.taken") for t in _list(adv.get("taken", []), "turn_state.advance.taken")}
+        advanced = adv.get("advanced", False)
+        if not isinstance(advanced, bool):
+            raise NotationError("turn_state.advance.advanced: expected true or false")
+        pos.advance = AdvanceRound(owners, candidates, taken, advanced)
+        if not engine._advance_choices(pos):
+            raise NotationError("turn_state.advance: no berserker choice is waiting")
+    decider = ts.get("decider")
+    if decider is not None and _player(decider, "turn_state.decider") != pos.decider:
+        raise NotationError(f"turn_state.decider: {decider} does not match the position (player {pos.decider} decides)")
+
+
+def position_from_text(text: str, cards: CardSet = CORE, what: str = "position") -> Position:
+    """Read a position from JSON text."""
+    return parse_position(loads(text, what), cards)
+
+
+def dumps(doc: Any) -> str:
+    """JSON text as the CLI prints it."""
+    return json.dumps(doc, indent=1, ensure_ascii=False)
+
+
+# --- views (9.2) ---------------------------------------------------------------------------------
+
+
+def view_json(pos: Position, player: int, events: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """What ``player`` may know: no deck order or contents, no hidden opponent hand (9.2)."""
+    doc = position_to_json(pos, None)
+    opponent = str(3 - player)
+    for p in ("1", "2"):
+        doc["players"][p]["deck"] = len(pos.decks[int(p)])
+    if pos.variant.hands == "hidden" and pos.result is None:
+        doc["players"][opponent]["hand"] = [None] * len(pos.hands[3 - player])
+    if events is not None:
+        doc["events"] = list(events)  # every event is public: draws name no card
+    return doc
+
+
+def view(pos: Position, player: int) -> Position:
+    """The view of ``player`` as a :class:`Position` (hidden cards are ``None``)."""
+    return parse_position(view_json(pos, player), pos.cards)
+
+
+# --- games and records (section 5) ---------------------------------------------------------------
+
+
+def deal(
+    decks: Sequence[Sequence[str]],
+    seed: int,
+    variant: Variant | None = None,
+    cards: CardSet = CORE,
+    armies: Sequence[str] | None = None,
+) -> Position:
+    """1.4: shuffle each deck without its general; the top 5 and the general form the hand.
+
+    One ``random.Random(seed)`` shuffles player 1's deck, then player 2's.
+    """
+    rng = random.Random(seed)
+    pos = Position(cards, variant or Variant())
+    for p in (1, 2):
+        deck = list(decks[p - 1])
+        generals = [c for c in deck if cards.card(c).rank == "general"]
+        if len(generals) != 1:
+            raise DeckError(f"player {p}'s deck holds {len(generals)} generals; a deck holds exactly one (clarifications 8.4)")
+        deck.remove(generals[0])
+        rng.shuffle(deck)
+        pos.hands[p] = [*deck[:5], generals[0]]
+        pos.decks[p] = list(deck[5:])
+        pos.armies[p] = (armies[p - 1] if armies else None) or cards.standard_army_of(decks[p - 1]) or "mercenary"
+    engine.start_turn(pos)
+    return pos
+
+
+@dataclass
+class GameRecord:
+    """A game record (notation.md section 5)."""
+
+    decks: list[list[str]]
+    seed: int
+    variant: Variant = field(default_factory=Variant)
+    names: list[str] = field(default_factory=lambda: ["player 1", "player 2"])
+    actions: list[str] = field(default_factory=list)
+    result: Result | None = None
+
+    def start(self, cards: CardSet = CORE) -> Position:
+        """The opening position."""
+        return deal(self.decks, self.seed, self.variant, cards)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "format": GAME_FORMAT,
+            "version": VERSION,
+            "variant": self.variant.to_json(),
+            "players": {str(p): {"name": self.names[p - 1], "deck": list(self.decks[p - 1])} for p in (1, 2)},
+            "seed": self.seed,
+            "actions": list(self.actions),
+            "result": None if self.result is None else {"winner": self.result.winner, "reason": self.result.reason},
+        }
+
+
+def parse_record(doc: Any, cards: CardSet = CORE) -> GameRecord:
+    """Read a game record object; errors name the field."""
+    d = _obj(doc, "game")
+    _keys(d, {"format", "version", "variant", "players", "seed", "actions", "result", "comment"}, "game")
+    if d.get("format") != GAME_FORMAT:
+        raise NotationError(f"format: expected {GAME_FORMAT!r}, got {json.dumps(d.get('format'))}")
+    if d.get("version") != VERSION or isinstance(d.get("version"), bool):
+        raise NotationError(f"version: this reader understands version {VERSION}, got {json.dumps(d.get('version'))}")
+    variant = parse_variant(d.get("variant"))
+    if "players" not in d:
+        raise NotationError("players: missing")
+    players = _obj(d["players"], "players")
+    _keys(players, {"1", "2"}, "players")
+    decks: list[list[str]] = []
+    names: list[str] = []
+    for p in (1, 2):
+        where = f"players.{p}"
+        if str(p) not in players:
+            raise NotationError(f"{where}: missing")
+        pl = _obj(players[str(p)], where)
+        _keys(pl, {"name", "deck", "army"}, where)
+        name = pl.get("name", f"player {p}")
+        if not isinstance(name, str) or len(name) > 100:
+            raise NotationError(f"{where}.name: expected a string of at most 100 characters")
+        if "deck" not in pl:
+            raise NotationError(f"{where}.deck: missing")
+        deck = [_card(cards, c, f"{where}.deck[{i}]") for i, c in enumerate(_list(pl["deck"], f"{where}.deck"))]
+        try:
+            cards.validate_deck(deck)
+        except DeckError as exc:
+            raise NotationError(f"{where}.deck: {exc}") from None
+        decks.append(deck)
+        names.append(name)
+    if "seed" not in d:
+        raise NotationError("seed: missing")
+    seed = _int(d["seed"], "seed", 0, 2**63 - 1)
+    actions = _list(d.get("actions", []), "actions")
+    if len(actions) > 100_000:
+        raise NotationError("actions: too many actions")
+    for i, a in enumerate(actions):
+        if not isinstance(a, str):
+            raise NotationError(f"actions[{i}]: expected a string, got {json.dumps(a)}")
+    result = None
+    if d.get("result") is not None:
+        r = _obj(d["result"], "result")
+        _keys(r, {"winner", "reason"}, "result")
+        if "winner" not in r:
+            raise NotationError("result.winner: missing (use null for a draw)")
+        winner = None if r["winner"] is None else _player(r["winner"], "result.winner")
+        reason = r.get("reason", "")
+        if not isinstance(reason, str) or len(reason) > 500:
+            raise NotationError("result.reason: expected a short string")
+        result = Result(winner, reason)
+    return GameRecord(decks, seed, variant, names, list(actions), result)
+
+
+def replay(record: GameRecord, cards: CardSet = CORE) -> list[Position]:
+    """Every position of the game, the opening first; checks each action and the result.
+
+    A resignation is stored only in ``result`` (reason ``"player N resigned"``), so a record
+    whose actions end before the game does is accepted when its result is a resignation.
+    """
+    pos = record.start(cards)
+    positions = [pos.copy()]
+    for i, text in enumerate(record.actions):
+        try:
+            pos.push(parse_action(text, pos))
+        except (InvalidActionError, IllegalActionError) as exc:
+            raise NotationError(f"actions[{i}]: {exc}") from None
+        positions.append(pos.copy())
+    if record.result is not None:
+        if pos.result is None:
+            loser = _resigned(record.result)
+            if loser is None:
+                raise NotationError(
+                    f"result: the record says the game ended ({record.result.reason}) but after its actions it is still running"
+                )
+            engine.resign(pos, loser)
+            positions.append(pos.copy())
+        elif pos.result.winner != record.result.winner:
+            raise NotationError(
+                f"result: the record names winner {record.result.winner}, the replay ends with {pos.result.winner} ({pos.result.reason})"
+            )
+    return positions
+
+
+def _resigned(result: Result) -> int | None:
+    reason = result.reason
+    for p in (1, 2):
+        if reason == f"player {p} resigned" and result.winner == 3 - p:
+            return p
+    return None
+
+
+def record_from_text(text: str, cards: CardSet = CORE, what: str = "game") -> GameRecord:
+    return parse_record(loads(text, what), cards)
+
+
+__all__ = [
+    "GameRecord",
+    "LordsOfWarError",
+    "deal",
+    "dumps",
+    "parse_action",
+    "parse_position",
+    "parse_record",
+    "parse_variant",
+    "position_from_text",
+    "position_to_json",
+    "record_from_text",
+    "replay",
+    "view",
+    "view_json",
+]
