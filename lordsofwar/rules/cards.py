@@ -7,6 +7,7 @@ example expansion units, possibly with movement arrows) to the core set.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections import Counter
@@ -187,12 +188,7 @@ def _card_from_model(m: _CardModel) -> Card:
         rows = m.ranged.grid
         urow = next(i for i, r in enumerate(rows) if "U" in r)
         ucol = rows[urow].index("U")
-        targets = tuple(
-            (col - ucol, urow - row)
-            for row, r in enumerate(rows)
-            for col, ch in enumerate(r)
-            if ch == "#"
-        )
+        targets = tuple((col - ucol, urow - row) for row, r in enumerate(rows) for col, ch in enumerate(r) if ch == "#")
         ranged = Ranged(m.ranged.damage, targets)
     return Card(
         id=m.id,
@@ -216,10 +212,8 @@ def _describe_validation_error(source: str, doc: Any, err: ValidationError) -> s
     if len(loc) >= 2 and loc[0] == "cards" and isinstance(loc[1], int):
         index = loc[1]
         card_id = None
-        try:
+        with contextlib.suppress(KeyError, IndexError, TypeError, AttributeError):
             card_id = doc["cards"][index].get("id")
-        except (KeyError, IndexError, TypeError, AttributeError):
-            pass
         where = f"card {card_id!r}" if isinstance(card_id, str) else f"card #{index + 1}"
         loc = loc[2:]
     field_name = ".".join(str(p) if not isinstance(p, int) else f"[{p}]" for p in loc) or "(card)"
@@ -273,6 +267,8 @@ class CardSet(Mapping[str, Card]):
             self._armies.setdefault(card.army, []).append(card)
         for army_cards in self._armies.values():
             army_cards.sort(key=lambda c: c.number)
+        self.command_ids: frozenset[str] = frozenset(c.id for c in self._cards.values() if c.is_command)
+        """Ids of the command units (general and command rank)."""
 
     def __getitem__(self, card_id: str) -> Card:
         return self._cards[card_id]
@@ -326,9 +322,7 @@ class CardSet(Mapping[str, Card]):
         new = list(cards)
         for card in new:
             if card.id in self._cards:
-                raise CardPackError(
-                    f"{source}: card {card.id!r}: field 'id': already defined by another card set"
-                )
+                raise CardPackError(f"{source}: card {card.id!r}: field 'id': already defined by another card set")
         return CardSet([*self._cards.values(), *new])
 
     def validate_deck(

@@ -7,6 +7,7 @@ moves and fired shots, then one reinforcement (draw, recall or pass).
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from lordsofwar.rules import mat
@@ -26,6 +27,7 @@ from lordsofwar.rules.state import (
     Position,
     Result,
     UnitKind,
+    kinds_of,
     unit_kind,
 )
 
@@ -66,12 +68,63 @@ def _kind(pos: Position, card_id: str, owner: int) -> UnitKind:
 
 # --- deployment (1.3, 3) ---------------------------------------------------------------------
 
+_new_action = tuple.__new__
+# For each on-mat square: its on-mat neighbours, and the bit of the direction pointing back.
+_MAT_NEIGHBOURS: dict[int, tuple[tuple[int, int], ...]] = {
+    s: tuple((s + d, _OPPOSITE_BIT[d]) for d in _NEIGHBOURS if s + d in _ON_MAT) for s in _ON_MAT
+}
 
-def deploy_options(pos: Position, player: int, turn: int) -> tuple[list[tuple[str, int]], bool]:
-    """The legal ``(card, square)`` deployments of ``player`` at the start of turn ``turn``.
 
-    Returns the options and whether they are a forced deployment (3.4). Turn 1 and 2 are the
-    openings on the squares marked 1 and 2 (1.3).
+def _free_neighbours(pos: Position, s: int) -> tuple[tuple[int, int], ...]:
+    if pos.variant.bordered:
+        return _MAT_NEIGHBOURS.get(s, ())
+    return tuple((s + d, _OPPOSITE_BIT[d]) for d in _NEIGHBOURS)
+
+
+def _adjacent_empty(pos: Position, player: int) -> tuple[dict[int, None], dict[int, int], bool]:
+    """Empty squares next to ``player``'s units, empty squares next to enemy units (with the
+    directions that point from each at an enemy), and whether any enemy unit is on the mat."""
+    board = pos.board
+    bordered = pos.variant.bordered
+    friend_adj: dict[int, None] = {}
+    enemy_adj: dict[int, int] = {}
+    has_enemy = False
+    for s, u in board.items():
+        near = _MAT_NEIGHBOURS[s] if bordered else _free_neighbours(pos, s)
+        if u.owner == player:
+            for t, _ in near:
+                if t not in board:
+                    friend_adj[t] = None
+        else:
+            has_enemy = True
+            for t, bit in near:
+                if t not in board:
+                    enemy_adj[t] = enemy_adj.get(t, 0) | bit
+    return friend_adj, enemy_adj, has_enemy
+
+
+_DEPLOY_ACTIONS: dict[str, dict[int, Action]] = {}
+
+
+def _deploy_actions(card: str, squares: Iterable[int]) -> list[Action]:
+    """``deploy`` actions, shared between positions (actions are immutable)."""
+    cache = _DEPLOY_ACTIONS.get(card)
+    if cache is None:
+        cache = _DEPLOY_ACTIONS[card] = {}
+    out = []
+    for s in squares:
+        a = cache.get(s)
+        if a is None:
+            a = cache[s] = _new_action(Action, ("deploy", card, None, s))
+        out.append(a)
+    return out
+
+
+def deploy_options(pos: Position, player: int, turn: int) -> tuple[list[Action], bool]:
+    """The legal deployments of ``player`` at the start of turn ``turn``.
+
+    Returns the ``deploy`` actions and whether they are a forced deployment (3.4). Turns 1 and
+    2 are the openings on the squares marked 1 and 2 (1.3).
     """
     hand = pos.hands[player]
     if not hand:
@@ -80,47 +133,75 @@ def deploy_options(pos: Position, player: int, turn: int) -> tuple[list[tuple[st
         raise HiddenInformationError(f"player {player}'s hand is hidden in this view")
     uniq: list[str] = list(dict.fromkeys(hand))  # type: ignore[arg-type]
     board = pos.board
+    options: list[Action] = []
     if turn <= 2:
         sq = mat.OPENING_SQUARE[1 if turn == 1 else 2]
-        return ([] if sq in board else [(c, sq) for c in uniq]), False
-    if not board:
-        return [(c, s) for c in uniq for s in _PRINTED_SQUARES], False  # 3.1
-    bordered = pos.variant.bordered
-    friend_adj: dict[int, None] = {}
-    enemy_adj: dict[int, int] = {}
-    has_enemy = False
-    for s, u in board.items():
-        if u.owner == player:
-            for d in _NEIGHBOURS:
-                t = s + d
-                if t not in board and (not bordered or t in _ON_MAT):
-                    friend_adj[t] = None
-        else:
-            has_enemy = True
-            for d in _NEIGHBOURS:
-                t = s + d
-                if t not in board and (not bordered or t in _ON_MAT):
-                    enemy_adj[t] = enemy_adj.get(t, 0) | _OPPOSITE_BIT[d]
-    if not has_enemy:
-        return [(c, s) for c in uniq for s in friend_adj], False  # 3.2 free deployment
-    options: list[tuple[str, int]] = []
+        if sq not in board:
+            for c in uniq:
+                options += _deploy_actions(c, (sq,))
+        return options, False
+    if not board:  # 3.1 special free deployment
+        for c in uniq:
+            options += _deploy_actions(c, _PRINTED_SQUARES)
+        return options, False
+    friend_adj, enemy_adj, has_enemy = _adjacent_empty(pos, player)
+    if not has_enemy:  # 3.2 free deployment
+        for c in uniq:
+            options += _deploy_actions(c, friend_adj)
+        return options, False
+    kinds = kinds_of(pos.cards, player)
+    adj_items = list(enemy_adj.items())
     for c in uniq:
-        k = unit_kind(pos.cards.card(c), player)
+        k = kinds[c]
         mask = k.dirmask
-        squares = [s for s, m in enemy_adj.items() if m & mask]  # 3.3 Engagement Rule
+        squares = [s for s, m in adj_items if m & mask]  # 3.3 Engagement Rule
         if k.is_support:  # 3.3 support unit next to a friend
             if squares:
-                seen = set(squares)
-                squares.extend(s for s in friend_adj if s not in seen)
+                squares += [s for s in friend_adj if not enemy_adj.get(s, 0) & mask]
             else:
                 squares = list(friend_adj)
-        options.extend((c, s) for s in squares)
+        cache = _DEPLOY_ACTIONS.get(c) or _DEPLOY_ACTIONS.setdefault(c, {})
+        for s in squares:
+            a = cache.get(s)
+            if a is None:
+                a = cache[s] = _new_action(Action, ("deploy", c, None, s))
+            options.append(a)
     if options:
         return options, False
-    return [(c, s) for c in uniq for s in enemy_adj], True  # 3.4 forced deployment
+    for c in uniq:  # 3.4 forced deployment
+        options += _deploy_actions(c, enemy_adj)
+    return options, True
 
 
-def _deploys(pos: Position) -> list[tuple[str, int]]:
+def could_deploy(pos: Position, player: int, turn: int) -> bool:
+    """Whether :func:`deploy_options` would offer anything, without listing the options."""
+    hand = pos.hands[player]
+    if not hand:
+        return False
+    board = pos.board
+    if turn <= 2:
+        return mat.OPENING_SQUARE[1 if turn == 1 else 2] not in board
+    if not board:
+        return True
+    bordered = pos.variant.bordered
+    for s, u in board.items():  # fast path: an empty square next to an enemy unit
+        if u.owner != player:
+            for t, _ in _MAT_NEIGHBOURS[s] if bordered else _free_neighbours(pos, s):
+                if t not in board:
+                    return True
+    friend_adj, enemy_adj, has_enemy = _adjacent_empty(pos, player)
+    if enemy_adj:
+        return True  # some card engages, or else the deployment is forced (3.4)
+    if not friend_adj:
+        return False
+    if not has_enemy:
+        return True
+    if None in hand:
+        raise HiddenInformationError(f"player {player}'s hand is hidden in this view")
+    return any(pos.cards.card(c).is_support for c in hand)  # type: ignore[arg-type]
+
+
+def _deploys(pos: Position) -> list[Action]:
     if pos.deploys is None:
         pos.deploys, pos.forced = deploy_options(pos, pos.to_move, pos.turn)
     return pos.deploys
@@ -132,10 +213,30 @@ def _resolve_start(pos: Position) -> None:
         pos.phase = "post"
 
 
+# --- engagement of every unit -------------------------------------------------------------------
+
+
+def engagement(pos: Position) -> tuple[set[int], set[int]]:
+    """2.2: the squares of every engaged unit, and of those engaged by a spear unit (7.3)."""
+    board = pos.board
+    hit: set[int] = set()
+    by_spear: set[int] = set()
+    for s, u in board.items():
+        owner = u.owner
+        for d, _ in u.attacks:
+            t = s + d
+            w = board.get(t)
+            if w is not None and w.owner != owner:
+                hit.add(t)
+                if u.is_spear:
+                    by_spear.add(t)
+    return hit, by_spear
+
+
 # --- shooting (5) ----------------------------------------------------------------------------
 
 
-def can_shoot(pos: Position, sq: int) -> bool:
+def can_shoot(pos: Position, sq: int, engaged_now: set[int] | None = None) -> bool:
     """5.1-5.2: may the active player's ranged unit on ``sq`` shoot now?"""
     if pos.turn <= 2:
         return False  # 1.3: no shots in the opening turns
@@ -144,53 +245,63 @@ def can_shoot(pos: Position, sq: int) -> bool:
         return False
     if f & DEPLOYED and not f & SUPPORTED:
         return False
-    return not engaged(pos, sq, pos.to_move)
+    if engaged_now is None:
+        return not engaged(pos, sq, pos.to_move)
+    return sq not in engaged_now
 
 
-def _shots(pos: Position) -> list[Action]:
+def _shots(pos: Position, engaged_now: set[int] | None) -> list[Action]:
     out: list[Action] = []
     board = pos.board
     player = pos.to_move
     for s, u in board.items():
-        if u.owner == player and u.targets and can_shoot(pos, s):
+        if u.owner == player and u.targets and can_shoot(pos, s, engaged_now):
             for d in u.targets:
                 t = s + d
                 w = board.get(t)
                 if w is not None and w.owner != player:
-                    out.append(Action("shoot", None, s, t))
+                    out.append(_new_action(Action, ("shoot", None, s, t)))
     return out
 
 
 # --- moving, recall, reinforcement (7) --------------------------------------------------------
 
 
-def _moves(pos: Position) -> list[Action]:
+def _moves(pos: Position, engaged_now: set[int]) -> list[Action]:
     """7.1: each moving unit once per turn, one step along a movement arrow, while not engaged."""
     out: list[Action] = []
     board = pos.board
     player = pos.to_move
     bordered = pos.variant.bordered
     for s, u in board.items():
-        if u.owner == player and u.moves and not pos.flags.get(s, 0) & MOVED and not engaged(pos, s, player):
+        if u.owner == player and u.moves and not pos.flags.get(s, 0) & MOVED and s not in engaged_now:
             for d in u.moves:
                 t = s + d
                 if t not in board and (not bordered or t in _ON_MAT):
-                    out.append(Action("move", None, s, t))
+                    out.append(_new_action(Action, ("move", None, s, t)))
     return out
 
 
-def recallable(pos: Position, sq: int, flags: int | None = None) -> bool:
+def recallable(
+    pos: Position, sq: int, flags: int | None = None, engaged_sets: tuple[set[int], set[int]] | None = None
+) -> bool:
     """7.2-7.3: may the unit on ``sq`` be recalled into its owner's hand?"""
     u = pos.board[sq]
     f = pos.flags.get(sq, 0) if flags is None else flags
     if f & DEPLOYED:
         return False
     if u.is_cavalry and pos.variant.intermediate:
-        return not engaged_by_spear(pos, sq, u.owner)
-    return not f & TOOK_PART and not engaged(pos, sq, u.owner)
+        if engaged_sets is None:
+            return not engaged_by_spear(pos, sq, u.owner)
+        return sq not in engaged_sets[1]
+    if f & TOOK_PART:
+        return False
+    if engaged_sets is None:
+        return not engaged(pos, sq, u.owner)
+    return sq not in engaged_sets[0]
 
 
-def _reinforcements(pos: Position) -> list[Action]:
+def _reinforcements(pos: Position, engaged_sets: tuple[set[int], set[int]]) -> list[Action]:
     player = pos.to_move
     if len(pos.hands[player]) >= HAND_LIMIT:
         return [PASS]
@@ -198,8 +309,8 @@ def _reinforcements(pos: Position) -> list[Action]:
     if pos.decks[player]:
         out.append(DRAW)
     for s, u in pos.board.items():
-        if u.owner == player and recallable(pos, s):
-            out.append(Action("recall", None, s))
+        if u.owner == player and recallable(pos, s, None, engaged_sets):
+            out.append(_new_action(Action, ("recall", None, s, None)))
     return out or [PASS]
 
 
@@ -309,17 +420,16 @@ def _after_check(pos: Position, candidates: dict[int, list[int]]) -> None:
 # --- combat (4) ------------------------------------------------------------------------------
 
 
-def damage(pos: Position) -> tuple[dict[int, int], dict[int, list[int]]]:
-    """4.1: every unit's damage now, and which enemy units' arrows make it up.
+def damage(pos: Position) -> dict[int, int]:
+    """4.1: every engaged or shot unit's damage now: enemy arrows pointing at it plus shots.
 
     A ranged unit that has shot this turn deals no melee damage (5.5).
     """
     board = pos.board
-    flags = pos.flags
-    dmg: dict[int, int] = {}
-    contrib: dict[int, list[int]] = {}
+    shooters = {s for s, f in pos.flags.items() if f & SHOT}
+    dmg: dict[int, int] = dict(pos.shot_damage)
     for s, u in board.items():
-        if flags and flags.get(s, 0) & SHOT:
+        if s in shooters:
             continue
         owner = u.owner
         for d, v in u.attacks:
@@ -327,13 +437,24 @@ def damage(pos: Position) -> tuple[dict[int, int], dict[int, list[int]]]:
             w = board.get(t)
             if w is not None and w.owner != owner:
                 dmg[t] = dmg.get(t, 0) + v
-                if t in contrib:
-                    contrib[t].append(s)
-                else:
-                    contrib[t] = [s]
-    for t, v in pos.shot_damage.items():
-        dmg[t] = dmg.get(t, 0) + v
-    return dmg, contrib
+    return dmg
+
+
+def _attackers(pos: Position, targets: Iterable[int]) -> dict[int, list[int]]:
+    """The units whose arrows count in the damage of each unit on ``targets`` (4.4, 5.5)."""
+    board = pos.board
+    flags = pos.flags
+    out: dict[int, list[int]] = {}
+    for t in targets:
+        owner = board[t].owner
+        found = []
+        for d in _NEIGHBOURS:
+            s = t + d
+            w = board.get(s)
+            if w is not None and w.owner != owner and -d in w.attack_at and not flags.get(s, 0) & SHOT:
+                found.append(s)
+        out[t] = found
+    return out
 
 
 def check(pos: Position, events: list[Event]) -> dict[int, list[int]]:
@@ -343,11 +464,11 @@ def check(pos: Position, events: list[Event]) -> dict[int, list[int]]:
     berserker square -> squares of the enemy units it helped eliminate.
     """
     board = pos.board
-    dmg, contrib = damage(pos)
-    doomed = sorted(t for t, v in dmg.items() if v > board[t].defence)
+    doomed = sorted(t for t, v in damage(pos).items() if v > board[t].defence)
     if not doomed:
         return {}
     doomed_set = set(doomed)
+    contrib = _attackers(pos, doomed)
     part: set[int] = set()
     candidates: dict[int, list[int]] = {}
     intermediate = pos.variant.intermediate
@@ -392,6 +513,7 @@ def start_turn(pos: Position) -> None:
     pos.advance = None
     pos.in_turn = False
     pos.deploys = None
+    pos.legal = None
     player = pos.to_move
     for s, u in pos.board.items():
         if u.owner == player and u.targets and engaged(pos, s, player):
@@ -400,6 +522,13 @@ def start_turn(pos: Position) -> None:
 
 def legal_actions(pos: Position) -> list[Action]:
     """Every legal action of the player who must act now (``pos.decider``)."""
+    legal = pos.legal
+    if legal is None:
+        legal = pos.legal = _compute_legal(pos)
+    return list(legal)
+
+
+def _compute_legal(pos: Position) -> list[Action]:
     if pos.result is not None:
         return []
     _resolve_start(pos)
@@ -407,28 +536,17 @@ def legal_actions(pos: Position) -> list[Action]:
     if phase == "advance":
         return _advance_choices(pos)
     if phase == "pre":
-        return _shots(pos) + [Action("deploy", c, None, s) for c, s in _deploys(pos)]
-    return _shots(pos) + _moves(pos) + _reinforcements(pos)
+        return _shots(pos, None) + _deploys(pos)
+    sets = engagement(pos)
+    return _shots(pos, sets[0]) + _moves(pos, sets[0]) + _reinforcements(pos, sets)
 
 
 def is_legal(pos: Position, action: Action) -> bool:
-    """True when ``action`` is among :func:`legal_actions`, computed only as far as needed."""
-    if pos.result is not None:
-        return False
-    _resolve_start(pos)
-    k = action.kind
-    phase = pos.phase
-    if phase == "advance":
-        return k == "advance" and action in _advance_choices(pos)
-    if k == "shoot":
-        return action in _shots(pos)
-    if k == "deploy":
-        return phase == "pre" and (action.card, action.to) in _deploys(pos)
-    if phase != "post":
-        return False
-    if k == "move":
-        return action in _moves(pos)
-    return action in _reinforcements(pos)
+    """True when ``action`` is one of :func:`legal_actions`."""
+    legal = pos.legal
+    if legal is None:
+        legal = pos.legal = _compute_legal(pos)
+    return action in legal
 
 
 def push(pos: Position, action: Action | str) -> list[Event]:
@@ -439,6 +557,7 @@ def push(pos: Position, action: Action | str) -> list[Event]:
         action = parse_action(action, pos)
     if not is_legal(pos, action):
         raise IllegalActionError(explain_illegal(pos, action))
+    pos.legal = None
     events: list[Event] = []
     pos.in_turn = True
     k = action.kind
@@ -477,9 +596,12 @@ def _deploy(pos: Position, card: str, sq: int, events: list[Event]) -> None:
         events.append({"type": "reveal", "player": player, "hand": list(hand)})
     hand.remove(card)
     board = pos.board
-    supported = any(
-        (w := board.get(sq + d)) is not None and w.owner == player for d in _NEIGHBOURS
-    )
+    supported = False
+    for t, _ in _free_neighbours(pos, sq):
+        w = board.get(t)
+        if w is not None and w.owner == player:
+            supported = True
+            break
     board[sq] = unit_kind(pos.cards.card(card), player)
     pos.flags[sq] = DEPLOYED | (SUPPORTED if supported else 0)
     pos.deploys = []
@@ -518,8 +640,7 @@ def _move(pos: Position, frm: int, to: int, events: list[Event]) -> None:
 
 def commands_eliminated(pos: Position, player: int) -> int:
     """Enemy command units (general + command rank) that ``player`` has eliminated."""
-    card = pos.cards.card
-    return sum(1 for c in pos.lost[3 - player] if card(c).is_command)
+    return sum(map(pos.cards.command_ids.__contains__, pos.lost[3 - player]))
 
 
 def units_eliminated(pos: Position, player: int) -> int:
@@ -569,11 +690,13 @@ def could_act(pos: Position, player: int, turn: int) -> bool:
     hand_open = len(pos.hands[player]) < HAND_LIMIT
     if hand_open and pos.decks[player]:
         return True
+    if could_deploy(pos, player, turn):
+        return True
     if hand_open:
         for s, u in pos.board.items():
             if u.owner == player and recallable(pos, s, 0):
                 return True
-    return bool(deploy_options(pos, player, turn)[0])
+    return False
 
 
 def _end_turn(pos: Position, events: list[Event]) -> None:
@@ -607,6 +730,7 @@ def _finish(pos: Position, result: Result, events: list[Event]) -> None:
     pos.advance = None
     pos.in_turn = False
     pos.deploys = []
+    pos.legal = None
     events.append({"type": "result", "winner": result.winner, "reason": result.reason})
 
 
@@ -739,7 +863,9 @@ def _deploy_reason(pos: Position, a: Action) -> str:
         return "this is a forced deployment: the card must go on an empty square adjacent to an enemy unit (clarifications 3.4)"
     enemies = any(u.owner != player for u in pos.board.values())
     if not enemies:
-        return "with no enemy unit on the mat, the unit must be deployed adjacent to a friendly unit (clarifications 3.2)"
+        return (
+            "with no enemy unit on the mat, the unit must be deployed adjacent to a friendly unit (clarifications 3.2)"
+        )
     kind = _kind(pos, a.card, player)  # type: ignore[arg-type]
     if kind.is_support:
         return "the Engagement Rule requires an arrow pointing at an enemy unit, or a support unit adjacent to a friendly unit (clarifications 3.3)"

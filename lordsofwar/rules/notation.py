@@ -115,7 +115,9 @@ def parse_variant(doc: Any, where: str = "variant") -> Variant:
     for key, allowed in choices.items():
         if key in d:
             if d[key] not in allowed:
-                raise NotationError(f"{where}.{key}: must be {' or '.join(repr(a) for a in allowed)}, got {json.dumps(d[key])}")
+                raise NotationError(
+                    f"{where}.{key}: must be {' or '.join(repr(a) for a in allowed)}, got {json.dumps(d[key])}"
+                )
             values[key] = d[key]
     for key in ("units_to_win", "commands_to_win"):
         if key in d:
@@ -185,9 +187,7 @@ def position_to_json(pos: Position, events: list[dict[str, Any]] | None = None) 
         "turn": pos.turn,
         "to_move": pos.to_move,
         "quiet_turns": pos.quiet_turns,
-        "board": [
-            {"square": mat.name(s), "card": u.id, "owner": u.owner} for s, u in sorted(pos.board.items())
-        ],
+        "board": [{"square": mat.name(s), "card": u.id, "owner": u.owner} for s, u in sorted(pos.board.items())],
         "players": {
             str(p): {
                 "army": pos.armies[p],
@@ -235,7 +235,20 @@ def turn_state_json(pos: Position) -> dict[str, Any]:
     return ts
 
 
-_POSITION_KEYS = {"format", "version", "variant", "turn", "to_move", "quiet_turns", "board", "players", "result", "turn_state", "events", "comment"}
+_POSITION_KEYS = {
+    "format",
+    "version",
+    "variant",
+    "turn",
+    "to_move",
+    "quiet_turns",
+    "board",
+    "players",
+    "result",
+    "turn_state",
+    "events",
+    "comment",
+}
 
 
 def parse_position(doc: Any, cards: CardSet = CORE) -> Position:
@@ -323,7 +336,17 @@ def parse_position(doc: Any, cards: CardSet = CORE) -> Position:
 
 def _parse_turn_state(pos: Position, doc: Any) -> None:
     ts = _obj(doc, "turn_state")
-    allowed = {"phase", "decider", "shot_damage", "shots", "generals_lost", "eliminated", "forced", "advance", *FLAG_NAMES.values()}
+    allowed = {
+        "phase",
+        "decider",
+        "shot_damage",
+        "shots",
+        "generals_lost",
+        "eliminated",
+        "forced",
+        "advance",
+        *FLAG_NAMES.values(),
+    }
     _keys(ts, allowed, "turn_state")
     phase = ts.get("phase")
     if phase not in ("pre", "advance", "post"):
@@ -366,7 +389,10 @@ def _parse_turn_state(pos: Position, doc: Any) -> None:
     if phase == "advance":
         adv = _obj(ts.get("advance"), "turn_state.advance")
         _keys(adv, {"owners", "candidates", "taken", "advanced"}, "turn_state.advance")
-        owners = [_player(p, f"turn_state.advance.owners[{i}]") for i, p in enumerate(_list(adv.get("owners"), "turn_state.advance.owners"))]
+        owners = [
+            _player(p, f"turn_state.advance.owners[{i}]")
+            for i, p in enumerate(_list(adv.get("owners"), "turn_state.advance.owners"))
+        ]
         if not owners:
             raise NotationError("turn_state.advance.owners: empty during an advance")
         candidates: dict[int, list[int]] = {}
@@ -380,7 +406,10 @@ def _parse_turn_state(pos: Position, doc: Any) -> None:
                 if sq in pos.board:
                     raise NotationError(f"turn_state.advance.candidates.{key}[{i}]: {t} is occupied")
                 candidates[b].append(sq)
-        taken = {mat.parse(t, bordered, "turn_state.advance.taken") for t in _list(adv.get("taken", []), "turn_state.advance.taken")}
+        taken = {
+            mat.parse(t, bordered, "turn_state.advance.taken")
+            for t in _list(adv.get("taken", []), "turn_state.advance.taken")
+        }
         advanced = adv.get("advanced", False)
         if not isinstance(advanced, bool):
             raise NotationError("turn_state.advance.advanced: expected true or false")
@@ -443,7 +472,9 @@ def deal(
         deck = list(decks[p - 1])
         generals = [c for c in deck if cards.card(c).rank == "general"]
         if len(generals) != 1:
-            raise DeckError(f"player {p}'s deck holds {len(generals)} generals; a deck holds exactly one (clarifications 8.4)")
+            raise DeckError(
+                f"player {p}'s deck holds {len(generals)} generals; a deck holds exactly one (clarifications 8.4)"
+            )
         deck.remove(generals[0])
         rng.shuffle(deck)
         pos.hands[p] = [*deck[:5], generals[0]]

@@ -136,6 +136,33 @@ DELTA_BIT: dict[int, int] = {d: 1 << i for i, d in enumerate(mat.NEIGHBOUR_DELTA
 _KINDS: dict[tuple[int, int], UnitKind] = {}
 
 
+_KINDS_BY_ID: dict[tuple[int, int], tuple[CardSet, dict[str, UnitKind]]] = {}
+
+
+class _KindsById(dict[str, UnitKind]):
+    """Card id -> kind for one card set and owner, filled on first use."""
+
+    __slots__ = ("cards", "owner")
+
+    def __init__(self, cards: CardSet, owner: int):
+        super().__init__()
+        self.cards = cards
+        self.owner = owner
+
+    def __missing__(self, card_id: str) -> UnitKind:
+        kind = self[card_id] = unit_kind(self.cards.card(card_id), self.owner)
+        return kind
+
+
+def kinds_of(cards: CardSet, owner: int) -> dict[str, UnitKind]:
+    """A mapping card id -> :class:`UnitKind` for ``owner`` in ``cards`` (cached)."""
+    key = (id(cards), owner)
+    entry = _KINDS_BY_ID.get(key)
+    if entry is None or entry[0] is not cards:
+        entry = _KINDS_BY_ID[key] = (cards, _KindsById(cards, owner))
+    return entry[1]
+
+
 def unit_kind(card: Card, owner: int) -> UnitKind:
     """The shared :class:`UnitKind` of ``card`` for ``owner``."""
     key = (id(card), owner)
@@ -191,6 +218,7 @@ class Position:
         "advance",
         "in_turn",
         "deploys",
+        "legal",
     )
 
     def __init__(
@@ -222,7 +250,10 @@ class Position:
         self.forced = False
         self.advance: AdvanceRound | None = None
         self.in_turn = False
-        self.deploys: list[tuple[str, int]] | None = None
+        self.deploys: list[Action] | None = None
+        """This turn's legal deployments (computed once, at the first need)."""
+        self.legal: list[Action] | None = None
+        """Cache of the legal actions at this decision point."""
 
     def copy(self) -> Position:
         """An independent copy (kinds and card data are shared, being immutable)."""
@@ -248,6 +279,7 @@ class Position:
         new.advance = self.advance.copy() if self.advance else None
         new.in_turn = self.in_turn
         new.deploys = self.deploys
+        new.legal = self.legal
         return new
 
     # --- convenience wrappers around the engine -------------------------------------------
@@ -270,15 +302,11 @@ class Position:
 
     def legal_actions(self) -> list[Action]:
         """The legal actions of :attr:`decider` at this decision point."""
-        from lordsofwar.rules import engine
-
-        return engine.legal_actions(self)
+        return _engine.legal_actions(self)
 
     def push(self, action: Action | str) -> list[Event]:
         """Apply one action in place and return the events it caused."""
-        from lordsofwar.rules import engine
-
-        return engine.push(self, action)
+        return _engine.push(self, action)
 
     def apply(self, action: Action | str) -> tuple[Position, list[Event]]:
         """A copy with the action applied, and the events; this position is unchanged."""
@@ -313,3 +341,6 @@ class Action(NamedTuple):
 
 DRAW = Action("draw")
 PASS = Action("pass")
+
+
+from lordsofwar.rules import engine as _engine  # noqa: E402  (engine imports this module)

@@ -1,0 +1,587 @@
+"""The ``lordsofwar`` command (notation.md section 6).
+
+Every command reads and writes the project's notation; the rules themselves live in
+:mod:`lordsofwar.rules` and are only called from here. Bad input of any kind ends the command
+with exit status 2 and one line on stderr (``error: ...``), never a traceback: rules errors and
+file errors are turned into that line in one place, :func:`_one_line_errors`, which the
+command group wraps around parsing and running every command.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import json
+import random
+import secrets
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any, TypeVar
+
+import click
+
+from lordsofwar import __version__
+from lordsofwar.rules.cards import DECK_SIZE, Card, CardSet, load_card_set
+from lordsofwar.rules.errors import DeckError, LordsOfWarError, UnknownCardError
+from lordsofwar.rules.notation import (
+    GameRecord,
+    deal,
+    dumps,
+    loads,
+    parse_position,
+    parse_record,
+    position_to_json,
+    replay,
+    view_json,
+)
+from lordsofwar.rules.state import LENGTHS, Position, Variant
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+EXIT_BAD_INPUT = 2
+"""Exit status for every kind of bad input, as for click's own usage errors."""
+
+MAX_SEED = 2**63 - 1
+"""Largest seed a game record accepts."""
+
+
+# --- errors: one line, exit status 2 -------------------------------------------------------------
+
+
+class CliError(click.ClickException):
+    """Bad input: shown as one ``error: ...`` line on stderr, exit status 2."""
+
+    exit_code = EXIT_BAD_INPUT
+
+    def show(self, file: IO[Any] | None = None) -> None:
+        click.echo(f"error: {_one_line(self.format_message())}", err=True, file=file)
+
+
+def _one_line(text: str) -> str:
+    return text
+
+
+@contextlib.contextmanager
+def _one_line_errors() -> Iterator[None]:
+    """Turn rules errors, file errors and click's usage errors into one :class:`CliError` line."""
+    try:
+        yield
+    except (CliError, click.exceptions.NoArgsIsHelpError):
+        raise  # already one line; or a bare ``lordsofwar``, which shows the help
+    except click.UsageError as exc:
+        hint = f" (see '{exc.ctx.command_path} --help')" if exc.ctx is not None else ""
+        raise CliError(f"{_one_line(exc.format_message())}{hint}") from None
+    except LordsOfWarError as exc:
+        raise CliError(str(exc)) from None
+    except BrokenPipeError:
+        raise  # click handles a closed stdout itself
+    except OSError as exc:
+        where = f"{exc.filename}: " if exc.filename else ""
+        raise CliError(f"{where}{exc.strerror or exc}") from None
+
+
+class _Group(click.Group):
+    """The command group; it runs every command inside :func:`_one_line_errors`."""
+
+    def make_context(
+        self, info_name: str | None, args: list[str], parent: click.Context | None = None, **extra: Any
+    ) -> click.Context:
+        with _one_line_errors():
+            return super().make_context(info_name, args, parent, **extra)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        with _one_line_errors():
+            return super().invoke(ctx)
+
+
+# --- shared state: the card set ------------------------------------------------------------------
+
+
+@dataclass
+class _Session:
+    """What the group and the command share: the card packs given with ``--cards``."""
+
+    packs: list[str] = field(default_factory=list)
+    loaded: CardSet | None = None
+
+    def cards(self) -> CardSet:
+        if self.loaded is None:
+            self.loaded = load_card_set(self.packs)
+        return self.loaded
+
+
+def _remember_packs(ctx: click.Context, _param: click.Parameter, value: Sequence[str]) -> None:
+    ctx.ensure_object(_Session).packs.extend(value)
+
+
+def _cards_option(f: F) -> F:
+    return click.option(
+        "--cards",
+        "packs",
+        multiple=True,
+        metavar="PACK.json",
+        expose_value=False,
+        callback=_remember_packs,
+        help="Load an extra card pack (repeatable).",
+    )(f)
+
+
+def _card_set() -> CardSet:
+    return click.get_current_context().ensure_object(_Session).cards()
+
+
+# --- reading and writing files ---------------------------------------------------------------------
+
+
+def _read_text(source: str, what: str) -> str:
+    """The text of a file, or of stdin for ``-``; unreadable input is a one-line error."""
+    try:
+        if source == "-":
+            stdin = sys.stdin
+            data = stdin.buffer.read() if hasattr(stdin, "buffer") else stdin.read().encode("utf-8", "surrogateescape")
+        else:
+            data = Path(source).read_bytes()
+        return data.decode("utf-8-sig")  # tolerate the byte order mark some editors write
+    except UnicodeDecodeError:
+        raise CliError(f"{_label(source, what)}: not UTF-8 text") from None
+    except OSError as exc:
+        raise CliError(f"cannot read {what} {source}: {exc.strerror or exc}") from None
+
+
+def _label(source: str, what: str) -> str:
+    return what if source == "-" else source
+
+
+def _write_json(path: str, doc: Any, what: str) -> None:
+    try:
+        Path(path).write_text(dumps(doc) + "\n", encoding="utf-8")
+    except OSError as exc:
+        raise CliError(f"cannot write {what} {path}: {exc.strerror or exc}") from None
+
+
+def _read_position(source: str) -> Position:
+    text = _read_text(source, "position")
+    return parse_position(loads(text, _label(source, "position")), _card_set())
+
+
+def _print_json(doc: Any) -> None:
+    click.echo(dumps(doc))
+
+
+# --- option values -----------------------------------------------------------------------------------
+
+
+def _comma_list(value: str, count: int | None, example: str) -> list[str]:
+    items = [item.strip() for item in value.split(",")]
+    if any(not item for item in items) or (count is not None and len(items) != count):
+        need = f"{count} values" if count is not None else "values"
+        raise click.BadParameter(f"expected {need} separated by commas, e.g. {example}; got {value!r}")
+    return items
+
+
+def _armies_value(_ctx: click.Context, _param: click.Parameter, value: str) -> tuple[str, str]:
+    a, b = _comma_list(value, 2, "orcs,dwarves or random,random")
+    return a, b
+
+
+def _names_value(_ctx: click.Context, _param: click.Parameter, value: str) -> tuple[str, str]:
+    a, b = _comma_list(value, 2, "alice,bob")
+    for name in (a, b):
+        if len(name) > 100:
+            raise click.BadParameter(f"a name holds at most 100 characters, {name[:20]!r}... is longer")
+    return a, b
+
+
+def _allowed_value(_ctx: click.Context, _param: click.Parameter, value: str | None) -> list[str] | None:
+    return None if value is None else _comma_list(value, None, "orcs,elves")
+
+
+def _variant_options(f: F) -> F:
+    """The variant options of ``new`` and ``play`` (clarifications 8.1, 8.3, 9.1)."""
+    d = Variant()
+    options = [
+        click.option(
+            "--rules",
+            type=click.Choice(["intermediate", "basic"]),
+            default=d.rules,
+            show_default=True,
+            help="basic: no berserker advance, no cavalry recall.",
+        ),
+        click.option(
+            "--hands",
+            type=click.Choice(["hidden", "visible"]),
+            default=d.hands,
+            show_default=True,
+            help="Whether hands are open.",
+        ),
+        click.option(
+            "--mat",
+            "mat_kind",
+            type=click.Choice(["bordered", "unbordered"]),
+            default=d.mat,
+            show_default=True,
+            help="unbordered: units may stand off the printed mat.",
+        ),
+        click.option(
+            "--length",
+            type=click.Choice(list(LENGTHS)),
+            default=None,
+            help="Standard game length: units / command units to win [default: 20/4].",
+        ),
+        click.option(
+            "--units-to-win",
+            type=click.IntRange(1, 1000),
+            default=None,
+            help="Units to eliminate to win (overrides --length).",
+        ),
+        click.option(
+            "--commands-to-win",
+            type=click.IntRange(1, 1000),
+            default=None,
+            help="Command units to eliminate to win (overrides --length).",
+        ),
+        click.option(
+            "--no-progress-turns",
+            type=click.IntRange(0, 100_000),
+            default=d.no_progress_turns,
+            show_default=True,
+            help="Draw after this many turns without an elimination; 0 = off.",
+        ),
+    ]
+    for option in reversed(options):
+        f = option(f)
+    return f
+
+
+def _setup_options(armies_default: str) -> Callable[[F], F]:
+    """The options that set up a game: armies or decks, seed, names, variant."""
+
+    def decorate(f: F) -> F:
+        options = [
+            click.option(
+                "--armies",
+                default=armies_default,
+                show_default=True,
+                callback=_armies_value,
+                metavar="A,B",
+                help="The two armies' standard decks; 'random' picks one from the seed.",
+            ),
+            click.option(
+                "--deck1",
+                type=str,
+                default=None,
+                metavar="FILE",
+                help="Player 1's custom deck: one card id a line ('#' comments), or a JSON list of ids.",
+            ),
+            click.option("--deck2", type=str, default=None, metavar="FILE", help="Player 2's custom deck."),
+            click.option(
+                "--allowed-armies",
+                default=None,
+                callback=_allowed_value,
+                metavar="A,B,...",
+                help="Armies the decks may draw from [default: any].",
+            ),
+            click.option(
+                "--seed",
+                type=click.IntRange(0, MAX_SEED),
+                default=None,
+                metavar="N",
+                help="Seed of the shuffle (and of random armies) [default: a random one].",
+            ),
+            click.option(
+                "--names",
+                default="player 1,player 2",
+                show_default=True,
+                callback=_names_value,
+                metavar="NAME1,NAME2",
+                help="The players' names.",
+            ),
+        ]
+        f = _variant_options(f)
+        for option in reversed(options):
+            f = option(f)
+        return f
+
+    return decorate
+
+
+def _variant(
+    rules: str,
+    hands: str,
+    mat_kind: str,
+    length: str | None,
+    units_to_win: int | None,
+    commands_to_win: int | None,
+    no_progress_turns: int,
+) -> Variant:
+    units, commands = LENGTHS[length] if length else (Variant().units_to_win, Variant().commands_to_win)
+    return Variant(
+        rules=rules,  # type: ignore[arg-type]
+        hands=hands,  # type: ignore[arg-type]
+        mat=mat_kind,  # type: ignore[arg-type]
+        units_to_win=units if units_to_win is None else units_to_win,
+        commands_to_win=commands if commands_to_win is None else commands_to_win,
+        no_progress_turns=no_progress_turns,
+    )
+
+
+# --- decks -----------------------------------------------------------------------------------------
+
+
+def read_deck_file(path: str, cards: CardSet) -> list[str]:
+    """A custom deck file: one card id a line (``#`` starts a comment), or a JSON list of ids.
+
+    Errors name the file and the line (or list item); the deck itself is not checked here.
+    """
+    text = _read_text(path, "deck")
+    ids: list[str] = []
+    if text.lstrip().startswith(("[", "{")):
+        doc = loads(text, path)
+        if not isinstance(doc, list):
+            raise DeckError(f"{path}: expected a JSON list of card ids")
+        for i, item in enumerate(doc, 1):
+            if not isinstance(item, str):
+                raise DeckError(f"{path}: item {i}: expected a card id such as 'orcs:07', got {json.dumps(item)}")
+            _known_card(cards, item, f"{path}: item {i}")
+            ids.append(item)
+        return ids
+    for n, line in enumerate(text.splitlines(), 1):
+        entry = line.split("#", 1)[0].strip()
+        if not entry:
+            continue
+        if len(entry.split()) != 1:
+            raise DeckError(f"{path}: line {n}: expected one card id a line, got {entry!r}")
+        _known_card(cards, entry, f"{path}: line {n}")
+        ids.append(entry)
+    return ids
+
+
+def _known_card(cards: CardSet, card_id: str, where: str) -> None:
+    try:
+        cards.card(card_id)
+    except UnknownCardError as exc:
+        raise DeckError(f"{where}: {exc}") from None
+
+
+def _choose_decks(
+    cards: CardSet,
+    armies: tuple[str, str],
+    deck_files: tuple[str | None, str | None],
+    allowed: list[str] | None,
+    seed: int,
+) -> list[list[str]]:
+    """Both players' decks (clarifications 8.4), each checked; ``random`` armies come from the seed.
+
+    A random army is one with a full standard deck, among the allowed armies, and differs from
+    the other player's army where possible.
+    """
+    if allowed is not None:
+        for army in allowed:
+            cards.army(army)  # an unknown army is an error
+    pool = [a for a in cards.armies if len(cards.army(a)) == DECK_SIZE and (allowed is None or a in allowed)]
+    rng = random.Random(f"lordsofwar armies {seed}")
+    chosen: list[str | None] = [None, None]
+    for i in (0, 1):
+        if deck_files[i] is None and armies[i] != "random":
+            cards.army(armies[i])
+            chosen[i] = armies[i]
+    for i in (0, 1):
+        if deck_files[i] is None and armies[i] == "random":
+            if not pool:
+                raise DeckError("no army with a full standard deck is allowed, so none can be picked at random")
+            fresh = [a for a in pool if a not in chosen]
+            chosen[i] = rng.choice(fresh or pool)
+    decks: list[list[str]] = []
+    for i in (0, 1):
+        deck_file = deck_files[i]
+        if deck_file is not None:
+            deck = read_deck_file(deck_file, cards)
+            source = deck_file
+        else:
+            picked = chosen[i]
+            assert picked is not None
+            deck = cards.standard_deck(picked)
+            source = f"army {picked}"
+        try:
+            cards.validate_deck(deck, allowed_armies=allowed)
+        except DeckError as exc:
+            raise DeckError(f"player {i + 1}'s deck ({source}): {exc}") from None
+        decks.append(deck)
+    return decks
+
+
+@dataclass(frozen=True)
+class _Setup:
+    decks: list[list[str]]
+    seed: int
+    variant: Variant
+    names: tuple[str, str]
+
+
+def _setup(options: dict[str, Any]) -> _Setup:
+    cards = _card_set()
+    seed = options["seed"] if options["seed"] is not None else secrets.randbelow(2**32)
+    variant = _variant(
+        options["rules"],
+        options["hands"],
+        options["mat_kind"],
+        options["length"],
+        options["units_to_win"],
+        options["commands_to_win"],
+        options["no_progress_turns"],
+    )
+    decks = _choose_decks(
+        cards, options["armies"], (options["deck1"], options["deck2"]), options["allowed_armies"], seed
+    )
+    return _Setup(decks, seed, variant, options["names"])
+
+
+# --- the commands -------------------------------------------------------------------------------------
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="lordsofwar")
+@_cards_option
+def cli() -> None:
+    """Lords of War: play, check and convert positions and game records.
+
+    POSITION and GAME arguments are JSON files in the project's notation, or '-' for stdin.
+    """
+
+
+@cli.command("cards")
+@click.option("--army", default=None, help="Only this army's cards.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON array of card facts.")
+@_cards_option
+def cards_command(army: str | None, as_json: bool) -> None:
+    """List the cards and their facts."""
+    cards = _card_set()
+    armies = [army] if army is not None else cards.armies
+    listed = [card for a in armies for card in cards.army(a)]
+    if as_json:
+        _print_json([card.facts() for card in listed])
+        return
+    _print_card_table(listed, army)
+
+
+def _print_card_table(cards: list[Card], army: str | None) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"{army or 'all armies'}: {len(cards)} cards")
+    for header in ("id", "name", "rank", "class", "defence", "arrows", "ranged", "moves"):
+        table.add_column(header, justify="right" if header == "defence" else "left")
+    for card in cards:
+        facts = card.facts()
+        arrows = " ".join(f"{d}{v}" for d, v in facts["attacks"].items())
+        ranged = "" if card.ranged is None else f"{card.ranged.damage} dmg, {len(card.ranged.targets)} squares"
+        table.add_row(card.id, card.name, card.rank, card.cls, str(card.defence), arrows, ranged, " ".join(card.moves))
+    Console().print(table)
+
+
+@cli.command("new")
+@_setup_options("random,random")
+@click.option("--record", default=None, metavar="FILE", help="Also write a game record (no actions yet) to FILE.")
+@_cards_option
+def new_command(record: str | None, **options: Any) -> None:
+    """Deal a new game and print its opening position."""
+    setup = _setup(options)
+    pos = deal(setup.decks, setup.seed, setup.variant, _card_set())
+    if record is not None:
+        doc = GameRecord(setup.decks, setup.seed, setup.variant, list(setup.names)).to_json()
+        _write_json(record, doc, "game record")
+    _print_json(position_to_json(pos))
+
+
+@cli.command("legal")
+@click.argument("position", metavar="POSITION")
+@_cards_option
+def legal_command(position: str) -> None:
+    """Print the legal actions of the player who must act now, one a line."""
+    pos = _read_position(position)
+    for text in sorted({str(action) for action in pos.legal_actions()}):
+        click.echo(text)
+
+
+@cli.command("apply")
+@click.argument("position", metavar="POSITION")
+@click.argument("actions", metavar="ACTION [ACTION ...]", nargs=-1, required=True)
+@_cards_option
+def apply_command(position: str, actions: tuple[str, ...]) -> None:
+    """Apply actions in order; print the resulting position with its events.
+
+    An illegal action prints one line naming the action and the rule, and exits with status 2.
+    """
+    pos = _read_position(position)
+    events: list[dict[str, Any]] = []
+    for text in actions:
+        events.extend(pos.push(text))
+    _print_json(position_to_json(pos, events))
+
+
+@cli.command("replay")
+@click.argument("game", metavar="GAME")
+@click.option("--all", "every", is_flag=True, help="Print a JSON list of every position, the opening first.")
+@_cards_option
+def replay_command(game: str, every: bool) -> None:
+    """Check a game record and print its final position."""
+    cards = _card_set()
+    text = _read_text(game, "game record")
+    positions = replay(parse_record(loads(text, _label(game, "game")), cards), cards)
+    if every:
+        _print_json([position_to_json(p) for p in positions])
+    else:
+        _print_json(position_to_json(positions[-1]))
+
+
+@cli.command("view")
+@click.argument("position", metavar="POSITION")
+@click.option("--player", type=click.IntRange(1, 2), required=True, help="Whose view: 1 or 2.")
+@_cards_option
+def view_command(position: str, player: int) -> None:
+    """Print what one player may see of a position (hidden cards become null)."""
+    _print_json(view_json(_read_position(position), player))
+
+
+@cli.command("play")
+@_setup_options("random,random")
+@click.option(
+    "--opponent",
+    type=click.Choice(["random", "human"]),
+    default="random",
+    show_default=True,
+    help="random: a bot playing random legal actions; human: hot-seat.",
+)
+@click.option(
+    "--as", "human_player", type=click.IntRange(1, 2), default=1, show_default=True, help="Which player you are."
+)
+@click.option("--save", default=None, metavar="FILE", help="Save the game record to FILE.")
+@_cards_option
+def play_command(opponent: str, human_player: int, save: str | None, **options: Any) -> None:
+    """Play a game in the terminal."""
+    setup = _setup(options)
+    try:
+        tui = importlib.import_module("lordsofwar.tui")
+    except ModuleNotFoundError as exc:
+        raise CliError(f"the terminal game cannot start: module {exc.name!r} is not installed") from None
+    code = tui.run_play(
+        decks=setup.decks,
+        seed=setup.seed,
+        variant=setup.variant,
+        cards=_card_set(),
+        opponent=opponent,
+        human_player=human_player,
+        save=Path(save) if save is not None else None,
+        names=setup.names,
+    )
+    click.get_current_context().exit(int(code or 0))
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """The console script ``lordsofwar``."""
+    cli.main(args=argv, prog_name="lordsofwar")
+
+
+__all__ = ["CliError", "cli", "main", "read_deck_file"]
