@@ -60,7 +60,7 @@ class CliError(click.ClickException):
 
 
 def _one_line(text: str) -> str:
-    return text
+    return " ".join(text.split())
 
 
 @contextlib.contextmanager
@@ -255,56 +255,52 @@ def _variant_options(f: F) -> F:
     return f
 
 
-def _setup_options(armies_default: str) -> Callable[[F], F]:
-    """The options that set up a game: armies or decks, seed, names, variant."""
-
-    def decorate(f: F) -> F:
-        options = [
-            click.option(
-                "--armies",
-                default=armies_default,
-                show_default=True,
-                callback=_armies_value,
-                metavar="A,B",
-                help="The two armies' standard decks; 'random' picks one from the seed.",
-            ),
-            click.option(
-                "--deck1",
-                type=str,
-                default=None,
-                metavar="FILE",
-                help="Player 1's custom deck: one card id a line ('#' comments), or a JSON list of ids.",
-            ),
-            click.option("--deck2", type=str, default=None, metavar="FILE", help="Player 2's custom deck."),
-            click.option(
-                "--allowed-armies",
-                default=None,
-                callback=_allowed_value,
-                metavar="A,B,...",
-                help="Armies the decks may draw from [default: any].",
-            ),
-            click.option(
-                "--seed",
-                type=click.IntRange(0, MAX_SEED),
-                default=None,
-                metavar="N",
-                help="Seed of the shuffle (and of random armies) [default: a random one].",
-            ),
-            click.option(
-                "--names",
-                default="player 1,player 2",
-                show_default=True,
-                callback=_names_value,
-                metavar="NAME1,NAME2",
-                help="The players' names.",
-            ),
-        ]
-        f = _variant_options(f)
-        for option in reversed(options):
-            f = option(f)
-        return f
-
-    return decorate
+def _setup_options(f: F) -> F:
+    """The options of ``new`` and ``play`` that set up a game: armies or decks, seed, names, variant."""
+    options = [
+        click.option(
+            "--armies",
+            default="random,random",
+            show_default=True,
+            callback=_armies_value,
+            metavar="A,B",
+            help="The two armies' standard decks; 'random' picks one from the seed.",
+        ),
+        click.option(
+            "--deck1",
+            type=str,
+            default=None,
+            metavar="FILE",
+            help="Player 1's custom deck: one card id a line ('#' comments), or a JSON list of ids.",
+        ),
+        click.option("--deck2", type=str, default=None, metavar="FILE", help="Player 2's custom deck."),
+        click.option(
+            "--allowed-armies",
+            default=None,
+            callback=_allowed_value,
+            metavar="A,B,...",
+            help="Armies the decks may draw from [default: any].",
+        ),
+        click.option(
+            "--seed",
+            type=click.IntRange(0, MAX_SEED),
+            default=None,
+            metavar="N",
+            help="Seed of the shuffle (and of random armies) [default: a random one].",
+        ),
+        click.option(
+            "--names",
+            default="player 1,player 2",
+            show_default=True,
+            callback=_names_value,
+            metavar="NAME1,NAME2",
+            help="The players' names.",
+        ),
+    ]
+    f = _variant_options(f)
+    for option in reversed(options):
+        f = option(f)
+    return f
 
 
 def _variant(
@@ -384,9 +380,10 @@ def _choose_decks(
     rng = random.Random(f"lordsofwar armies {seed}")
     chosen: list[str | None] = [None, None]
     for i in (0, 1):
-        if deck_files[i] is None and armies[i] != "random":
-            cards.army(armies[i])
-            chosen[i] = armies[i]
+        if armies[i] != "random":
+            cards.army(armies[i])  # named armies must exist even when a deck file replaces one
+            if deck_files[i] is None:
+                chosen[i] = armies[i]
     for i in (0, 1):
         if deck_files[i] is None and armies[i] == "random":
             if not pool:
@@ -414,6 +411,8 @@ def _choose_decks(
 
 @dataclass(frozen=True)
 class _Setup:
+    """A game as ``new`` deals it and ``play`` starts it."""
+
     decks: list[list[str]]
     seed: int
     variant: Variant
@@ -468,6 +467,7 @@ def cards_command(army: str | None, as_json: bool) -> None:
 
 def _print_card_table(cards: list[Card], army: str | None) -> None:
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     table = Table(title=f"{army or 'all armies'}: {len(cards)} cards")
@@ -477,12 +477,14 @@ def _print_card_table(cards: list[Card], army: str | None) -> None:
         facts = card.facts()
         arrows = " ".join(f"{d}{v}" for d, v in facts["attacks"].items())
         ranged = "" if card.ranged is None else f"{card.ranged.damage} dmg, {len(card.ranged.targets)} squares"
-        table.add_row(card.id, card.name, card.rank, card.cls, str(card.defence), arrows, ranged, " ".join(card.moves))
+        table.add_row(
+            card.id, escape(card.name), card.rank, card.cls, str(card.defence), arrows, ranged, " ".join(card.moves)
+        )
     Console().print(table)
 
 
 @cli.command("new")
-@_setup_options("random,random")
+@_setup_options
 @click.option("--record", default=None, metavar="FILE", help="Also write a game record (no actions yet) to FILE.")
 @_cards_option
 def new_command(record: str | None, **options: Any) -> None:
@@ -546,7 +548,7 @@ def view_command(position: str, player: int) -> None:
 
 
 @cli.command("play")
-@_setup_options("random,random")
+@_setup_options
 @click.option(
     "--opponent",
     type=click.Choice(["random", "human"]),

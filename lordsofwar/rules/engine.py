@@ -103,21 +103,32 @@ def _adjacent_empty(pos: Position, player: int) -> tuple[dict[int, None], dict[i
     return friend_adj, enemy_adj, has_enemy
 
 
-_DEPLOY_ACTIONS: dict[str, dict[int, Action]] = {}
+class _DeployActions(dict[int, Action]):
+    """Square -> the ``deploy`` action of one card there, made on first use and shared."""
+
+    __slots__ = ("card",)
+
+    def __init__(self, card: str):
+        super().__init__()
+        self.card = card
+
+    def __missing__(self, square: int) -> Action:
+        action = self[square] = _new_action(Action, ("deploy", self.card, None, square))
+        return action
+
+
+class _DeployActionsByCard(dict[str, _DeployActions]):
+    def __missing__(self, card: str) -> _DeployActions:
+        table = self[card] = _DeployActions(card)
+        return table
+
+
+_DEPLOY_ACTIONS = _DeployActionsByCard()
 
 
 def _deploy_actions(card: str, squares: Iterable[int]) -> list[Action]:
-    """``deploy`` actions, shared between positions (actions are immutable)."""
-    cache = _DEPLOY_ACTIONS.get(card)
-    if cache is None:
-        cache = _DEPLOY_ACTIONS[card] = {}
-    out = []
-    for s in squares:
-        a = cache.get(s)
-        if a is None:
-            a = cache[s] = _new_action(Action, ("deploy", card, None, s))
-        out.append(a)
-    return out
+    """``deploy`` actions of ``card`` on ``squares``."""
+    return list(map(_DEPLOY_ACTIONS[card].__getitem__, squares))
 
 
 def deploy_options(pos: Position, player: int, turn: int) -> tuple[list[Action], bool]:
@@ -160,12 +171,7 @@ def deploy_options(pos: Position, player: int, turn: int) -> tuple[list[Action],
                 squares += [s for s in friend_adj if not enemy_adj.get(s, 0) & mask]
             else:
                 squares = list(friend_adj)
-        cache = _DEPLOY_ACTIONS.get(c) or _DEPLOY_ACTIONS.setdefault(c, {})
-        for s in squares:
-            a = cache.get(s)
-            if a is None:
-                a = cache[s] = _new_action(Action, ("deploy", c, None, s))
-            options.append(a)
+        options += map(_DEPLOY_ACTIONS[c].__getitem__, squares)
     if options:
         return options, False
     for c in uniq:  # 3.4 forced deployment
@@ -770,7 +776,7 @@ def _reason(pos: Position, a: Action) -> str:  # noqa: C901 - one branch per rul
         choices = _advance_choices(pos)
         if any(c.frm == a.frm for c in choices):
             return "that berserker cannot advance into that square: it may only take the square of a unit it helped eliminate that no other berserker took (clarifications 6.2)"
-        if any(pos.flags.get(c.frm, 0) & DEPLOYED for c in choices):
+        if any(pos.flags.get(c.frm or 0, 0) & DEPLOYED for c in choices):
             return "the berserker deployed this turn advances first (clarifications 6.2, 6.4)"
         return "no berserker there is waiting to advance (clarifications 6.1)"
     if k == "advance":

@@ -581,6 +581,10 @@ def replay(record: GameRecord, cards: CardSet = CORE) -> list[Position]:
         except (InvalidActionError, IllegalActionError) as exc:
             raise NotationError(f"actions[{i}]: {exc}") from None
         positions.append(pos.copy())
+    if record.result is None and pos.result is not None:
+        raise NotationError(
+            f"result: the record gives none, but its actions end the game ({pos.result.reason}, winner {pos.result.winner})"
+        )
     if record.result is not None:
         if pos.result is None:
             loser = _resigned(record.result)
