@@ -472,7 +472,12 @@ def _print_card_table(cards: list[Card], army: str | None) -> None:
 
     table = Table(title=f"{army or 'all armies'}: {len(cards)} cards")
     for header in ("id", "name", "rank", "class", "defence", "arrows", "ranged", "moves"):
-        table.add_column(header, justify="right" if header == "defence" else "left")
+        table.add_column(
+            header,
+            justify="right" if header == "defence" else "left",
+            no_wrap=header in ("id", "rank", "class", "defence"),
+            min_width=4 if header == "moves" else None,
+        )
     for card in cards:
         facts = card.facts()
         arrows = " ".join(f"{d}{v}" for d, v in facts["attacks"].items())
@@ -480,7 +485,10 @@ def _print_card_table(cards: list[Card], army: str | None) -> None:
         table.add_row(
             card.id, escape(card.name), card.rank, card.cls, str(card.defence), arrows, ranged, " ".join(card.moves)
         )
-    Console().print(table)
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=max(console.width, 120))
+    console.print(table)
 
 
 @cli.command("new")
