@@ -99,7 +99,7 @@ class Card:
 
 
 class _RangedModel(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     damage: int = Field(ge=1, le=99)
     grid: list[str] = Field(min_length=1, max_length=15)
 
@@ -121,7 +121,7 @@ class _RangedModel(BaseModel):
 
 
 class _CardModel(BaseModel):
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, strict=True)
     id: str = Field(max_length=40)
     name: str = Field(min_length=1, max_length=80)
     rank: Literal["general", "command", "special", "elite", "veteran", "regular", "recruit"]
@@ -167,7 +167,7 @@ class _CardModel(BaseModel):
 
 
 class _CardFileModel(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     format: Literal["lordsofwar-cards"]
     version: Literal[1]
     title: str = Field(default="", max_length=200)

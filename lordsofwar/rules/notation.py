@@ -138,7 +138,11 @@ def parse_action(text: Any, pos: Position | None = None, cards: CardSet | None =
         raise InvalidActionError(f"action: expected a string, got {json.dumps(text)}")
     if len(text) > 200:
         raise InvalidActionError(f"action {text[:40]!r}...: longer than 200 characters")
+    if not text.strip():
+        raise InvalidActionError("action: empty; expected a verb (shoot, deploy, advance, move, recall, draw or pass)")
     tokens = text.split(" ")
+    if any(t == "" for t in tokens):
+        raise InvalidActionError(f"action {text!r}: tokens must be separated by single spaces, with none before or after")
     verb = tokens[0]
     if verb not in _VERBS:
         raise InvalidActionError(
@@ -150,8 +154,6 @@ def parse_action(text: Any, pos: Position | None = None, cards: CardSet | None =
         raise InvalidActionError(f"action {text!r}: missing token <{missing[len(tokens) - 1]}> after {tokens[-1]!r}")
     if len(tokens) - 1 > need:
         raise InvalidActionError(f"action {text!r}: unexpected token {tokens[need + 1]!r}")
-    if any(t == "" for t in tokens):
-        raise InvalidActionError(f"action {text!r}: tokens must be separated by single spaces")
     bordered = pos.variant.bordered if pos is not None else False
     cardset = pos.cards if pos is not None else (cards or CORE)
 
@@ -214,7 +216,6 @@ def _deck_json(deck: list[str | None]) -> list[str | None] | int:
 
 def turn_state_json(pos: Position) -> dict[str, Any]:
     """The state of the turn under way (documented in docs/notation.md)."""
-    engine._resolve_start(pos)
     ts: dict[str, Any] = {"phase": pos.phase, "decider": pos.decider}
     for bit, label in FLAG_NAMES.items():
         ts[label] = sorted((s for s, f in pos.flags.items() if f & bit), key=lambda s: s)
