@@ -13,14 +13,12 @@ from typing import Any
 
 from rich import box
 from rich.console import Group, RenderableType
-from rich.padding import Padding
 from rich.panel import Panel
-from rich.rule import Rule
 from rich.table import Table
 from rich.text import Text
 
 from lordsofwar.rules import engine, mat
-from lordsofwar.rules.cards import DIRECTIONS, Card, CardSet
+from lordsofwar.rules.cards import Card, CardSet
 from lordsofwar.rules.state import Position
 
 CELL_WIDTH = 15
@@ -31,8 +29,11 @@ CELL_HEIGHT = 4
 PLAYER_COLOUR: dict[int, str] = {1: "deep_sky_blue1", 2: "hot_pink"}
 """Each player's colour (blue and pink stay apart for most colour-blind readers)."""
 
-HIGHLIGHT = "on grey27"
+HIGHLIGHT = "on #3d3a12"
 """Background of the squares where something happened in the last turn."""
+
+CHECKER: tuple[str, str] = ("on grey11", "on grey19")
+"""Backgrounds of the dark and the light squares."""
 
 OFF_MAT = "grey42"
 """Style of empty squares off the printed mat (unbordered variant)."""
@@ -70,17 +71,17 @@ ARROW: dict[tuple[int, int], str] = {
 RANGED_MARK = "⊕"
 
 PHASE_TEXT: dict[str, str] = {
-    "pre": "deployment (ranged shots may be declared first)",
+    "pre": "deploy (declare any shots first)",
     "advance": "berserker advance",
-    "post": "after deployment: shoot or move, then reinforce",
+    "post": "shoot or move, then draw, recall or pass",
     "over": "game over",
 }
 
 LEGEND = (
     "Squares show: arrows with their attack values (pointing where they strike on the mat; player 2's "
     "units face down the mat), the short name and rank letter, the class, D = defence and "
-    f"{RANGED_MARK} = ranged damage. Bold arrows engage an enemy unit now. A grey background marks the "
-    "squares used in the last turn.\n"
+    f"{RANGED_MARK} = ranged damage. Bold underlined arrows engage an enemy unit now. An olive background "
+    "marks the squares used in the last turn and this one.\n"
     "Ranks: G general, C command, S special, E elite, V veteran, R regular, r recruit "
     "(G and C are command units, in gold). Classes: inf infantry, cav cavalry, brs berserker, "
     "spr spear, rng ranged (spear and ranged units are support units).\n"
@@ -142,9 +143,13 @@ def world_arrows(card: Card, owner: int) -> dict[tuple[int, int], int]:
     return out
 
 
+ARROW_ORDER: tuple[str, ...] = ("FL", "F", "FR", "L", "R", "BL", "B", "BR")
+"""Reading order of a card's arrows, as the card files write them."""
+
+
 def arrows_text(card: Card) -> str:
     """The arrows as in the card files, in the card's own frame: ``FL5 F5 FR5``."""
-    return " ".join(f"{d}{card.attacks[d]}" for d in DIRECTIONS if card.attacks.get(d))
+    return " ".join(f"{d}{card.attacks[d]}" for d in ARROW_ORDER if card.attacks.get(d))
 
 
 def _line(parts: Sequence[tuple[str, str, str]], width: int, base: str) -> Text:
@@ -164,8 +169,13 @@ def _line(parts: Sequence[tuple[str, str, str]], width: int, base: str) -> Text:
         for i, ch in enumerate(text[: width - start]):
             chars[start + i] = (ch, style)
     line = Text()
-    for ch, style in chars:
-        line.append(ch, style)
+    run, run_style = "", chars[0][1] if chars else ""
+    for ch, style in chars:  # one span per run of a style: Rich renders spans, not characters
+        if style != run_style:
+            line.append(run, run_style)
+            run, run_style = "", style
+        run += ch
+    line.append(run, run_style)
     return line
 
 
@@ -194,7 +204,9 @@ def unit_cell(
 
     def row(dy: int) -> Text:
         left, centre, right = arrow((-1, dy)), arrow((0, dy)), arrow((1, dy))
-        return _line([(left[0], left[1], "left"), (centre[0], centre[1], "centre"), (right[0], right[1], "right")], width, base)
+        return _line(
+            [(left[0], left[1], "left"), (centre[0], centre[1], "centre"), (right[0], right[1], "right")], width, base
+        )
 
     rank = RANK_LETTER.get(card.rank, "?")
     rank_style = f"bold gold1 {background}".strip() if card.is_command else strong
@@ -204,7 +216,12 @@ def unit_cell(
     room = width - 2 * max(len(left[0]), len(right[0]), 2) - 2
     cls = CLASS_SHORT.get(card.cls, card.cls[:3])
     ranged = f"{RANGED_MARK}{card.ranged.damage}" if card.ranged else ""
-    candidates = [f"{cls} D{card.defence} {ranged}", f"{cls} D{card.defence}{ranged}", f"D{card.defence} {ranged}", f"D{card.defence}{ranged}"]
+    candidates = [
+        f"{cls} D{card.defence} {ranged}",
+        f"{cls} D{card.defence}{ranged}",
+        f"D{card.defence} {ranged}",
+        f"D{card.defence}{ranged}",
+    ]
     centre = next((c.strip() for c in candidates if len(c.strip()) <= room), f"D{card.defence}")
     middle = _line([(left[0], left[1], "left"), (centre, strong, "centre"), (right[0], right[1], "right")], width, base)
     return Text("\n").join([row(1), name_line, middle, row(-1)])
@@ -281,7 +298,9 @@ def render_card(card: Card, owner: int | None = None, square: str | None = None)
     drawn = Panel(unit_cell(card, drawn_for), box=box.SQUARE, padding=0, expand=False)
     grid = target_grid(card, drawn_for)
     pictures.add_row(drawn, Group(Text("targets", style="grey62"), grid) if card.ranged else Text(""))
-    note = "as player 2 places it (facing down the mat)" if drawn_for == 2 else "as player 1 places it (facing up the mat)"
+    note = (
+        "as player 2 places it (facing down the mat)" if drawn_for == 2 else "as player 1 places it (facing up the mat)"
+    )
     body = Group(pictures, Text(note, style="grey50 italic"), facts)
     return Panel(body, title=Text(card.name, style=f"bold {PLAYER_COLOUR.get(owner or 0, '')}".strip()), expand=False)
 
@@ -322,37 +341,41 @@ def render_mat(
     margin: int = 1,
 ) -> Table:
     """The Battle Mat seen from player 1's side (row 1 at the bottom), squares in ``highlight``
-    shaded. On the unbordered mat, columns and rows carry their ``x`` and ``y``."""
+    shaded. On the unbordered mat, columns and rows carry their ``x`` and ``y``.
+
+    Squares alternate two dark shades like a chessboard instead of ruled lines between rows,
+    which keeps the mat short enough for a 50-line terminal.
+    """
     bordered = pos.variant.bordered
     xs, ys = mat_bounds(pos, margin)
     lit = set(highlight)
     label_width = 1 if bordered else 4
     table = Table(
         box=box.SQUARE,
-        show_lines=True,
+        show_lines=False,
         show_header=True,
-        show_footer=True,
         padding=0,
         header_style="bold",
-        footer_style="bold",
-        border_style="grey50",
+        border_style="grey42",
         expand=False,
     )
-    table.add_column("", footer="", justify="center", vertical="middle", width=label_width, style="bold")
+    table.add_column("", justify="center", vertical="middle", width=label_width, style="bold")
     for x in xs:
         label = _column_label(x, bordered).center(cell_width)
         # Cells are drawn to the exact width: "left" keeps their spaces (centring would strip them).
-        table.add_column(label, footer=label, justify="left", width=cell_width, no_wrap=True)
+        table.add_column(label, justify="left", width=cell_width, no_wrap=True)
     board = pos.board
     for y in reversed(ys):
         cells: list[RenderableType] = [Text(_row_label(y, bordered), style="bold")]
         for x in xs:
             sq = mat.square(x, y)
-            bg = HIGHLIGHT if sq in lit else ""
+            bg = HIGHLIGHT if sq in lit else CHECKER[(x + y) % 2]
             unit = board.get(sq)
             if unit is None:
                 printed = sq in mat.ON_MAT
-                cells.append(empty_cell(mat.name(sq), width=cell_width, style="grey50" if printed else OFF_MAT, background=bg))
+                cells.append(
+                    empty_cell(mat.name(sq), width=cell_width, style="grey50" if printed else OFF_MAT, background=bg)
+                )
                 continue
             hot = []
             for step in world_arrows(unit.card, unit.owner):
@@ -371,18 +394,43 @@ def mat_width(pos: Position, cell_width: int = CELL_WIDTH) -> int:
     return label + 2 + len(xs) * (cell_width + 1)
 
 
+def fit_cell_width(pos: Position, width: int) -> int:
+    """The widest square (at most :data:`CELL_WIDTH`, at least 9) that lets the mat fit ``width``."""
+    xs, _ = mat_bounds(pos)
+    label = 1 if pos.variant.bordered else 4
+    return max(9, min(CELL_WIDTH, (width - label - 2) // len(xs) - 1))
+
+
 # --- hands -----------------------------------------------------------------------------------
 
 
-def hand_card(card: Card, owner: int, index: int, *, cell_width: int = CELL_WIDTH) -> Panel:
-    """One hand card as a small card: the same picture as on the mat, its target grid below."""
+def hand_card(card: Card, owner: int, index: int, *, cell_width: int = CELL_WIDTH, grid_beside: bool = True) -> Panel:
+    """One hand card as a small card: the same picture as on the mat, a ranged card's target
+    grid beside it (or below it)."""
     body: RenderableType = unit_cell(card, owner, width=cell_width)
+    width = cell_width + 2
     if card.ranged:
         grid = target_grid(card, owner)
-        grid.justify = "center"
-        body = Group(body, Text("targets", style="grey50", justify="center"), grid)
+        if grid_beside:
+            columns = Table.grid(padding=(0, 0, 0, 1))
+            columns.add_column(width=cell_width, no_wrap=True)
+            columns.add_column(vertical="middle", no_wrap=True)
+            columns.add_row(body, grid)
+            body = columns
+            width += 1 + max(len(line) for line in grid.plain.split("\n"))
+        else:
+            grid.justify = "center"
+            body = Group(body, grid)
     title = Text(f"{index} ", style="grey62") + Text(card.id, style="grey85")
-    return Panel(body, title=title, title_align="left", box=box.ROUNDED, padding=0, width=cell_width + 2, border_style=PLAYER_COLOUR[owner])
+    return Panel(
+        body,
+        title=title,
+        title_align="left",
+        box=box.ROUNDED,
+        padding=0,
+        width=width,
+        border_style=PLAYER_COLOUR[owner],
+    )
 
 
 def render_hand(
@@ -390,32 +438,44 @@ def render_hand(
     player: int,
     *,
     names: Sequence[str] | None = None,
-    per_row: int = 6,
+    width: int = 120,
     cell_width: int = CELL_WIDTH,
     compact: bool = False,
-) -> Panel:
-    """A player's hand: small cards (``compact``: one line each); a hidden hand shows its size."""
+) -> RenderableType:
+    """A player's hand as small cards in rows that fit ``width`` (``compact``: one line per
+    card); a hidden hand shows only its size."""
     hand = pos.hands[player]
     title = Text.assemble(player_label(player, names), f"'s hand ({len(hand)})")
     if not hand:
-        return Panel(Text("empty", style="grey50"), title=title, title_align="left", expand=False)
+        return Group(title, Text("  empty", style="grey50"))
     if any(c is None for c in hand):
-        return Panel(Text(f"{len(hand)} cards, hidden", style="grey50"), title=title, title_align="left", expand=False)
+        return Group(title, Text(f"  {len(hand)} cards, hidden", style="grey50"))
     cards = [pos.cards.card(c) for c in hand if c is not None]
     if compact:
-        return Panel(Group(*(card_line(c, player) for c in cards)), title=title, title_align="left", expand=False)
-    grid = Table.grid(padding=(0, 1))
-    for _ in range(min(per_row, len(cards))):
-        grid.add_column(vertical="top")
-    row: list[RenderableType] = []
-    for i, card in enumerate(cards, 1):
-        row.append(hand_card(card, player, i, cell_width=cell_width))
-        if len(row) == per_row:
-            grid.add_row(*row)
-            row = []
-    if row:
+        return Group(title, *(Text("  ") + card_line(c, player) for c in cards))
+    title.append("  (drawn as they would stand on the mat)", "grey50")
+    pictures = [hand_card(card, player, i, cell_width=cell_width) for i, card in enumerate(cards, 1)]
+    if sum((p.width or 0) + 1 for p in pictures) > width:  # keep one row: grids under the pictures
+        pictures = [
+            hand_card(card, player, i, cell_width=cell_width, grid_beside=False) for i, card in enumerate(cards, 1)
+        ]
+    rows: list[list[Panel]] = [[]]
+    used = 0
+    for picture in pictures:
+        w = (picture.width or cell_width + 2) + 1
+        if rows[-1] and used + w > width:
+            rows.append([])
+            used = 0
+        rows[-1].append(picture)
+        used += w
+    grids: list[RenderableType] = []
+    for row in rows:
+        grid = Table.grid(padding=(0, 1, 0, 0))
+        for _ in row:
+            grid.add_column(vertical="top")
         grid.add_row(*row)
-    return Panel(grid, title=Text.assemble(title, "  as placed on the mat"), title_align="left", expand=False, box=box.SIMPLE_HEAD, padding=0)
+        grids.append(grid)
+    return Group(title, *grids)
 
 
 # --- counters and turn -----------------------------------------------------------------------
@@ -431,45 +491,49 @@ def threshold_style(value: int, goal: int) -> str:
 
 
 def render_status(pos: Position, names: Sequence[str] | None = None) -> Panel:
-    """Whose turn, phase and decider, and per player: eliminations against the thresholds,
-    hand and deck sizes."""
+    """Whose turn, phase and decider, and per player: eliminations against the thresholds
+    (yellow from 60 %, red from 80 %), hand and deck sizes."""
     v = pos.variant
+    lines: list[Text] = []
     head = Text()
     head.append(f"Turn {pos.turn}  ", "bold")
     if pos.result is None:
-        head.append_text(player_label(pos.to_move, names))
-        head.append(" to move\n")
-        head.append("Phase: ", "grey62")
-        head.append(PHASE_TEXT.get(pos.phase, pos.phase))
-        head.append("\nDecides now: ", "grey62")
-        head.append_text(player_label(pos.decider, names))
+        head.append_text(player_label(pos.to_move))
+        head.append(" to move")
+        lines.append(head)
+        lines.append(Text.assemble(("Phase  ", "grey62"), PHASE_TEXT.get(pos.phase, pos.phase)))
+        decides = Text.assemble(("Decides  ", "grey62"), player_label(pos.decider))
         if pos.decider != pos.to_move:
-            head.append(" (berserker choice)", "grey62")
+            decides.append(" (berserker choice)", "grey62")
+        lines.append(decides)
     else:
         head.append_text(result_text(pos, names))
-    table = Table(box=box.SIMPLE_HEAD, padding=(0, 1), pad_edge=False, expand=False, caption_justify="left")
-    table.add_column("", no_wrap=True)
-    table.add_column("units", justify="right", no_wrap=True)
-    table.add_column("cmds", justify="right", no_wrap=True)
-    table.add_column("hand", justify="right", no_wrap=True)
-    table.add_column("deck", justify="right", no_wrap=True)
+        lines.append(head)
     for p in (1, 2):
         units = engine.units_eliminated(pos, p)
         commands = engine.commands_eliminated(pos, p)
         who = player_label(p)
-        about = [n for n in ((names or ["", ""])[p - 1], pos.armies[p]) if n]
+        name = (names or ["", ""])[p - 1]
+        about = [n for n in (name if name.lower() != f"player {p}" else "", pos.armies[p]) if n]
         if about:
-            who.append("\n" + " · ".join(about), "grey62")
-        table.add_row(
-            who,
-            Text(f"{units}/{v.units_to_win}", style=threshold_style(units, v.units_to_win)),
-            Text(f"{commands}/{v.commands_to_win}", style=threshold_style(commands, v.commands_to_win)),
-            str(len(pos.hands[p])),
-            str(len(pos.decks[p])),
+            who.append("  " + " · ".join(about), "grey70")
+        lines.append(who)
+        score = Text("  eliminated ", style="grey62")
+        score.append(f"{units}/{v.units_to_win}", threshold_style(units, v.units_to_win) or "bold")
+        score.append(" units  ", "grey62")
+        score.append(f"{commands}/{v.commands_to_win}", threshold_style(commands, v.commands_to_win) or "bold")
+        score.append(" commands", "grey62")
+        lines.append(score)
+        lines.append(
+            Text(f"  hand {len(pos.hands[p])}  deck {len(pos.decks[p])}  lost {len(pos.lost[p])}", style="grey62")
         )
-    explain = Text("units / cmds: enemy units / command units eliminated, of those needed to win", style="grey50")
-    rules = f"{v.rules} rules, {v.hands} hands, {v.mat} mat, win at {v.units_to_win} units or {v.commands_to_win} commands"
-    return Panel(Group(head, table, explain, Text(rules, style="grey50")), title="Lords of War", title_align="left", expand=False)
+    lines.append(
+        Text(
+            f"{v.rules} rules, {v.hands} hands, {v.mat} mat; {v.units_to_win} units or {v.commands_to_win} commands win",
+            style="grey50",
+        )
+    )
+    return Panel(Group(*lines), title="Lords of War", title_align="left")
 
 
 def result_text(pos: Position, names: Sequence[str] | None = None) -> Text:
@@ -528,11 +592,15 @@ class EventNarrator:
         if kind == "eliminated":
             sq = event["square"]
             self.units.pop(sq, None)
-            return Text.assemble(self._card(event["card"], event["owner"]), f" on {sq} ", Text("eliminated", style="bold red"))
+            return Text.assemble(
+                self._card(event["card"], event["owner"]), f" on {sq} ", Text("eliminated", style="bold red")
+            )
         if kind == "advance":
             frm, to = event["from"], event["to"]
             unit = self.units.pop(frm, None)
-            text = Text.assemble("berserker ", self._unit(frm) if unit is None else self._card(*unit), f" advances {frm} -> {to}")
+            text = Text.assemble(
+                "berserker ", self._unit(frm) if unit is None else self._card(*unit), f" advances {frm} -> {to}"
+            )
             if unit is not None:
                 self.units[to] = unit
             return text
@@ -547,7 +615,10 @@ class EventNarrator:
             frm, target = event["from"], event["target"]
             verb = " declares a shot at " if event.get("declared") else " shoots "
             return Text.assemble(
-                self._unit(frm), f" on {frm}{verb}", self._unit(target), f" on {target} ({RANGED_MARK}{event.get('damage', '?')})"
+                self._unit(frm),
+                f" on {frm}{verb}",
+                self._unit(target),
+                f" on {target} ({RANGED_MARK}{event.get('damage', '?')})",
             )
         if kind == "reveal":
             hand = ", ".join(self.cards[c].name if c in self.cards else str(c) for c in event.get("hand", []))
@@ -562,7 +633,10 @@ class EventNarrator:
         if kind == "pass":
             return Text.assemble(self._who(event["player"]), " passes (no draw or recall possible)")
         if kind == "extra_turn":
-            return Text(f"extra turn for player {event['player']} (the enemy general fell)", style=f"bold {PLAYER_COLOUR.get(event['player'], '')}".strip())
+            return Text(
+                f"extra turn for player {event['player']} (the enemy general fell)",
+                style=f"bold {PLAYER_COLOUR.get(event['player'], '')}".strip(),
+            )
         if kind == "resign":
             return Text.assemble(self._who(event["player"]), Text(" resigns", style="bold"))
         if kind == "result":
@@ -573,7 +647,9 @@ class EventNarrator:
         return Text(", ".join(f"{k}={v}" for k, v in event.items()), style="grey62")
 
 
-def describe_events(events: Iterable[Mapping[str, Any]], before: Position, names: Sequence[str] | None = None) -> list[Text]:
+def describe_events(
+    events: Iterable[Mapping[str, Any]], before: Position, names: Sequence[str] | None = None
+) -> list[Text]:
     """Readable lines for ``events``, which happened to the position ``before``."""
     narrator = EventNarrator(before, names)
     return [narrator.describe(e) for e in events]
@@ -608,32 +684,33 @@ def _action_group(text: str, cards: CardSet) -> tuple[str, str]:
 def render_actions(actions: Sequence[str], cards: CardSet, *, title: str = "Your actions") -> Panel:
     """The numbered actions (``actions`` in the order they are numbered), grouped on lines that
     share everything but the last square: ``deploy orcs:07 Orc Warhog  1:c4  2:d4``."""
-    lines: list[RenderableType] = []
+    table = Table.grid(padding=(0, 2, 0, 0))
+    table.add_column(no_wrap=True, style="bold")
+    table.add_column()
     current: str | None = None
     items = Text()
     for number, action in enumerate(actions, 1):
         label, item = _action_group(action, cards)
         if not item:
             current = None
-            lines.append(Text.assemble((str(number), "bold yellow"), " ", (label, "bold")))
+            table.add_row(Text.assemble((str(number), "bold yellow"), " ", label), "")
             continue
         if label != current:
             current = label
-            lines.append(Text(label, style="bold"))
             items = Text()
-            lines.append(Padding(items, (0, 0, 0, 2)))
-        elif items:
+            table.add_row(label, items)
+        else:
             items.append("  ")
         items.append(str(number), "bold yellow")
         items.append(":" + item)
-    body: RenderableType = Group(*lines) if lines else Text("no action to choose", style="grey50")
+    body: RenderableType = table if actions else Text("no action to choose", style="grey50")
     return Panel(body, title=title, title_align="left")
 
 
 # --- the whole screen ------------------------------------------------------------------------
 
 SIDE_WIDTH = 44
-"""Width of the side column (status, log, actions) when it fits beside the mat."""
+"""Least width of the side column (status, events) when it goes beside the mat."""
 
 
 def render_screen(
@@ -651,19 +728,15 @@ def render_screen(
     """One screen for ``viewer``: mat and hand, status, recent events and the numbered actions.
 
     ``view`` should be ``viewer``'s view (``notation.view``): what is hidden there is hidden
-    here. The side column goes beside the mat when ``width`` allows, below it otherwise.
+    here. Status and events go beside the mat when ``width`` allows, below it otherwise.
     """
-    cell = CELL_WIDTH if width >= mat_width(view, CELL_WIDTH) else 11
+    cell = fit_cell_width(view, width)
     board = render_mat(view, highlight=highlight, cell_width=cell)
-    hands: list[RenderableType] = []
-    per_row = max(1, min(6, (max(width, 40) - 2) // (cell + 3)))
-    if view.hands[viewer] or view.result is None:
-        hands.append(render_hand(view, viewer, names=names, per_row=per_row, cell_width=cell))
+    left_width = min(width, mat_width(view, cell))
+    side_by_side = width >= left_width + SIDE_WIDTH + 1
+    own = render_hand(view, viewer, names=names, width=width, cell_width=max(cell, 13))
     other = 3 - viewer
-    if all(c is not None for c in view.hands[other]) and view.hands[other]:
-        hands.append(render_hand(view, other, names=names, compact=True))
-    else:
-        hands.append(render_hand(view, other, names=names))
+    visible = bool(view.hands[other]) and all(c is not None for c in view.hands[other])
     status = render_status(view, names)
     events = render_log(log, log_lines)
     title = "Your actions" if view.result is None else "Game over"
@@ -671,14 +744,19 @@ def render_screen(
     parts: list[RenderableType] = []
     if banner is not None:
         parts.append(banner)
-    if width >= mat_width(view, cell) + SIDE_WIDTH + 1:
-        layout = Table.grid(padding=(0, 1))
-        layout.add_column(vertical="top")
-        layout.add_column(vertical="top", width=max(SIDE_WIDTH, width - mat_width(view, cell) - 1))
-        layout.add_row(Group(board, *hands), Group(status, events, choices))
+    if side_by_side:
+        layout = Table.grid(padding=(0, 1, 0, 0))
+        layout.add_column(vertical="top", width=left_width)
+        layout.add_column(vertical="top", width=width - left_width - 1)
+        layout.add_row(board, Group(status, events))
         parts.append(layout)
     else:
-        parts.extend([board, status, *hands, events, choices])
+        parts.extend([board, status, events])
+    parts.append(own)
+    if visible:
+        parts.append(render_hand(view, other, names=names, compact=True))
+    if actions or view.result is None:
+        parts.append(choices)
     return Group(*parts)
 
 
@@ -686,10 +764,6 @@ def pass_screen(player: int, names: Sequence[str] | None = None) -> Panel:
     """The hot-seat screen shown between two deciders when hands are hidden."""
     text = Text.assemble("Pass the device to ", player_label(player, names), " — press Enter")
     return Panel(text, box=box.DOUBLE, padding=(1, 4), expand=False)
-
-
-def rule(text: str | Text) -> Rule:
-    return Rule(text, style="grey50")
 
 
 __all__ = [
@@ -702,6 +776,7 @@ __all__ = [
     "card_line",
     "describe_events",
     "empty_cell",
+    "fit_cell_width",
     "hand_card",
     "mat_bounds",
     "mat_width",
