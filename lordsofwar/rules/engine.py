@@ -223,7 +223,13 @@ def _resolve_start(pos: Position) -> None:
 
 
 def engagement(pos: Position) -> tuple[set[int], set[int]]:
-    """2.2: the squares of every engaged unit, and of those engaged by a spear unit (7.3)."""
+    """2.2: the squares of every engaged unit, and of those engaged by a spear unit (7.3).
+
+    Cached on the position until the board changes; the sets must not be modified.
+    """
+    cached = pos.engaged
+    if cached is not None:
+        return cached
     board = pos.board
     hit: set[int] = set()
     by_spear: set[int] = set()
@@ -236,13 +242,14 @@ def engagement(pos: Position) -> tuple[set[int], set[int]]:
                 hit.add(t)
                 if u.is_spear:
                     by_spear.add(t)
+    pos.engaged = (hit, by_spear)
     return hit, by_spear
 
 
 # --- shooting (5) ----------------------------------------------------------------------------
 
 
-def can_shoot(pos: Position, sq: int, engaged_now: set[int] | None = None) -> bool:
+def can_shoot(pos: Position, sq: int) -> bool:
     """5.1-5.2: may the active player's ranged unit on ``sq`` shoot now?"""
     if pos.turn <= 2:
         return False  # 1.3: no shots in the opening turns
@@ -251,17 +258,15 @@ def can_shoot(pos: Position, sq: int, engaged_now: set[int] | None = None) -> bo
         return False
     if f & DEPLOYED and not f & SUPPORTED:
         return False
-    if engaged_now is None:
-        return not engaged(pos, sq, pos.to_move)
-    return sq not in engaged_now
+    return sq not in engagement(pos)[0]
 
 
-def _shots(pos: Position, engaged_now: set[int] | None) -> list[Action]:
+def _shots(pos: Position) -> list[Action]:
     out: list[Action] = []
     board = pos.board
     player = pos.to_move
     for s, u in board.items():
-        if u.owner == player and u.targets and can_shoot(pos, s, engaged_now):
+        if u.owner == player and u.targets and can_shoot(pos, s):
             for d in u.targets:
                 t = s + d
                 w = board.get(t)
@@ -374,6 +379,7 @@ def _auto_advances(pos: Position, owner: int, events: list[Event]) -> bool:
 def _relocate(pos: Position, src: int, dst: int) -> None:
     """Move a unit and everything this turn knows about it from ``src`` to ``dst``."""
     pos.board[dst] = pos.board.pop(src)
+    pos.engaged = None
     f = pos.flags.pop(src, None)
     if f is not None:
         pos.flags[dst] = f
@@ -429,20 +435,27 @@ def _after_check(pos: Position, candidates: dict[int, list[int]]) -> None:
 def damage(pos: Position) -> dict[int, int]:
     """4.1: every engaged or shot unit's damage now: enemy arrows pointing at it plus shots.
 
-    A ranged unit that has shot this turn deals no melee damage (5.5).
+    A ranged unit that has shot this turn deals no melee damage (5.5), though its arrows still
+    engage. As a by-product, caches the engagement sets of this board (see :func:`engagement`).
     """
     board = pos.board
-    shooters = {s for s, f in pos.flags.items() if f & SHOT}
+    shooters = {s for s, f in pos.flags.items() if f & SHOT} if pos.shot_damage or pos.flags else ()
     dmg: dict[int, int] = dict(pos.shot_damage)
+    hit: set[int] = set()
+    by_spear: set[int] = set()
     for s, u in board.items():
-        if s in shooters:
-            continue
         owner = u.owner
+        counts = s not in shooters
         for d, v in u.attacks:
             t = s + d
             w = board.get(t)
             if w is not None and w.owner != owner:
-                dmg[t] = dmg.get(t, 0) + v
+                hit.add(t)
+                if u.is_spear:
+                    by_spear.add(t)
+                if counts:
+                    dmg[t] = dmg.get(t, 0) + v
+    pos.engaged = (hit, by_spear)
     return dmg
 
 
@@ -489,6 +502,7 @@ def check(pos: Position, events: list[Event]) -> dict[int, list[int]]:
     flags = pos.flags
     for t in doomed:
         u = board.pop(t)
+        pos.engaged = None
         pos.lost[u.owner].append(u.id)
         flags.pop(t, None)
         pos.shot_damage.pop(t, None)
@@ -521,9 +535,13 @@ def start_turn(pos: Position) -> None:
     pos.deploys = None
     pos.legal = None
     player = pos.to_move
+    hit = None
     for s, u in pos.board.items():
-        if u.owner == player and u.targets and engaged(pos, s, player):
-            pos.flags[s] = ENGAGED_AT_START
+        if u.owner == player and u.targets:
+            if hit is None:
+                hit = engagement(pos)[0]
+            if s in hit:
+                pos.flags[s] = ENGAGED_AT_START
 
 
 def legal_actions(pos: Position) -> list[Action]:
@@ -542,9 +560,9 @@ def _compute_legal(pos: Position) -> list[Action]:
     if phase == "advance":
         return _advance_choices(pos)
     if phase == "pre":
-        return _shots(pos, None) + _deploys(pos)
+        return _shots(pos) + _deploys(pos)
     sets = engagement(pos)
-    return _shots(pos, sets[0]) + _moves(pos, sets[0]) + _reinforcements(pos, sets)
+    return _shots(pos) + _moves(pos, sets[0]) + _reinforcements(pos, sets)
 
 
 def is_legal(pos: Position, action: Action) -> bool:
@@ -579,6 +597,7 @@ def push(pos: Position, action: Action | str) -> list[Event]:
     elif k == "recall":
         sq = action.frm
         u = pos.board.pop(sq)  # type: ignore[arg-type]
+        pos.engaged = None
         pos.flags.pop(sq, None)  # type: ignore[arg-type]
         pos.shot_target.pop(sq, None)  # type: ignore[arg-type]
         pos.hands[pos.to_move].append(u.id)
@@ -608,7 +627,8 @@ def _deploy(pos: Position, card: str, sq: int, events: list[Event]) -> None:
         if w is not None and w.owner == player:
             supported = True
             break
-    board[sq] = unit_kind(pos.cards.card(card), player)
+    board[sq] = kinds_of(pos.cards, player)[card]
+    pos.engaged = None
     pos.flags[sq] = DEPLOYED | (SUPPORTED if supported else 0)
     pos.deploys = []
     events.append({"type": "deploy", "card": card, "square": mat.name(sq), "player": player, "forced": pos.forced})
@@ -646,7 +666,14 @@ def _move(pos: Position, frm: int, to: int, events: list[Event]) -> None:
 
 def commands_eliminated(pos: Position, player: int) -> int:
     """Enemy command units (general + command rank) that ``player`` has eliminated."""
-    return sum(map(pos.cards.command_ids.__contains__, pos.lost[3 - player]))
+    lost = pos.lost[3 - player]
+    counted, count = pos.command_counts[3 - player]
+    if counted > len(lost):
+        counted = count = 0
+    if counted < len(lost):
+        count += sum(map(pos.cards.command_ids.__contains__, lost[counted:]))
+        pos.command_counts[3 - player] = (len(lost), count)
+    return count
 
 
 def units_eliminated(pos: Position, player: int) -> int:

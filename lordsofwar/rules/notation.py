@@ -142,7 +142,9 @@ def parse_action(text: Any, pos: Position | None = None, cards: CardSet | None =
         raise InvalidActionError("action: empty; expected a verb (shoot, deploy, advance, move, recall, draw or pass)")
     tokens = text.split(" ")
     if any(t == "" for t in tokens):
-        raise InvalidActionError(f"action {text!r}: tokens must be separated by single spaces, with none before or after")
+        raise InvalidActionError(
+            f"action {text!r}: tokens must be separated by single spaces, with none before or after"
+        )
     verb = tokens[0]
     if verb not in _VERBS:
         raise InvalidActionError(

@@ -50,14 +50,14 @@ class Variant:
     units_to_win: int = 20
     commands_to_win: int = 4
     no_progress_turns: int = 40
+    intermediate: bool = field(init=False, repr=False, compare=False)
+    """The intermediate rules are in force (berserker advances, cavalry recall)."""
+    bordered: bool = field(init=False, repr=False, compare=False)
+    """The mat has edges: units stand only on the 42 printed squares."""
 
-    @property
-    def intermediate(self) -> bool:
-        return self.rules == "intermediate"
-
-    @property
-    def bordered(self) -> bool:
-        return self.mat == "bordered"
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "intermediate", self.rules == "intermediate")
+        object.__setattr__(self, "bordered", self.mat == "bordered")
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -219,6 +219,8 @@ class Position:
         "in_turn",
         "deploys",
         "legal",
+        "engaged",
+        "command_counts",
     )
 
     def __init__(
@@ -254,6 +256,10 @@ class Position:
         """This turn's legal deployments (computed once, at the first need)."""
         self.legal: list[Action] | None = None
         """Cache of the legal actions at this decision point."""
+        self.engaged: tuple[set[int], set[int]] | None = None
+        """Cache of the engaged squares and those engaged by a spear, while the board is unchanged."""
+        self.command_counts: list[tuple[int, int]] = [(0, 0), (0, 0), (0, 0)]
+        """Per player: (length of ``lost`` counted, command units among them)."""
 
     def copy(self) -> Position:
         """An independent copy (kinds and card data are shared, being immutable)."""
@@ -280,6 +286,8 @@ class Position:
         new.in_turn = self.in_turn
         new.deploys = self.deploys
         new.legal = self.legal
+        new.engaged = self.engaged
+        new.command_counts = list(self.command_counts)
         return new
 
     # --- convenience wrappers around the engine -------------------------------------------
