@@ -42,8 +42,14 @@ _OPPOSITE_BIT = {d: 1 << mat.NEIGHBOUR_DELTAS.index(-d) for d in mat.NEIGHBOUR_D
 # --- engagement (2) --------------------------------------------------------------------------
 
 
-def engaged(pos: Position, sq: int, owner: int) -> bool:
-    """2.2: the unit of ``owner`` on ``sq`` is engaged when an enemy arrow points at it."""
+def engaged(pos: Position, sq: int, owner: int | None = None) -> bool:
+    """2.2: a unit of ``owner`` on ``sq`` is engaged when an enemy arrow points at it.
+
+    Without ``owner``, asks about the unit on ``sq`` (from the position's engagement map);
+    with it, works for any square, empty or not.
+    """
+    if owner is None:
+        return sq in pos.attackers
     board = pos.board
     for d in _NEIGHBOURS:
         w = board.get(sq + d)
@@ -52,14 +58,10 @@ def engaged(pos: Position, sq: int, owner: int) -> bool:
     return False
 
 
-def engaged_by_spear(pos: Position, sq: int, owner: int) -> bool:
+def engaged_by_spear(pos: Position, sq: int) -> bool:
     """7.3: a spear unit's arrow points at the unit on ``sq``."""
     board = pos.board
-    for d in _NEIGHBOURS:
-        w = board.get(sq + d)
-        if w is not None and w.owner != owner and w.is_spear and -d in w.attack_at:
-            return True
-    return False
+    return any(board[s].is_spear for s, _ in pos.attackers.get(sq, ()))
 
 
 def _kind(pos: Position, card_id: str, owner: int) -> UnitKind:
@@ -219,33 +221,6 @@ def _resolve_start(pos: Position) -> None:
         pos.phase = "post"
 
 
-# --- engagement of every unit -------------------------------------------------------------------
-
-
-def engagement(pos: Position) -> tuple[set[int], set[int]]:
-    """2.2: the squares of every engaged unit, and of those engaged by a spear unit (7.3).
-
-    Cached on the position until the board changes; the sets must not be modified.
-    """
-    cached = pos.engaged
-    if cached is not None:
-        return cached
-    board = pos.board
-    hit: set[int] = set()
-    by_spear: set[int] = set()
-    for s, u in board.items():
-        owner = u.owner
-        for d, _ in u.attacks:
-            t = s + d
-            w = board.get(t)
-            if w is not None and w.owner != owner:
-                hit.add(t)
-                if u.is_spear:
-                    by_spear.add(t)
-    pos.engaged = (hit, by_spear)
-    return hit, by_spear
-
-
 # --- shooting (5) ----------------------------------------------------------------------------
 
 
@@ -258,7 +233,7 @@ def can_shoot(pos: Position, sq: int) -> bool:
         return False
     if f & DEPLOYED and not f & SUPPORTED:
         return False
-    return sq not in engagement(pos)[0]
+    return sq not in pos.attackers
 
 
 def _shots(pos: Position) -> list[Action]:
@@ -278,14 +253,14 @@ def _shots(pos: Position) -> list[Action]:
 # --- moving, recall, reinforcement (7) --------------------------------------------------------
 
 
-def _moves(pos: Position, engaged_now: set[int]) -> list[Action]:
+def _moves(pos: Position) -> list[Action]:
     """7.1: each moving unit once per turn, one step along a movement arrow, while not engaged."""
     out: list[Action] = []
     board = pos.board
     player = pos.to_move
     bordered = pos.variant.bordered
     for s, u in board.items():
-        if u.owner == player and u.moves and not pos.flags.get(s, 0) & MOVED and s not in engaged_now:
+        if u.owner == player and u.moves and not pos.flags.get(s, 0) & MOVED and s not in pos.attackers:
             for d in u.moves:
                 t = s + d
                 if t not in board and (not bordered or t in _ON_MAT):
@@ -293,26 +268,18 @@ def _moves(pos: Position, engaged_now: set[int]) -> list[Action]:
     return out
 
 
-def recallable(
-    pos: Position, sq: int, flags: int | None = None, engaged_sets: tuple[set[int], set[int]] | None = None
-) -> bool:
+def recallable(pos: Position, sq: int, flags: int | None = None) -> bool:
     """7.2-7.3: may the unit on ``sq`` be recalled into its owner's hand?"""
     u = pos.board[sq]
     f = pos.flags.get(sq, 0) if flags is None else flags
     if f & DEPLOYED:
         return False
     if u.is_cavalry and pos.variant.intermediate:
-        if engaged_sets is None:
-            return not engaged_by_spear(pos, sq, u.owner)
-        return sq not in engaged_sets[1]
-    if f & TOOK_PART:
-        return False
-    if engaged_sets is None:
-        return not engaged(pos, sq, u.owner)
-    return sq not in engaged_sets[0]
+        return not engaged_by_spear(pos, sq)
+    return not f & TOOK_PART and sq not in pos.attackers
 
 
-def _reinforcements(pos: Position, engaged_sets: tuple[set[int], set[int]]) -> list[Action]:
+def _reinforcements(pos: Position) -> list[Action]:
     player = pos.to_move
     if len(pos.hands[player]) >= HAND_LIMIT:
         return [PASS]
@@ -320,7 +287,7 @@ def _reinforcements(pos: Position, engaged_sets: tuple[set[int], set[int]]) -> l
     if pos.decks[player]:
         out.append(DRAW)
     for s, u in pos.board.items():
-        if u.owner == player and recallable(pos, s, None, engaged_sets):
+        if u.owner == player and recallable(pos, s):
             out.append(_new_action(Action, ("recall", None, s, None)))
     return out or [PASS]
 
@@ -378,8 +345,7 @@ def _auto_advances(pos: Position, owner: int, events: list[Event]) -> bool:
 
 def _relocate(pos: Position, src: int, dst: int) -> None:
     """Move a unit and everything this turn knows about it from ``src`` to ``dst``."""
-    pos.board[dst] = pos.board.pop(src)
-    pos.engaged = None
+    pos.place(dst, pos.remove(src))
     f = pos.flags.pop(src, None)
     if f is not None:
         pos.flags[dst] = f
@@ -435,45 +401,27 @@ def _after_check(pos: Position, candidates: dict[int, list[int]]) -> None:
 def damage(pos: Position) -> dict[int, int]:
     """4.1: every engaged or shot unit's damage now: enemy arrows pointing at it plus shots.
 
-    A ranged unit that has shot this turn deals no melee damage (5.5), though its arrows still
-    engage. As a by-product, caches the engagement sets of this board (see :func:`engagement`).
+    A ranged unit that has shot this turn deals no melee damage (5.5), though it still engages.
     """
-    board = pos.board
-    shooters = {s for s, f in pos.flags.items() if f & SHOT} if pos.shot_damage or pos.flags else ()
     dmg: dict[int, int] = dict(pos.shot_damage)
-    hit: set[int] = set()
-    by_spear: set[int] = set()
-    for s, u in board.items():
-        owner = u.owner
-        counts = s not in shooters
-        for d, v in u.attacks:
-            t = s + d
-            w = board.get(t)
-            if w is not None and w.owner != owner:
-                hit.add(t)
-                if u.is_spear:
-                    by_spear.add(t)
-                if counts:
-                    dmg[t] = dmg.get(t, 0) + v
-    pos.engaged = (hit, by_spear)
+    shooters = [s for s, f in pos.flags.items() if f & SHOT] if pos.shot_target or pos.shot_damage else None
+    for t, found in pos.attackers.items():
+        if shooters:
+            total = sum(v for s, v in found if s not in shooters)
+        elif len(found) == 1:
+            total = found[0][1]
+        else:
+            total = sum(v for _, v in found)
+        if total:
+            dmg[t] = dmg.get(t, 0) + total
     return dmg
 
 
 def _attackers(pos: Position, targets: Iterable[int]) -> dict[int, list[int]]:
     """The units whose arrows count in the damage of each unit on ``targets`` (4.4, 5.5)."""
-    board = pos.board
     flags = pos.flags
-    out: dict[int, list[int]] = {}
-    for t in targets:
-        owner = board[t].owner
-        found = []
-        for d in _NEIGHBOURS:
-            s = t + d
-            w = board.get(s)
-            if w is not None and w.owner != owner and -d in w.attack_at and not flags.get(s, 0) & SHOT:
-                found.append(s)
-        out[t] = found
-    return out
+    attackers = pos.attackers
+    return {t: [s for s, _ in attackers.get(t, ()) if not flags.get(s, 0) & SHOT] for t in targets}
 
 
 def check(pos: Position, events: list[Event]) -> dict[int, list[int]]:
@@ -501,8 +449,7 @@ def check(pos: Position, events: list[Event]) -> dict[int, list[int]]:
             part.add(shooter)
     flags = pos.flags
     for t in doomed:
-        u = board.pop(t)
-        pos.engaged = None
+        u = pos.remove(t)
         pos.lost[u.owner].append(u.id)
         flags.pop(t, None)
         pos.shot_damage.pop(t, None)
@@ -515,7 +462,7 @@ def check(pos: Position, events: list[Event]) -> dict[int, list[int]]:
         if s not in doomed_set:
             flags[s] = flags.get(s, 0) | TOOK_PART
     pos.eliminated = True
-    return {b: ts for b, ts in candidates.items() if not engaged(pos, b, board[b].owner)}
+    return {b: ts for b, ts in candidates.items() if b not in pos.attackers}
 
 
 # --- the turn --------------------------------------------------------------------------------
@@ -535,13 +482,10 @@ def start_turn(pos: Position) -> None:
     pos.deploys = None
     pos.legal = None
     player = pos.to_move
-    hit = None
+    attackers = pos.attackers
     for s, u in pos.board.items():
-        if u.owner == player and u.targets:
-            if hit is None:
-                hit = engagement(pos)[0]
-            if s in hit:
-                pos.flags[s] = ENGAGED_AT_START
+        if u.owner == player and u.targets and s in attackers:
+            pos.flags[s] = ENGAGED_AT_START
 
 
 def legal_actions(pos: Position) -> list[Action]:
@@ -561,8 +505,7 @@ def _compute_legal(pos: Position) -> list[Action]:
         return _advance_choices(pos)
     if phase == "pre":
         return _shots(pos) + _deploys(pos)
-    sets = engagement(pos)
-    return _shots(pos) + _moves(pos, sets[0]) + _reinforcements(pos, sets)
+    return _shots(pos) + _moves(pos) + _reinforcements(pos)
 
 
 def is_legal(pos: Position, action: Action) -> bool:
@@ -596,8 +539,7 @@ def push(pos: Position, action: Action | str) -> list[Event]:
         _move(pos, action.frm, action.to, events)  # type: ignore[arg-type]
     elif k == "recall":
         sq = action.frm
-        u = pos.board.pop(sq)  # type: ignore[arg-type]
-        pos.engaged = None
+        u = pos.remove(sq)  # type: ignore[arg-type]
         pos.flags.pop(sq, None)  # type: ignore[arg-type]
         pos.shot_target.pop(sq, None)  # type: ignore[arg-type]
         pos.hands[pos.to_move].append(u.id)
@@ -627,8 +569,7 @@ def _deploy(pos: Position, card: str, sq: int, events: list[Event]) -> None:
         if w is not None and w.owner == player:
             supported = True
             break
-    board[sq] = kinds_of(pos.cards, player)[card]
-    pos.engaged = None
+    pos.place(sq, kinds_of(pos.cards, player)[card])
     pos.flags[sq] = DEPLOYED | (SUPPORTED if supported else 0)
     pos.deploys = []
     events.append({"type": "deploy", "card": card, "square": mat.name(sq), "player": player, "forced": pos.forced})
@@ -827,7 +768,7 @@ def _reason(pos: Position, a: Action) -> str:  # noqa: C901 - one branch per rul
             return "that unit has no movement arrows (clarifications 7.1)"
         if f & MOVED:
             return "that unit has already moved this turn (clarifications 7.1)"
-        if engaged(pos, a.frm, player):  # type: ignore[arg-type]
+        if engaged(pos, a.frm):  # type: ignore[arg-type]
             return "an engaged unit cannot move (clarifications 7.1)"
         if a.to is not None and a.to - a.frm not in u.moves:  # type: ignore[operator]
             return "that square is not along one of the unit's movement arrows (clarifications 7.1)"
@@ -866,7 +807,7 @@ def _shot_reason(pos: Position, a: Action) -> str:
         return "a ranged unit that took part in an elimination this turn cannot shoot (clarifications 5.2)"
     if f & DEPLOYED and not f & SUPPORTED:
         return "a ranged unit deployed this turn may shoot only if deployed adjacent to a friendly unit (clarifications 5.2)"
-    if engaged(pos, a.frm, pos.to_move):  # type: ignore[arg-type]
+    if engaged(pos, a.frm):  # type: ignore[arg-type]
         return "an engaged ranged unit cannot shoot (clarifications 5.2)"
     t = a.to
     w = pos.board.get(t)  # type: ignore[arg-type]

@@ -286,7 +286,7 @@ def parse_position(doc: Any, cards: CardSet = CORE) -> Position:
         owner = _player(e["owner"], f"{where}.owner")
         if sq in pos.board:
             raise NotationError(f"{where}.square: two units on square {mat.name(sq)}")
-        pos.board[sq] = unit_kind(cards.card(card), owner)
+        pos.place(sq, unit_kind(cards.card(card), owner))
     players = _obj(d["players"], "players")
     _keys(players, {"1", "2"}, "players")
     for p in (1, 2):

@@ -219,7 +219,7 @@ class Position:
         "in_turn",
         "deploys",
         "legal",
-        "engaged",
+        "attackers",
         "command_counts",
     )
 
@@ -256,8 +256,9 @@ class Position:
         """This turn's legal deployments (computed once, at the first need)."""
         self.legal: list[Action] | None = None
         """Cache of the legal actions at this decision point."""
-        self.engaged: tuple[set[int], set[int]] | None = None
-        """Cache of the engaged squares and those engaged by a spear, while the board is unchanged."""
+        self.attackers: dict[int, tuple[tuple[int, int], ...]] = {}
+        """The engagement map (clarifications 2.2), kept with the board: for every engaged unit's
+        square, the ``(square, arrow value)`` of each enemy unit whose arrow points at it."""
         self.command_counts: list[tuple[int, int]] = [(0, 0), (0, 0), (0, 0)]
         """Per player: (length of ``lost`` counted, command units among them)."""
 
@@ -286,9 +287,46 @@ class Position:
         new.in_turn = self.in_turn
         new.deploys = self.deploys
         new.legal = self.legal
-        new.engaged = self.engaged
+        new.attackers = dict(self.attackers)
         new.command_counts = list(self.command_counts)
         return new
+
+    # --- the board: every change goes through these, which keep ``attackers`` up to date ----
+
+    def place(self, sq: int, kind: UnitKind) -> None:
+        """Put a unit on an empty square."""
+        board = self.board
+        attackers = self.attackers
+        board[sq] = kind
+        owner = kind.owner
+        for d, v in kind.attacks:
+            t = sq + d
+            w = board.get(t)
+            if w is not None and w.owner != owner:
+                attackers[t] = attackers.get(t, ()) + ((sq, v),)
+        for d in mat.NEIGHBOUR_DELTAS:
+            n = sq + d
+            w = board.get(n)
+            if w is not None and w.owner != owner:
+                v = w.attack_at.get(-d)
+                if v:
+                    attackers[sq] = attackers.get(sq, ()) + ((n, v),)
+
+    def remove(self, sq: int) -> UnitKind:
+        """Take the unit off ``sq`` and return it."""
+        kind = self.board.pop(sq)
+        attackers = self.attackers
+        attackers.pop(sq, None)
+        for d, _ in kind.attacks:
+            t = sq + d
+            found = attackers.get(t)
+            if found is not None:
+                rest = tuple(e for e in found if e[0] != sq)
+                if rest:
+                    attackers[t] = rest
+                else:
+                    del attackers[t]
+        return kind
 
     # --- convenience wrappers around the engine -------------------------------------------
 
