@@ -308,9 +308,9 @@ class Position:
             n = sq + d
             w = board.get(n)
             if w is not None and w.owner != owner:
-                v = w.attack_at.get(-d)
-                if v:
-                    attackers[sq] = attackers.get(sq, ()) + ((n, v),)
+                value = w.attack_at.get(-d, 0)
+                if value:
+                    attackers[sq] = attackers.get(sq, ()) + ((n, value),)
 
     def remove(self, sq: int) -> UnitKind:
         """Take the unit off ``sq`` and return it."""
