@@ -443,7 +443,7 @@ def test_a_pack_unit_with_movement_arrows_can_move_after_its_deployment(
     ]
     moved = json.loads(ok(run("--cards", pack, "apply", "-", "move c3 c4", input=mid)))
     assert moved["board"] == [{"square": "c4", "card": "riders:01", "owner": 1}]
-    assert moved["events"] == [{"type": "move", "from": "c3", "to": "c4", "owner": 1}]
+    assert moved["events"] == [{"type": "move", "from": "c3", "to": "c4", "owner": 1, "card": "riders:01"}]
     assert ok(run("--cards", pack, "legal", "-", input=json.dumps(moved))) == "draw\n"  # it moved this turn
 
 

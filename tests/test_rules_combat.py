@@ -212,7 +212,9 @@ def test_shot_damage_follows_a_unit_that_advances():
         hands={1: ["orcs:11"]},
     )
     events = play(pos, "shoot d2 d5", "deploy orcs:11 d4")
-    assert events_of(events, "advance") == [{"type": "advance", "from": "d5", "to": "d4", "owner": 2}]
+    assert events_of(events, "advance") == [
+        {"type": "advance", "from": "d5", "to": "d4", "owner": 2, "card": "dwarves:13"}
+    ]
     assert lost_of(pos, 1) == Counter({"orcs:11": 1})
     assert lost_of(pos, 2) == Counter({"dwarves:13": 1})
     assert board_of(pos) == {"d2": ("orcs:19", 1), "c3": ("orcs:03", 1)}

@@ -142,7 +142,9 @@ def test_support_adjacency_is_judged_when_the_card_is_placed():
         hands={1: ["orcs:24"]},
     )
     events = play(pos, "shoot b1 c3", "deploy orcs:24 d1")
-    assert events_of(events, "advance") == [{"type": "advance", "from": "c2", "to": "c3", "owner": 1}]
+    assert events_of(events, "advance") == [
+        {"type": "advance", "from": "c2", "to": "c3", "owner": 1, "card": "orcs:35"}
+    ]
     assert board_of(pos) == {
         "c3": ("orcs:35", 1),
         "b1": ("orcs:19", 1),

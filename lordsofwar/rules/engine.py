@@ -365,12 +365,12 @@ def _relocate(pos: Position, src: int, dst: int) -> None:
 def _do_advance(pos: Position, b: int, t: int, events: list[Event]) -> None:
     adv = pos.advance
     assert adv is not None
-    owner = pos.board[b].owner
+    unit = pos.board[b]
     _relocate(pos, b, t)
     del adv.candidates[b]
     adv.taken.add(t)
     adv.advanced = True
-    events.append({"type": "advance", "from": mat.name(b), "to": mat.name(t), "owner": owner})
+    events.append({"type": "advance", "from": mat.name(b), "to": mat.name(t), "owner": unit.owner, "card": unit.id})
 
 
 def _resolve_advances(pos: Position, events: list[Event]) -> None:
@@ -586,7 +586,15 @@ def _shoot(pos: Position, frm: int, to: int, events: list[Event]) -> None:
     pos.shot_target[frm] = to
     declared = pos.phase == "pre"
     events.append(
-        {"type": "shot", "from": mat.name(frm), "target": mat.name(to), "damage": shooter.damage, "declared": declared}
+        {
+            "type": "shot",
+            "from": mat.name(frm),
+            "target": mat.name(to),
+            "damage": shooter.damage,
+            "declared": declared,
+            "card": shooter.id,
+            "target_card": pos.board[to].id,
+        }
     )
     if not declared:
         _after_check(pos, check(pos, events))
@@ -597,7 +605,9 @@ def _move(pos: Position, frm: int, to: int, events: list[Event]) -> None:
     """7.1: one step, then a check."""
     _relocate(pos, frm, to)
     pos.flags[to] = pos.flags.get(to, 0) | MOVED
-    events.append({"type": "move", "from": mat.name(frm), "to": mat.name(to), "owner": pos.to_move})
+    events.append(
+        {"type": "move", "from": mat.name(frm), "to": mat.name(to), "owner": pos.to_move, "card": pos.board[to].id}
+    )
     _after_check(pos, check(pos, events))
     _resolve_advances(pos, events)
 
