@@ -101,6 +101,21 @@ def loads(text: str, what: str) -> Any:
         raise NotationError(f"{what}: nested too deeply") from None
 
 
+def _parse_result(value: Any) -> Result | None:
+    """A ``result`` object: ``{"winner": 1 | 2 | null, "reason": "..."}``, or null."""
+    if value is None:
+        return None
+    r = _obj(value, "result")
+    _keys(r, {"winner", "reason"}, "result")
+    if "winner" not in r:
+        raise NotationError("result.winner: missing (use null for a draw)")
+    winner = None if r["winner"] is None else _player(r["winner"], "result.winner")
+    reason = r.get("reason", "")
+    if not isinstance(reason, str) or len(reason) > 500:
+        raise NotationError("result.reason: expected a short string")
+    return Result(winner, reason)
+
+
 # --- variants ------------------------------------------------------------------------------------
 
 
@@ -315,17 +330,7 @@ def parse_position(doc: Any, cards: CardSet = CORE) -> Position:
         if len(lost) > 10_000:
             raise NotationError(f"{where}.lost: too many cards")
         pos.lost[p] = [_card(cards, c, f"{where}.lost[{i}]") for i, c in enumerate(lost)]
-    result = d.get("result")
-    if result is not None:
-        r = _obj(result, "result")
-        _keys(r, {"winner", "reason"}, "result")
-        if "winner" not in r:
-            raise NotationError("result.winner: missing (use null for a draw)")
-        winner = None if r["winner"] is None else _player(r["winner"], "result.winner")
-        reason = r.get("reason", "")
-        if not isinstance(reason, str) or len(reason) > 500:
-            raise NotationError("result.reason: expected a short string")
-        pos.result = Result(winner, reason)
+    pos.result = _parse_result(d.get("result"))
     engine.start_turn(pos)
     if pos.result is not None:
         pos.phase = "over"
@@ -556,18 +561,7 @@ def parse_record(doc: Any, cards: CardSet = CORE) -> GameRecord:
     for i, a in enumerate(actions):
         if not isinstance(a, str):
             raise NotationError(f"actions[{i}]: expected a string, got {json.dumps(a)}")
-    result = None
-    if d.get("result") is not None:
-        r = _obj(d["result"], "result")
-        _keys(r, {"winner", "reason"}, "result")
-        if "winner" not in r:
-            raise NotationError("result.winner: missing (use null for a draw)")
-        winner = None if r["winner"] is None else _player(r["winner"], "result.winner")
-        reason = r.get("reason", "")
-        if not isinstance(reason, str) or len(reason) > 500:
-            raise NotationError("result.reason: expected a short string")
-        result = Result(winner, reason)
-    return GameRecord(decks, seed, variant, names, list(actions), result)
+    return GameRecord(decks, seed, variant, names, list(actions), _parse_result(d.get("result")))
 
 
 def replay(record: GameRecord, cards: CardSet = CORE) -> list[Position]:
