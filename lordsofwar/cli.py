@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import json
+import os
 import random
 import secrets
 import sys
@@ -59,6 +60,12 @@ class CliError(click.ClickException):
         click.echo(f"error: {_one_line(self.format_message())}", err=True, file=file)
 
 
+class InternalError(CliError):
+    """A fault of the program itself: one line asking for a report, exit status 1."""
+
+    exit_code = 1
+
+
 def _one_line(text: str) -> str:
     return " ".join(text.split())
 
@@ -80,6 +87,15 @@ def _one_line_errors() -> Iterator[None]:
     except OSError as exc:
         where = f"{exc.filename}: " if exc.filename else ""
         raise CliError(f"{where}{exc.strerror or exc}") from None
+    except (click.exceptions.Exit, click.exceptions.Abort, KeyboardInterrupt):
+        raise
+    except Exception as exc:
+        if os.environ.get("LOW_DEBUG"):
+            raise
+        raise InternalError(
+            f"internal error ({type(exc).__name__}: {_one_line(str(exc))}); please report it "
+            "with the command and its input (LOW_DEBUG=1 shows the traceback)"
+        ) from None
 
 
 class _Group(click.Group):

@@ -705,3 +705,32 @@ def test_bare_command_shows_the_help() -> None:
 
 def test_version() -> None:
     assert ok(run("--version")).startswith("lordsofwar, version ")
+
+
+# --- faults of the program itself ---------------------------------------------------------------
+
+
+def test_an_internal_fault_is_one_line_with_exit_status_1(opening_file: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from lordsofwar.rules import engine
+
+    def broken(pos: Any) -> list[Any]:
+        raise RuntimeError("simulated fault")
+
+    monkeypatch.setattr(engine, "legal_actions", broken)
+    result = run("legal", opening_file, env={"LOW_DEBUG": ""})
+    assert result.exit_code == 1
+    assert result.stdout == ""
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: internal error (RuntimeError: simulated fault)")
+    assert "please report it" in lines[0]
+
+
+def test_low_debug_shows_the_traceback_of_an_internal_fault(opening_file: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    from lordsofwar.rules import engine
+
+    def broken(pos: Any) -> list[Any]:
+        raise RuntimeError("simulated fault")
+
+    monkeypatch.setattr(engine, "legal_actions", broken)
+    result = run("legal", opening_file, env={"LOW_DEBUG": "1"})
+    assert isinstance(result.exception, RuntimeError)
