@@ -404,7 +404,7 @@ def damage(pos: Position) -> dict[int, int]:
     A ranged unit that has shot this turn deals no melee damage (5.5), though it still engages.
     """
     dmg: dict[int, int] = dict(pos.shot_damage)
-    shooters = [s for s, f in pos.flags.items() if f & SHOT] if pos.shot_target or pos.shot_damage else None
+    shooters = [s for s, f in pos.flags.items() if f & SHOT]
     for t, found in pos.attackers.items():
         if shooters:
             total = sum(v for s, v in found if s not in shooters)
@@ -639,6 +639,8 @@ def threshold_result(pos: Position) -> Result | None:
     if u1 < v.units_to_win and u2 < v.units_to_win and u1 < v.commands_to_win and u2 < v.commands_to_win:
         return None  # neither can have reached a threshold (commands are units too)
     c1, c2 = commands_eliminated(pos, 1), commands_eliminated(pos, 2)
+    if u1 < v.units_to_win and u2 < v.units_to_win and c1 < v.commands_to_win and c2 < v.commands_to_win:
+        return None
     cmd = {1: c1 >= v.commands_to_win, 2: c2 >= v.commands_to_win}
     unit = {1: u1 >= v.units_to_win, 2: u2 >= v.units_to_win}
     reached = {p: cmd[p] or unit[p] for p in (1, 2)}
