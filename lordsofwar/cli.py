@@ -207,6 +207,10 @@ def _names_value(_ctx: click.Context, _param: click.Parameter, value: str) -> tu
     for name in (a, b):
         if len(name) > 100:
             raise click.BadParameter(f"a name holds at most 100 characters, {name[:20]!r}... is longer")
+        try:
+            name.encode("utf-8")
+        except UnicodeEncodeError:
+            raise click.BadParameter(f"{ascii(name)} is not valid text in this terminal's encoding") from None
     return a, b
 
 

@@ -135,7 +135,7 @@ class _CardModel(BaseModel):
     @field_validator("id")
     @classmethod
     def _id_shape(cls, value: str) -> str:
-        if not CARD_ID_RE.match(value):
+        if not CARD_ID_RE.fullmatch(value):
             raise ValueError("must look like '<army>:<nn>', e.g. 'orcs:07'")
         return value
 
@@ -144,7 +144,7 @@ class _CardModel(BaseModel):
     def _arrows_shape(cls, value: str) -> str:
         seen: set[str] = set()
         for token in value.split():
-            m = _ARROW_RE.match(token)
+            m = _ARROW_RE.fullmatch(token)
             if not m:
                 raise ValueError(f"bad arrow {token!r}: write a direction and a value, e.g. 'FL3'")
             if m.group(1) in seen:
@@ -169,17 +169,27 @@ class _CardModel(BaseModel):
 class _CardFileModel(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     format: Literal["lordsofwar-cards"]
-    version: Literal[1]
+    version: int
+
+    @field_validator("version")
+    @classmethod
+    def _version_one(cls, value: int) -> int:
+        if value != 1:
+            raise ValueError(
+                f"this reader understands version 1, got {value if abs(value) < 10**9 else 'a huge number'}"
+            )
+        return value
+
     title: str = Field(default="", max_length=200)
     cards: list[_CardModel] = Field(max_length=5000)
 
 
 def _card_from_model(m: _CardModel) -> Card:
-    match = CARD_ID_RE.match(m.id)
+    match = CARD_ID_RE.fullmatch(m.id)
     assert match is not None
     attacks: dict[str, int] = {}
     for token in m.arrows.split():
-        am = _ARROW_RE.match(token)
+        am = _ARROW_RE.fullmatch(token)
         assert am is not None
         if int(am.group(2)) > 0:
             attacks[am.group(1)] = int(am.group(2))
@@ -237,6 +247,10 @@ def parse_card_file(text: str, source: str) -> list[Card]:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
         raise CardPackError(f"{source}: not valid JSON: {exc.msg} at line {exc.lineno}") from None
+    except ValueError as exc:  # e.g. a number with more digits than Python converts
+        raise CardPackError(f"{source}: not readable JSON: {exc}") from None
+    except RecursionError:
+        raise CardPackError(f"{source}: not readable JSON: nested too deeply") from None
     if not isinstance(doc, dict):
         raise CardPackError(f"{source}: expected a JSON object with 'format', 'version' and 'cards'")
     try:
@@ -283,8 +297,13 @@ class CardSet(Mapping[str, Card]):
         """The card with this id, or :class:`UnknownCardError` naming it."""
         try:
             return self._cards[card_id]
-        except KeyError:
-            raise UnknownCardError(f"unknown card {card_id!r}") from None
+        except (KeyError, TypeError):
+            shown = (
+                repr(card_id)
+                if isinstance(card_id, str)
+                else f"{type(card_id).__name__} value (expected an id such as 'orcs:07')"
+            )
+            raise UnknownCardError(f"unknown card {shown}") from None
 
     @property
     def armies(self) -> list[str]:

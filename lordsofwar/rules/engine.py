@@ -80,7 +80,7 @@ _MAT_NEIGHBOURS: dict[int, tuple[tuple[int, int], ...]] = {
 def _free_neighbours(pos: Position, s: int) -> tuple[tuple[int, int], ...]:
     if pos.variant.bordered:
         return _MAT_NEIGHBOURS.get(s, ())
-    return tuple((s + d, _OPPOSITE_BIT[d]) for d in _NEIGHBOURS)
+    return tuple((s + d, _OPPOSITE_BIT[d]) for d in _NEIGHBOURS if mat.in_bounds(s + d))
 
 
 def _adjacent_empty(pos: Position, player: int) -> tuple[dict[int, None], dict[int, int], bool]:
@@ -263,7 +263,7 @@ def _moves(pos: Position) -> list[Action]:
         if u.owner == player and u.moves and not pos.flags.get(s, 0) & MOVED and s not in pos.attackers:
             for d in u.moves:
                 t = s + d
-                if t not in board and (not bordered or t in _ON_MAT):
+                if t not in board and (t in _ON_MAT if bordered else mat.in_bounds(t)):
                     out.append(_new_action(Action, ("move", None, s, t)))
     return out
 

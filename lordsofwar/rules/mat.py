@@ -84,6 +84,12 @@ def neighbours(sq: int, bordered: bool) -> tuple[int, ...]:
     return tuple(sq + d for d in NEIGHBOUR_DELTAS)
 
 
+def in_bounds(sq: int) -> bool:
+    """True for squares within the reach of the notation (|x| and |y| at most ``LIMIT``)."""
+    x, y = coords(sq)
+    return abs(x) <= LIMIT and abs(y) <= LIMIT
+
+
 def is_adjacent(a: int, b: int) -> bool:
     """True when the two squares touch at an edge or a corner."""
     ax, ay = coords(a)
@@ -110,9 +116,10 @@ def parse(text: str, bordered: bool = True, what: str = "square") -> int:
     sq = _BY_NAME.get(text)
     if sq is not None:
         return sq
-    m = _XY_RE.match(text)
+    m = _XY_RE.fullmatch(text)
     if not m:
-        raise NotationError(f"{what}: {text!r} is not a square (write 'd3', or 'x,y' off the mat)")
+        shown = repr(text) if len(text) <= 20 else repr(text[:20]) + "..."
+        raise NotationError(f"{what}: {shown} is not a square (write 'd3', or 'x,y' off the mat)")
     x, y = int(m.group(1)), int(m.group(2))
     if abs(x) > LIMIT or abs(y) > LIMIT:
         raise NotationError(f"{what}: {text!r} is too far from the mat")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,24 +40,53 @@ MAX_TEXT = 10_000_000
 """Longest JSON text a reader accepts (characters)."""
 
 _VARIANT_DEFAULTS = Variant()
+FLAG_BITS = {label: bit for bit, label in FLAG_NAMES.items()}
 
 
 # --- small checked readers ---------------------------------------------------------------------
 
 
+def _clip(text: str, limit: int = 40) -> str:
+    """``repr`` of a user's string, shortened for an error message."""
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + "..."
+
+
+def _text(value: Any, where: str, limit: int) -> str:
+    """A free-form string (a name, an army, a reason): at most ``limit`` characters of one line
+    of valid Unicode."""
+    if not isinstance(value, str) or len(value) > limit:
+        raise NotationError(f"{where}: expected a string of at most {limit} characters")
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise NotationError(f"{where}: not valid Unicode text") from None
+    if any(ch in value for ch in "\n\r"):
+        raise NotationError(f"{where}: must be a single line")
+    return value
+
+
+def _show(value: Any) -> str:
+    """A value as JSON for an error message, kept short and never failing."""
+    try:
+        text = json.dumps(value)
+    except (ValueError, TypeError, RecursionError):
+        return "a value that cannot be shown (too large or too deep)"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _int(value: Any, where: str, lo: int | None = None, hi: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise NotationError(f"{where}: expected a whole number, got {json.dumps(value)}")
+        raise NotationError(f"{where}: expected a whole number, got {_show(value)}")
     if lo is not None and value < lo:
-        raise NotationError(f"{where}: must be at least {lo}, got {value}")
+        raise NotationError(f"{where}: must be at least {lo}, got {_show(value)}")
     if hi is not None and value > hi:
-        raise NotationError(f"{where}: must be at most {hi}, got {value}")
+        raise NotationError(f"{where}: must be at most {hi}, got {_show(value)}")
     return value
 
 
 def _player(value: Any, where: str) -> int:
-    if isinstance(value, bool) or value not in (1, 2):
-        raise NotationError(f"{where}: must be 1 or 2, got {json.dumps(value)}")
+    if type(value) is not int or value not in (1, 2):
+        raise NotationError(f"{where}: must be 1 or 2, got {_show(value)}")
     return int(value)
 
 
@@ -76,12 +105,12 @@ def _list(value: Any, where: str) -> list[Any]:
 def _keys(doc: dict[str, Any], allowed: set[str], where: str) -> None:
     for key in doc:
         if key not in allowed:
-            raise NotationError(f"{where}: unknown field {key!r}")
+            raise NotationError(f"{where}: unknown field {_clip(key)}")
 
 
 def _card(cards: CardSet, value: Any, where: str) -> str:
     if not isinstance(value, str):
-        raise NotationError(f"{where}: expected a card id such as 'orcs:07', got {json.dumps(value)}")
+        raise NotationError(f"{where}: expected a card id such as 'orcs:07', got {_show(value)}")
     try:
         cards.card(value)
     except UnknownCardError:
@@ -97,6 +126,8 @@ def loads(text: str, what: str) -> Any:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise NotationError(f"{what}: not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
+    except ValueError as exc:  # e.g. a number with more digits than Python converts
+        raise NotationError(f"{what}: not readable JSON: {exc}") from None
     except RecursionError:
         raise NotationError(f"{what}: nested too deeply") from None
 
@@ -110,10 +141,7 @@ def _parse_result(value: Any) -> Result | None:
     if "winner" not in r:
         raise NotationError("result.winner: missing (use null for a draw)")
     winner = None if r["winner"] is None else _player(r["winner"], "result.winner")
-    reason = r.get("reason", "")
-    if not isinstance(reason, str) or len(reason) > 500:
-        raise NotationError("result.reason: expected a short string")
-    return Result(winner, reason)
+    return Result(winner, _text(r.get("reason", ""), "result.reason", 500))
 
 
 # --- variants ------------------------------------------------------------------------------------
@@ -131,7 +159,7 @@ def parse_variant(doc: Any, where: str = "variant") -> Variant:
         if key in d:
             if d[key] not in allowed:
                 raise NotationError(
-                    f"{where}.{key}: must be {' or '.join(repr(a) for a in allowed)}, got {json.dumps(d[key])}"
+                    f"{where}.{key}: must be {' or '.join(repr(a) for a in allowed)}, got {_show(d[key])}"
                 )
             values[key] = d[key]
     for key in ("units_to_win", "commands_to_win"):
@@ -150,7 +178,7 @@ _VERBS = {"shoot": 2, "deploy": 2, "advance": 2, "move": 2, "recall": 1, "draw":
 def parse_action(text: Any, pos: Position | None = None, cards: CardSet | None = None) -> Action:
     """Read one action string (notation.md section 4); errors name the bad token."""
     if not isinstance(text, str):
-        raise InvalidActionError(f"action: expected a string, got {json.dumps(text)}")
+        raise InvalidActionError(f"action: expected a string, got {_show(text)}")
     if len(text) > 200:
         raise InvalidActionError(f"action {text[:40]!r}...: longer than 200 characters")
     if not text.strip():
@@ -274,9 +302,9 @@ def parse_position(doc: Any, cards: CardSet = CORE) -> Position:
     d = _obj(doc, "position")
     _keys(d, _POSITION_KEYS, "position")
     if d.get("format") != POSITION_FORMAT:
-        raise NotationError(f"format: expected {POSITION_FORMAT!r}, got {json.dumps(d.get('format'))}")
-    if d.get("version") != VERSION or isinstance(d.get("version"), bool):
-        raise NotationError(f"version: this reader understands version {VERSION}, got {json.dumps(d.get('version'))}")
+        raise NotationError(f"format: expected {POSITION_FORMAT!r}, got {_show(d.get('format'))}")
+    if type(d.get("version")) is not int or d.get("version") != VERSION:
+        raise NotationError(f"version: this reader understands version {VERSION}, got {_show(d.get('version'))}")
     variant = parse_variant(d.get("variant"))
     for key in ("turn", "to_move", "board", "players"):
         if key not in d:
@@ -310,10 +338,7 @@ def parse_position(doc: Any, cards: CardSet = CORE) -> Position:
             raise NotationError(f"{where}: missing")
         pl = _obj(players[str(p)], where)
         _keys(pl, {"army", "hand", "deck", "lost", "name"}, where)
-        army = pl.get("army", "")
-        if not isinstance(army, str) or len(army) > 40:
-            raise NotationError(f"{where}.army: expected a short string")
-        pos.armies[p] = army
+        pos.armies[p] = _text(pl.get("army", ""), f"{where}.army", 40)
         hand = _list(pl.get("hand", []), f"{where}.hand")
         if len(hand) > HAND_LIMIT:
             raise NotationError(f"{where}.hand: {len(hand)} cards, a hand holds at most {HAND_LIMIT}")
@@ -358,7 +383,7 @@ def _parse_turn_state(pos: Position, doc: Any) -> None:
     _keys(ts, allowed, "turn_state")
     phase = ts.get("phase")
     if phase not in ("pre", "advance", "post"):
-        raise NotationError(f"turn_state.phase: must be 'pre', 'advance' or 'post', got {json.dumps(phase)}")
+        raise NotationError(f"turn_state.phase: must be 'pre', 'advance' or 'post', got {_show(phase)}")
     bordered = pos.variant.bordered
 
     def occupied(value: Any, where: str) -> int:
@@ -367,6 +392,9 @@ def _parse_turn_state(pos: Position, doc: Any) -> None:
             raise NotationError(f"{where}: no unit on {mat.name(sq)}")
         return sq
 
+    def field(name: str, key: Any = None) -> str:
+        return f"turn_state.{name}" if key is None else f"turn_state.{name}[{_clip(str(key), 12)}]"
+
     pos.flags = {}
     for bit, label in FLAG_NAMES.items():
         for i, value in enumerate(_list(ts.get(label, []), f"turn_state.{label}")):
@@ -374,12 +402,20 @@ def _parse_turn_state(pos: Position, doc: Any) -> None:
             pos.flags[sq] = pos.flags.get(sq, 0) | bit
     pos.shot_damage = {}
     for key, value in _obj(ts.get("shot_damage", {}), "turn_state.shot_damage").items():
-        sq = occupied(key, f"turn_state.shot_damage.{key}")
-        pos.shot_damage[sq] = _int(value, f"turn_state.shot_damage.{key}", 0, 10_000)
+        sq = occupied(key, field("shot_damage", key))
+        pos.shot_damage[sq] = _int(value, field("shot_damage", key), 0, 10_000)
     pos.shot_target = {}
     for key, value in _obj(ts.get("shots", {}), "turn_state.shots").items():
-        s = occupied(key, f"turn_state.shots.{key}")
-        pos.shot_target[s] = occupied(value, f"turn_state.shots.{key}")
+        s = occupied(key, field("shots", key))
+        t = occupied(value, field("shots", key))
+        shooter, target = pos.board[s], pos.board[t]
+        if shooter.owner != pos.to_move or not shooter.targets or not pos.flags.get(s, 0) & FLAG_BITS["shot"]:
+            raise NotationError(
+                f"{field('shots', key)}: not a ranged unit of player {pos.to_move} listed in turn_state.shot"
+            )
+        if target.owner == pos.to_move:
+            raise NotationError(f"{field('shots', key)}: the target on {mat.name(t)} is not an enemy unit")
+        pos.shot_target[s] = t
     pos.generals_lost = 0
     for i, p in enumerate(_list(ts.get("generals_lost", []), "turn_state.generals_lost")):
         pos.generals_lost |= 1 << _player(p, f"turn_state.generals_lost[{i}]")
@@ -390,43 +426,58 @@ def _parse_turn_state(pos: Position, doc: Any) -> None:
     pos.forced = bool(ts.get("forced", False))
     pos.phase = phase
     pos.in_turn = True
-    deployed = any(f & 1 for f in pos.flags.values())
+    deployed = any(f & FLAG_BITS["deployed"] for f in pos.flags.values())
     if phase == "pre" and deployed:
         raise NotationError("turn_state.phase: 'pre' but a unit was already deployed this turn")
     pos.deploys = None if phase == "pre" else []
     if phase == "advance":
-        adv = _obj(ts.get("advance"), "turn_state.advance")
-        _keys(adv, {"owners", "candidates", "taken", "advanced"}, "turn_state.advance")
-        owners = [
-            _player(p, f"turn_state.advance.owners[{i}]")
-            for i, p in enumerate(_list(adv.get("owners"), "turn_state.advance.owners"))
-        ]
-        if not owners:
-            raise NotationError("turn_state.advance.owners: empty during an advance")
-        candidates: dict[int, list[int]] = {}
-        for key, squares in _obj(adv.get("candidates", {}), "turn_state.advance.candidates").items():
-            b = occupied(key, f"turn_state.advance.candidates.{key}")
-            if not pos.board[b].is_berserker:
-                raise NotationError(f"turn_state.advance.candidates.{key}: not a berserker")
-            candidates[b] = []
-            for i, t in enumerate(_list(squares, f"turn_state.advance.candidates.{key}")):
-                sq = mat.parse(t, bordered, f"turn_state.advance.candidates.{key}[{i}]")
-                if sq in pos.board:
-                    raise NotationError(f"turn_state.advance.candidates.{key}[{i}]: {t} is occupied")
-                candidates[b].append(sq)
-        taken = {
-            mat.parse(t, bordered, "turn_state.advance.taken")
-            for t in _list(adv.get("taken", []), "turn_state.advance.taken")
-        }
-        advanced = adv.get("advanced", False)
-        if not isinstance(advanced, bool):
-            raise NotationError("turn_state.advance.advanced: expected true or false")
-        pos.advance = AdvanceRound(owners, candidates, taken, advanced)
-        if not engine._advance_choices(pos):
-            raise NotationError("turn_state.advance: no berserker choice is waiting")
-    decider = ts.get("decider")
-    if decider is not None and _player(decider, "turn_state.decider") != pos.decider:
+        pos.advance = _parse_advance(pos, ts.get("advance"), occupied)
+    if "decider" not in ts:
+        raise NotationError("turn_state.decider: missing (the player who must act now)")
+    decider = _player(ts["decider"], "turn_state.decider")
+    if decider != pos.decider:
         raise NotationError(f"turn_state.decider: {decider} does not match the position (player {pos.decider} decides)")
+
+
+def _parse_advance(pos: Position, doc: Any, occupied: Callable[[Any, str], int]) -> AdvanceRound:
+    """The berserker round of a ``turn_state`` in phase ``advance`` (clarifications 6)."""
+    adv = _obj(doc, "turn_state.advance")
+    _keys(adv, {"owners", "candidates", "taken", "advanced"}, "turn_state.advance")
+    bordered = pos.variant.bordered
+    owners = [
+        _player(p, f"turn_state.advance.owners[{i}]")
+        for i, p in enumerate(_list(adv.get("owners"), "turn_state.advance.owners"))
+    ]
+    if not owners or len(owners) > 2 or len(set(owners)) != len(owners):
+        raise NotationError("turn_state.advance.owners: one or two different players, the one deciding first")
+    candidates: dict[int, list[int]] = {}
+    for key, squares in _obj(adv.get("candidates", {}), "turn_state.advance.candidates").items():
+        where = f"turn_state.advance.candidates[{_clip(str(key), 12)}]"
+        b = occupied(key, where)
+        if not pos.board[b].is_berserker:
+            raise NotationError(f"{where}: not a berserker")
+        found: list[int] = []
+        for i, t in enumerate(_list(squares, where)):
+            sq = mat.parse(t, bordered, f"{where}[{i}]")
+            if sq in pos.board:
+                raise NotationError(f"{where}[{i}]: {mat.name(sq)} is occupied")
+            if not mat.is_adjacent(b, sq):
+                raise NotationError(f"{where}[{i}]: {mat.name(sq)} is not adjacent to the berserker")
+            if sq in found:
+                raise NotationError(f"{where}[{i}]: {mat.name(sq)} is listed twice")
+            found.append(sq)
+        candidates[b] = found
+    taken = {
+        mat.parse(t, bordered, "turn_state.advance.taken")
+        for t in _list(adv.get("taken", []), "turn_state.advance.taken")
+    }
+    advanced = adv.get("advanced", False)
+    if not isinstance(advanced, bool):
+        raise NotationError("turn_state.advance.advanced: expected true or false")
+    pos.advance = AdvanceRound(owners, candidates, taken, advanced)
+    if not engine._advance_choices(pos):
+        raise NotationError("turn_state.advance: no berserker choice is waiting")
+    return pos.advance
 
 
 def position_from_text(text: str, cards: CardSet = CORE, what: str = "position") -> Position:
@@ -524,9 +575,9 @@ def parse_record(doc: Any, cards: CardSet = CORE) -> GameRecord:
     d = _obj(doc, "game")
     _keys(d, {"format", "version", "variant", "players", "seed", "actions", "result", "comment"}, "game")
     if d.get("format") != GAME_FORMAT:
-        raise NotationError(f"format: expected {GAME_FORMAT!r}, got {json.dumps(d.get('format'))}")
-    if d.get("version") != VERSION or isinstance(d.get("version"), bool):
-        raise NotationError(f"version: this reader understands version {VERSION}, got {json.dumps(d.get('version'))}")
+        raise NotationError(f"format: expected {GAME_FORMAT!r}, got {_show(d.get('format'))}")
+    if type(d.get("version")) is not int or d.get("version") != VERSION:
+        raise NotationError(f"version: this reader understands version {VERSION}, got {_show(d.get('version'))}")
     variant = parse_variant(d.get("variant"))
     if "players" not in d:
         raise NotationError("players: missing")
@@ -540,9 +591,7 @@ def parse_record(doc: Any, cards: CardSet = CORE) -> GameRecord:
             raise NotationError(f"{where}: missing")
         pl = _obj(players[str(p)], where)
         _keys(pl, {"name", "deck", "army"}, where)
-        name = pl.get("name", f"player {p}")
-        if not isinstance(name, str) or len(name) > 100:
-            raise NotationError(f"{where}.name: expected a string of at most 100 characters")
+        name = _text(pl.get("name", f"player {p}"), f"{where}.name", 100)
         if "deck" not in pl:
             raise NotationError(f"{where}.deck: missing")
         deck = [_card(cards, c, f"{where}.deck[{i}]") for i, c in enumerate(_list(pl["deck"], f"{where}.deck"))]
@@ -560,7 +609,7 @@ def parse_record(doc: Any, cards: CardSet = CORE) -> GameRecord:
         raise NotationError("actions: too many actions")
     for i, a in enumerate(actions):
         if not isinstance(a, str):
-            raise NotationError(f"actions[{i}]: expected a string, got {json.dumps(a)}")
+            raise NotationError(f"actions[{i}]: expected a string, got {_show(a)}")
     return GameRecord(decks, seed, variant, names, list(actions), _parse_result(d.get("result")))
 
 
@@ -587,7 +636,7 @@ def replay(record: GameRecord, cards: CardSet = CORE) -> list[Position]:
             loser = _resigned(record.result)
             if loser is None:
                 raise NotationError(
-                    f"result: the record says the game ended ({record.result.reason}) but after its actions it is still running"
+                    f"result: the record says the game ended ({_clip(record.result.reason, 60)}) but after its actions it is still running"
                 )
             engine.resign(pos, loser)
             positions.append(pos.copy())
