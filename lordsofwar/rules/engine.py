@@ -164,16 +164,14 @@ def deploy_options(pos: Position, player: int, turn: int) -> tuple[list[Action],
         return options, False
     kinds = kinds_of(pos.cards, player)
     adj_items = list(enemy_adj.items())
+    pointing = enemy_adj.get
     for c in uniq:
         k = kinds[c]
         mask = k.dirmask
-        squares = [s for s, m in adj_items if m & mask]  # 3.3 Engagement Rule
-        if k.is_support:  # 3.3 support unit next to a friend
-            if squares:
-                squares += [s for s in friend_adj if not enemy_adj.get(s, 0) & mask]
-            else:
-                squares = list(friend_adj)
-        options += map(_DEPLOY_ACTIONS[c].__getitem__, squares)
+        table = _DEPLOY_ACTIONS[c]
+        options += [table[s] for s, m in adj_items if m & mask]  # 3.3 the Engagement Rule
+        if k.is_support:  # 3.3 a support unit next to a friend (squares not counted above)
+            options += [table[s] for s in friend_adj if not pointing(s, 0) & mask]
     if options:
         return options, False
     for c in uniq:  # 3.4 forced deployment
