@@ -87,22 +87,10 @@ def _adjacent_empty(pos: Position, player: int) -> tuple[dict[int, None], dict[i
     """Empty squares next to ``player``'s units, empty squares next to enemy units (with the
     directions that point from each at an enemy), and whether any enemy unit is on the mat."""
     board = pos.board
-    bordered = pos.variant.bordered
-    friend_adj: dict[int, None] = {}
-    enemy_adj: dict[int, int] = {}
-    has_enemy = False
-    for s, u in board.items():
-        near = _MAT_NEIGHBOURS[s] if bordered else _free_neighbours(pos, s)
-        if u.owner == player:
-            for t, _ in near:
-                if t not in board:
-                    friend_adj[t] = None
-        else:
-            has_enemy = True
-            for t, bit in near:
-                if t not in board:
-                    enemy_adj[t] = enemy_adj.get(t, 0) | bit
-    return friend_adj, enemy_adj, has_enemy
+    friend_adj = {t: None for t in pos.near[player] if t not in board}
+    enemy_near = pos.near[3 - player]
+    enemy_adj = {t: m for t, m in enemy_near.items() if t not in board}
+    return friend_adj, enemy_adj, bool(enemy_near)
 
 
 class _DeployActions(dict[int, Action]):
@@ -189,12 +177,9 @@ def could_deploy(pos: Position, player: int, turn: int) -> bool:
         return mat.OPENING_SQUARE[1 if turn == 1 else 2] not in board
     if not board:
         return True
-    bordered = pos.variant.bordered
-    for s, u in board.items():  # fast path: an empty square next to an enemy unit
-        if u.owner != player:
-            for t, _ in _MAT_NEIGHBOURS[s] if bordered else _free_neighbours(pos, s):
-                if t not in board:
-                    return True
+    for t in pos.near[3 - player]:  # fast path: an empty square next to an enemy unit
+        if t not in board:
+            return True
     friend_adj, enemy_adj, has_enemy = _adjacent_empty(pos, player)
     if enemy_adj:
         return True  # some card engages, or else the deployment is forced (3.4)
@@ -238,9 +223,9 @@ def _shots(pos: Position) -> list[Action]:
     out: list[Action] = []
     board = pos.board
     player = pos.to_move
-    for s, u in board.items():
-        if u.owner == player and u.targets and can_shoot(pos, s):
-            for d in u.targets:
+    for s in pos.ranged[player]:
+        if can_shoot(pos, s):
+            for d in board[s].targets:
                 t = s + d
                 w = board.get(t)
                 if w is not None and w.owner != player:
@@ -278,6 +263,7 @@ def recallable(pos: Position, sq: int, flags: int | None = None) -> bool:
 
 
 def _reinforcements(pos: Position) -> list[Action]:
+    """7.2: draw, recall (see :func:`recallable`) or, when neither is possible, pass."""
     player = pos.to_move
     if len(pos.hands[player]) >= HAND_LIMIT:
         return [PASS]
@@ -481,8 +467,8 @@ def start_turn(pos: Position) -> None:
     pos.legal = None
     player = pos.to_move
     attackers = pos.attackers
-    for s, u in pos.board.items():
-        if u.owner == player and u.targets and s in attackers:
+    for s in pos.ranged[player]:
+        if s in attackers:
             pos.flags[s] = ENGAGED_AT_START
 
 

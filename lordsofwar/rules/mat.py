@@ -72,6 +72,22 @@ def turned(dx: int, dy: int, owner: int) -> int:
 NEIGHBOUR_DELTAS: tuple[int, ...] = tuple(delta(dx, dy) for dx, dy in DIRECTION_VECTORS.values())
 """The 8 world-frame deltas to adjacent squares."""
 
+_BACK_BIT: dict[int, int] = {d: 1 << NEIGHBOUR_DELTAS.index(-d) for d in NEIGHBOUR_DELTAS}
+
+NEIGHBOURS_BACK_ON_MAT: dict[int, tuple[tuple[int, int], ...]] = {
+    sq: tuple((sq + d, _BACK_BIT[d]) for d in NEIGHBOUR_DELTAS if sq + d in ON_MAT) for sq in ON_MAT
+}
+"""For each printed square: its on-mat neighbours, each with the direction bit pointing back."""
+
+
+def neighbours_back(sq: int, bordered: bool) -> tuple[tuple[int, int], ...]:
+    """The neighbours of ``sq`` (on the mat when bordered, within reach otherwise), each with the
+    bit of the direction that points from it back at ``sq`` (bit i: ``NEIGHBOUR_DELTAS[i]``)."""
+    if bordered:
+        return NEIGHBOURS_BACK_ON_MAT.get(sq, ())
+    return tuple((sq + d, _BACK_BIT[d]) for d in NEIGHBOUR_DELTAS if in_bounds(sq + d))
+
+
 _NEIGHBOURS_ON_MAT: dict[int, tuple[int, ...]] = {
     sq: tuple(sq + d for d in NEIGHBOUR_DELTAS if sq + d in ON_MAT) for sq in ON_MAT
 }

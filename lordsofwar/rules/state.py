@@ -220,6 +220,8 @@ class Position:
         "deploys",
         "legal",
         "attackers",
+        "near",
+        "ranged",
         "command_counts",
     )
 
@@ -256,6 +258,11 @@ class Position:
         """This turn's legal deployments (computed once, at the first need)."""
         self.legal: list[Action] | None = None
         """Cache of the legal actions at this decision point."""
+        self.near: list[dict[int, int]] = [{}, {}, {}]
+        """Per player: for every square next to that player's units, the directions (bits of
+        ``mat.NEIGHBOUR_DELTAS``) in which those units stand. Kept with the board."""
+        self.ranged: list[set[int]] = [set(), set(), set()]
+        """Per player: the squares of that player's units with a ranged weapon."""
         self.attackers: dict[int, tuple[tuple[int, int], ...]] = {}
         """The engagement map (clarifications 2.2), kept with the board: for every engaged unit's
         square, the ``(square, arrow value)`` of each enemy unit whose arrow points at it."""
@@ -288,10 +295,13 @@ class Position:
         new.deploys = self.deploys
         new.legal = self.legal
         new.attackers = dict(self.attackers)
+        new.near = [{}, dict(self.near[1]), dict(self.near[2])]
+        new.ranged = [set(), set(self.ranged[1]), set(self.ranged[2])]
         new.command_counts = list(self.command_counts)
         return new
 
-    # --- the board: every change goes through these, which keep ``attackers`` up to date ----
+    # --- the board: every change goes through these, which keep ``attackers``, ``near`` and
+    # ``ranged`` up to date -----------------------------------------------------------------
 
     def place(self, sq: int, kind: UnitKind) -> None:
         """Put a unit on an empty square."""
@@ -299,6 +309,11 @@ class Position:
         attackers = self.attackers
         board[sq] = kind
         owner = kind.owner
+        near = self.near[owner]
+        for t, bit in mat.neighbours_back(sq, self.variant.bordered):
+            near[t] = near.get(t, 0) | bit
+        if kind.targets:
+            self.ranged[owner].add(sq)
         for d, v in kind.attacks:
             t = sq + d
             w = board.get(t)
@@ -315,6 +330,15 @@ class Position:
     def remove(self, sq: int) -> UnitKind:
         """Take the unit off ``sq`` and return it."""
         kind = self.board.pop(sq)
+        near = self.near[kind.owner]
+        for t, bit in mat.neighbours_back(sq, self.variant.bordered):
+            rest = near[t] & ~bit
+            if rest:
+                near[t] = rest
+            else:
+                del near[t]
+        if kind.targets:
+            self.ranged[kind.owner].discard(sq)
         attackers = self.attackers
         attackers.pop(sq, None)
         for d, _ in kind.attacks:
