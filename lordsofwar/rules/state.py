@@ -332,9 +332,9 @@ class Position:
         kind = self.board.pop(sq)
         near = self.near[kind.owner]
         for t, bit in mat.neighbours_back(sq, self.variant.bordered):
-            rest = near[t] & ~bit
-            if rest:
-                near[t] = rest
+            mask = near[t] & ~bit
+            if mask:
+                near[t] = mask
             else:
                 del near[t]
         if kind.targets:
