@@ -137,14 +137,16 @@ def main() -> int:
     parser.add_argument("--seed", type=int, default=2026)
     args = parser.parse_args()
 
-    points = sample_decision_points(args.samples, args.seed)
     figures: dict[str, float | str] = {}
+    figures.update(random_games(args.seconds, 20, args.seed + 1))
+    # The process peak so far: the interpreter, the engine and the games (ru_maxrss only grows).
+    figures["peak_memory_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    points = sample_decision_points(args.samples, args.seed)
     figures.update(listing_times(points))
     figures.update(apply_times(points))
     del points
-    figures.update(random_games(args.seconds, 20, args.seed + 1))
     figures.update(memory(args.seed + 2))
-    figures["peak_memory_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    figures["peak_memory_with_samples_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     figures["python"] = platform.python_version()
     figures["machine"] = f"{platform.machine()} {platform.processor() or ''}".strip()
     if args.json:

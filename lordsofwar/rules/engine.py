@@ -36,7 +36,6 @@ Event = dict[str, Any]
 _NEIGHBOURS = mat.NEIGHBOUR_DELTAS
 _ON_MAT = mat.ON_MAT
 _PRINTED_SQUARES = sorted(mat.ON_MAT)
-_OPPOSITE_BIT = {d: 1 << mat.NEIGHBOUR_DELTAS.index(-d) for d in mat.NEIGHBOUR_DELTAS}
 
 
 # --- engagement (2) --------------------------------------------------------------------------
@@ -71,16 +70,6 @@ def _kind(pos: Position, card_id: str, owner: int) -> UnitKind:
 # --- deployment (1.3, 3) ---------------------------------------------------------------------
 
 _new_action = tuple.__new__
-# For each on-mat square: its on-mat neighbours, and the bit of the direction pointing back.
-_MAT_NEIGHBOURS: dict[int, tuple[tuple[int, int], ...]] = {
-    s: tuple((s + d, _OPPOSITE_BIT[d]) for d in _NEIGHBOURS if s + d in _ON_MAT) for s in _ON_MAT
-}
-
-
-def _free_neighbours(pos: Position, s: int) -> tuple[tuple[int, int], ...]:
-    if pos.variant.bordered:
-        return _MAT_NEIGHBOURS.get(s, ())
-    return tuple((s + d, _OPPOSITE_BIT[d]) for d in _NEIGHBOURS if mat.in_bounds(s + d))
 
 
 def _adjacent_empty(pos: Position, player: int) -> tuple[dict[int, None], dict[int, int], bool]:
@@ -546,13 +535,7 @@ def _deploy(pos: Position, card: str, sq: int, events: list[Event]) -> None:
     if pos.forced:
         events.append({"type": "reveal", "player": player, "hand": list(hand)})
     hand.remove(card)
-    board = pos.board
-    supported = False
-    for t, _ in _free_neighbours(pos, sq):
-        w = board.get(t)
-        if w is not None and w.owner == player:
-            supported = True
-            break
+    supported = sq in pos.near[player]  # 5.2: placed adjacent to a friendly unit
     pos.place(sq, kinds_of(pos.cards, player)[card])
     pos.flags[sq] = DEPLOYED | (SUPPORTED if supported else 0)
     pos.deploys = []

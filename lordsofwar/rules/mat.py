@@ -88,18 +88,6 @@ def neighbours_back(sq: int, bordered: bool) -> tuple[tuple[int, int], ...]:
     return tuple((sq + d, _BACK_BIT[d]) for d in NEIGHBOUR_DELTAS if in_bounds(sq + d))
 
 
-_NEIGHBOURS_ON_MAT: dict[int, tuple[int, ...]] = {
-    sq: tuple(sq + d for d in NEIGHBOUR_DELTAS if sq + d in ON_MAT) for sq in ON_MAT
-}
-
-
-def neighbours(sq: int, bordered: bool) -> tuple[int, ...]:
-    """Adjacent squares (the 8 neighbours), limited to the mat when it is bordered."""
-    if bordered:
-        return _NEIGHBOURS_ON_MAT.get(sq, ())
-    return tuple(sq + d for d in NEIGHBOUR_DELTAS)
-
-
 def in_bounds(sq: int) -> bool:
     """True for squares within the reach of the notation (|x| and |y| at most ``LIMIT``)."""
     x, y = coords(sq)
