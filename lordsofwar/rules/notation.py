@@ -23,8 +23,10 @@ from lordsofwar.rules.errors import (
     UnknownCardError,
 )
 from lordsofwar.rules.state import (
+    DEPLOYED,
     FLAG_NAMES,
     HAND_LIMIT,
+    SHOT,
     Action,
     AdvanceRound,
     Position,
@@ -40,7 +42,6 @@ MAX_TEXT = 10_000_000
 """Longest JSON text a reader accepts (characters)."""
 
 _VARIANT_DEFAULTS = Variant()
-FLAG_BITS = {label: bit for bit, label in FLAG_NAMES.items()}
 
 
 # --- small checked readers ---------------------------------------------------------------------
@@ -263,8 +264,7 @@ def turn_state_json(pos: Position) -> dict[str, Any]:
     """The state of the turn under way (documented in docs/notation.md)."""
     ts: dict[str, Any] = {"phase": pos.phase, "decider": pos.decider}
     for bit, label in FLAG_NAMES.items():
-        ts[label] = sorted((s for s, f in pos.flags.items() if f & bit), key=lambda s: s)
-        ts[label] = [mat.name(s) for s in ts[label]]
+        ts[label] = [mat.name(s) for s in sorted(s for s, f in pos.flags.items() if f & bit)]
     ts["shot_damage"] = {mat.name(s): d for s, d in sorted(pos.shot_damage.items())}
     ts["shots"] = {mat.name(s): mat.name(t) for s, t in sorted(pos.shot_target.items())}
     ts["generals_lost"] = [p for p in (1, 2) if pos.generals_lost & (1 << p)]
@@ -409,7 +409,7 @@ def _parse_turn_state(pos: Position, doc: Any) -> None:
         s = occupied(key, field("shots", key))
         t = occupied(value, field("shots", key))
         shooter, target = pos.board[s], pos.board[t]
-        if shooter.owner != pos.to_move or not shooter.targets or not pos.flags.get(s, 0) & FLAG_BITS["shot"]:
+        if shooter.owner != pos.to_move or not shooter.targets or not pos.flags.get(s, 0) & SHOT:
             raise NotationError(
                 f"{field('shots', key)}: not a ranged unit of player {pos.to_move} listed in turn_state.shot"
             )
@@ -426,7 +426,7 @@ def _parse_turn_state(pos: Position, doc: Any) -> None:
     pos.forced = bool(ts.get("forced", False))
     pos.phase = phase
     pos.in_turn = True
-    deployed = any(f & FLAG_BITS["deployed"] for f in pos.flags.values())
+    deployed = any(f & DEPLOYED for f in pos.flags.values())
     if phase == "pre" and deployed:
         raise NotationError("turn_state.phase: 'pre' but a unit was already deployed this turn")
     pos.deploys = None if phase == "pre" else []
