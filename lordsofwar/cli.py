@@ -609,6 +609,38 @@ def play_command(opponent: str, human_player: int, save: str | None, **options: 
     click.get_current_context().exit(int(code or 0))
 
 
+@cli.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="Port to listen on.")
+@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64),
+              help="Server processes (several need LOW_DATABASE_URL=postgresql://... and LOW_REDIS_URL).")
+def serve_command(host: str, port: int, workers: int) -> None:
+    """Run the web server: creates or upgrades the database, then serves the lobby and games.
+
+    The database is LOW_DATABASE_URL (default: the SQLite file data/lordsofwar.sqlite3).
+    """
+    import uvicorn
+
+    from lordsofwar.web.db import migrate
+    from lordsofwar.web.settings import Settings
+
+    settings = Settings()
+    if workers > 1 and (settings.database_url.startswith("sqlite") or not settings.redis_url):
+        raise CliError("--workers above 1 needs LOW_DATABASE_URL=postgresql://... and LOW_REDIS_URL=redis://...")
+    migrate(settings)
+    where = settings.database_url.split("@")[-1]
+    click.echo(f"Lords of War is running at http://{host}:{port}/  (database: {where}; Ctrl+C stops it)")
+    uvicorn.run(
+        "lordsofwar.web.main:app" if workers > 1 else "lordsofwar.web.main:make",
+        factory=workers == 1,
+        host=host,
+        port=port,
+        workers=workers,
+        log_level="warning",
+        ws_max_size=64 * 1024,
+    )
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """The console script ``lordsofwar``."""
     cli.main(args=argv, prog_name="lordsofwar")

@@ -849,6 +849,32 @@ def test_resignation_record_replays_to_a_finished_game(loser: int) -> None:
     assert position_to_json(final)["result"] == {"winner": 3 - loser, "reason": f"player {loser} resigned"}
 
 
+@pytest.mark.parametrize(
+    ("winner", "reason"),
+    [(2, "player 1 ran out of time"), (1, "player 2 missed the turn deadline"), (None, "draw agreed")],
+)
+def test_platform_endings_replay_to_a_finished_game(winner: int | None, reason: str) -> None:
+    record, _ = played_record(9)
+    record.actions = record.actions[:30]
+    record.result = Result(winner, reason)
+    positions = replay(parse_record(json.loads(dumps(record.to_json()))))
+    assert positions[-1].result == Result(winner, reason)
+    assert positions[-1].legal_actions() == []
+    assert not positions[-2].is_over
+
+
+@pytest.mark.parametrize(
+    ("winner", "reason"),
+    [(1, "player 1 ran out of time"), (None, "player 1 ran out of time"), (1, "draw agreed"), (2, "agreed")],
+)
+def test_platform_ending_that_does_not_fit_its_winner_is_refused(winner: int | None, reason: str) -> None:
+    record, _ = played_record(9)
+    record.actions = record.actions[:30]
+    record.result = Result(winner, reason)
+    with pytest.raises(NotationError, match="result"):
+        replay(parse_record(record.to_json()))
+
+
 def test_resignation_with_the_wrong_winner_is_refused() -> None:
     record, _ = played_record(9)
     record.actions = record.actions[:25]

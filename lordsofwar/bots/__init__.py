@@ -33,16 +33,25 @@ def _random_bot(seed: int | None) -> Bot:
     return RandomBot(seed)
 
 
-BOTS: dict[str, BotFactory] = {"random": _random_bot}
-"""The bots a user can pick by name (``lordsofwar play --opponent NAME``), each built from a seed."""
+def _greedy_bot(seed: int | None) -> Bot:
+    from lordsofwar.bots.greedy import GreedyBot
+
+    return GreedyBot(seed)
+
+
+BOTS: dict[str, BotFactory] = {"random": _random_bot, "greedy": _greedy_bot}
+"""The bots a user can pick by name (``lordsofwar play --opponent NAME``), each built from a seed:
+``random`` (uniformly random legal actions) and ``greedy`` (the action that eliminates the most
+value this turn, see :mod:`lordsofwar.bots.greedy`), weakest first."""
 
 
 def make_bot(name: str, seed: int | None = None) -> Bot:
-    """The bot called ``name``; an unknown name raises ``ValueError`` listing the known ones."""
+    """The bot called ``name``; an unknown name raises ``ValueError`` listing the known ones
+    (in the order of :data:`BOTS`, weakest first)."""
     try:
         factory = BOTS[name]
     except KeyError:
-        raise ValueError(f"unknown bot {name!r} (known: {', '.join(sorted(BOTS))})") from None
+        raise ValueError(f"unknown bot {name!r} (known: {', '.join(BOTS)})") from None
     return factory(seed)
 
 

@@ -698,6 +698,54 @@ def resign(pos: Position, player: int) -> list[Event]:
     return events
 
 
+PLATFORM_ENDINGS = {
+    "time": ("player {p} ran out of time", "timeout"),
+    "deadline": ("player {p} missed the turn deadline", "timeout"),
+}
+"""Endings decided by a platform rather than the rules (clarifications 8.3: resigning is always
+allowed; draws by agreement and clocks are platform features): a reason template and event type."""
+
+
+def end_by_platform(pos: Position, how: str, player: int | None) -> list[Event]:
+    """End the game off the board: ``how`` is ``"time"`` or ``"deadline"`` (``player`` loses) or
+    ``"agreed"`` (a draw both players agreed to; ``player`` is None)."""
+    if pos.result is not None:
+        raise IllegalActionError("the game is already over")
+    if how == "agreed":
+        events: list[Event] = [{"type": "draw_agreed"}]
+        _finish(pos, Result(None, "draw agreed"), events)
+        return events
+    if how not in PLATFORM_ENDINGS or player not in (1, 2):
+        raise InvalidActionError(f"unknown platform ending {how!r} for player {player!r}")
+    reason, kind = PLATFORM_ENDINGS[how]
+    events = [{"type": kind, "player": player}]
+    _finish(pos, Result(3 - player, reason.format(p=player)), events)
+    return events
+
+
+def early_ending(result: Result) -> tuple[str, int | None] | None:
+    """How a record's result ended the game off the board: ``("resign", p)``, ``("time", p)``,
+    ``("deadline", p)``, ``("agreed", None)``, or None when the actions must reach the result."""
+    if result.winner is None:
+        return ("agreed", None) if result.reason == "draw agreed" else None
+    loser = 3 - result.winner
+    if result.reason == f"player {loser} resigned":
+        return ("resign", loser)
+    for how, (reason, _kind) in PLATFORM_ENDINGS.items():
+        if result.reason == reason.format(p=loser):
+            return (how, loser)
+    return None
+
+
+def end_early(pos: Position, ending: tuple[str, int | None]) -> list[Event]:
+    """Apply an ending found by :func:`early_ending`."""
+    how, player = ending
+    if how == "resign":
+        assert player is not None
+        return resign(pos, player)
+    return end_by_platform(pos, how, player)
+
+
 # --- why an action is illegal ------------------------------------------------------------------
 
 

@@ -616,8 +616,10 @@ def parse_record(doc: Any, cards: CardSet = CORE) -> GameRecord:
 def replay(record: GameRecord, cards: CardSet = CORE) -> list[Position]:
     """Every position of the game, the opening first; checks each action and the result.
 
-    A resignation is stored only in ``result`` (reason ``"player N resigned"``), so a record
-    whose actions end before the game does is accepted when its result is a resignation.
+    Endings off the board are stored only in ``result``: ``"player N resigned"``, ``"player N ran
+    out of time"``, ``"player N missed the turn deadline"`` (the other player winning) and
+    ``"draw agreed"`` (no winner); a record whose actions end before the game does is accepted
+    with one of these results, which replay applies after the last action.
     """
     pos = record.start(cards)
     positions = [pos.copy()]
@@ -633,26 +635,18 @@ def replay(record: GameRecord, cards: CardSet = CORE) -> list[Position]:
         )
     if record.result is not None:
         if pos.result is None:
-            loser = _resigned(record.result)
-            if loser is None:
+            ending = engine.early_ending(record.result)
+            if ending is None:
                 raise NotationError(
                     f"result: the record says the game ended ({_clip(record.result.reason, 60)}) but after its actions it is still running"
                 )
-            engine.resign(pos, loser)
+            engine.end_early(pos, ending)
             positions.append(pos.copy())
         elif pos.result.winner != record.result.winner:
             raise NotationError(
                 f"result: the record names winner {record.result.winner}, the replay ends with {pos.result.winner} ({pos.result.reason})"
             )
     return positions
-
-
-def _resigned(result: Result) -> int | None:
-    reason = result.reason
-    for p in (1, 2):
-        if reason == f"player {p} resigned" and result.winner == 3 - p:
-            return p
-    return None
 
 
 def record_from_text(text: str, cards: CardSet = CORE, what: str = "game") -> GameRecord:

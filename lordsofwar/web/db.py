@@ -1,0 +1,56 @@
+"""Database engine, sessions and migrations."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import event
+from sqlalchemy.engine import Engine
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
+
+from lordsofwar.web.settings import Settings
+
+HERE = Path(__file__).parent
+
+
+def alembic_config(settings: Settings) -> Config:
+    cfg = Config(str(HERE / "alembic.ini"))
+    cfg.set_main_option("script_location", str(HERE / "migrations"))
+    cfg.set_main_option("sqlalchemy.url", settings.sync_url().replace("%", "%%"))
+    return cfg
+
+
+def migrate(settings: Settings) -> None:
+    """Create or upgrade the schema to the newest revision (idempotent)."""
+    url = settings.sync_url()
+    if url.startswith("sqlite:///") and not url.startswith("sqlite:///:memory:"):
+        Path(url.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
+    command.upgrade(alembic_config(settings), "head")
+
+
+def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+    cur = dbapi_connection.cursor()
+    cur.execute("PRAGMA journal_mode=WAL")
+    cur.execute("PRAGMA synchronous=NORMAL")
+    cur.execute("PRAGMA busy_timeout=10000")
+    cur.execute("PRAGMA foreign_keys=ON")
+    cur.close()
+
+
+def make_engine(settings: Settings) -> AsyncEngine:
+    url = settings.async_url()
+    if url.startswith("sqlite"):
+        engine = create_async_engine(url)
+        event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
+    else:
+        engine = create_async_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
+    return engine
+
+
+def make_sessionmaker(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
+    return async_sessionmaker(engine, expire_on_commit=False)
+
+
+__all__ = ["Engine", "make_engine", "make_sessionmaker", "migrate"]

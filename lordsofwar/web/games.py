@@ -1,0 +1,561 @@
+"""Games on the server: the options of a new game, the live position of each game, clocks,
+actions, resignations, draw offers, timeouts and bot turns.
+
+A game row keeps the deal (decks, seed, variant) and the list of actions; the position is
+rebuilt from them with the rules engine and cached per process. Every change is written with a
+version check (``UPDATE ... WHERE version = old``), so two tabs or two server processes can
+never both apply an action to the same version of a game.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy import select, update
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from lordsofwar.bots import BOTS, make_bot
+from lordsofwar.rules import engine, notation
+from lordsofwar.rules.cards import CORE, CORE_ARMIES, CardSet
+from lordsofwar.rules.errors import LordsOfWarError
+from lordsofwar.rules.state import Position, Result, Variant
+from lordsofwar.web.models import Game, User, utcnow
+from lordsofwar.web.settings import Settings
+
+log = logging.getLogger("lordsofwar.web")
+
+Army = Literal["orcs", "dwarves", "elves", "lizardmen", "templars", "undead", "random"]
+LENGTHS = {"15/3": (15, 3), "20/4": (20, 4), "25/5": (25, 5)}
+ACTION_MAX = 100
+BOT_NAMES = {"random": "Random bot", "greedy": "Greedy bot"}
+
+
+class GameOptions(BaseModel):
+    """Everything an invitation fixes (Yucata's invitation options plus the time control)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    rules: Literal["basic", "intermediate"] = "intermediate"
+    hands: Literal["hidden", "visible"] = "hidden"
+    mat: Literal["bordered", "unbordered"] = "bordered"
+    length: Literal["15/3", "20/4", "25/5"] = "20/4"
+    creator_army: Army = "random"
+    opponent_army: Army = "random"
+    custom_decks: bool = False
+    custom_armies: list[Literal["orcs", "dwarves", "elves", "lizardmen", "templars", "undead"]] = Field(
+        default_factory=lambda: list(CORE_ARMIES), max_length=6
+    )
+    mode: Literal["live", "turn"] = "live"
+    minutes: int = Field(10, ge=1, le=180)
+    increment: int = Field(10, ge=0, le=180)
+    days: int = Field(3, ge=1, le=7)
+    creator_side: Literal["1", "2", "random"] = "random"
+    public: bool = True
+
+    def variant(self) -> Variant:
+        units, commands = LENGTHS[self.length]
+        return Variant(
+            rules=self.rules, hands=self.hands, mat=self.mat, units_to_win=units, commands_to_win=commands
+        )
+
+    def summary(self) -> str:
+        clock = f"{self.minutes}+{self.increment}" if self.mode == "live" else f"{self.days} day{'s' * (self.days > 1)}/turn"
+        parts = [self.rules, f"{self.hands} hands", self.mat, self.length, clock]
+        if self.custom_decks:
+            parts.append("custom decks: " + ", ".join(self.custom_armies))
+        return " · ".join(parts)
+
+
+class GameError(Exception):
+    """A request about a game that is refused; nothing changed."""
+
+    def __init__(self, message: str, status: int = 409):
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass
+class Runtime:
+    """A game as this process knows it: the row's fields, the position and the log."""
+
+    game: Game
+    pos: Position
+    log: list[dict[str, Any]]
+    names: dict[int, str]
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    @property
+    def version(self) -> int:
+        return self.game.version
+
+    def seat_of(self, user_id: int | None) -> int | None:
+        if user_id is None:
+            return None
+        if self.game.player1_id == user_id:
+            return 1
+        if self.game.player2_id == user_id:
+            return 2
+        return None
+
+    def bot_of(self, seat: int) -> str | None:
+        return self.game.bot1 if seat == 1 else self.game.bot2
+
+
+def _ms(delta: timedelta) -> int:
+    return int(delta.total_seconds() * 1000)
+
+
+def _iso(t: datetime | None) -> str | None:
+    return None if t is None else t.isoformat().replace("+00:00", "Z")
+
+
+def build(game: Game, names: dict[int, str], cards: CardSet = CORE) -> Runtime:
+    """Rebuild the position and log of a stored game with the rules engine."""
+    pos = notation.deal(game.decks, game.seed, notation.parse_variant(game.variant), cards, game.armies)
+    entries: list[dict[str, Any]] = []
+    for i, text in enumerate(game.actions):
+        player, turn = pos.decider, pos.turn
+        events = pos.push(notation.parse_action(text, pos))
+        entries.append({"n": i + 1, "turn": turn, "player": player, "action": text, "events": events})
+    if game.status == "over" and pos.result is None and game.reason is not None:
+        ending = engine.early_ending(Result(game.winner, game.reason))
+        if ending is not None:
+            events = engine.end_early(pos, ending)
+            entries.append({"n": len(entries) + 1, "turn": pos.turn, "player": ending[1], "action": None, "events": events})
+    return Runtime(game, pos, entries, names)
+
+
+def hide_hand(doc: dict[str, Any], player: int) -> None:
+    hand = doc["players"][str(player)]["hand"]
+    doc["players"][str(player)]["hand"] = [None] * len(hand)
+
+
+def view_doc(rt: Runtime, seat: int | None) -> dict[str, Any]:
+    """What ``seat`` (None: a spectator) may see of the position (clarifications 9.2)."""
+    pos = rt.pos
+    doc = notation.view_json(pos, seat or 1)
+    if seat is None and pos.variant.hands == "hidden" and pos.result is None:
+        hide_hand(doc, 1)
+    return doc
+
+
+def game_meta(rt: Runtime, seat: int | None, now: datetime | None = None) -> dict[str, Any]:
+    g = rt.game
+    now = now or utcnow()
+    running = g.status == "running"
+    waiting = g.waiting_for if running else None
+    clocks = {"1": g.clock1_ms, "2": g.clock2_ms}
+    if g.mode == "live" and waiting is not None:
+        clocks[str(waiting)] = max(0, clocks[str(waiting)] - _ms(now - g.since))
+    tc: dict[str, Any] = (
+        {"mode": "live", "initial_s": g.initial_ms // 1000, "increment_s": g.increment_ms // 1000}
+        if g.mode == "live"
+        else {"mode": "turn", "days": g.turn_ms // 86_400_000}
+    )
+    return {
+        "id": g.id,
+        "version": g.version,
+        "status": g.status,
+        "public": g.public,
+        "you": seat,
+        "players": {str(p): {"name": rt.names[p], "bot": rt.bot_of(p)} for p in (1, 2)},
+        "time_control": tc,
+        "clocks": clocks if g.mode == "live" else None,
+        "clock_running": waiting,
+        "deadline": _iso(g.deadline_at) if running else None,
+        "server_time": _iso(now),
+        "draw_offer": g.draw_offer,
+        "result": None if g.status != "over" else {"winner": g.winner, "reason": g.reason},
+    }
+
+
+def legal_for(rt: Runtime, seat: int | None) -> list[str]:
+    pos = rt.pos
+    if seat is None or rt.game.status != "running" or pos.result is not None or pos.decider != seat:
+        return []
+    return sorted(str(a) for a in pos.legal_actions())
+
+
+def state_doc(rt: Runtime, seat: int | None) -> dict[str, Any]:
+    return {"game": game_meta(rt, seat), "view": view_doc(rt, seat), "legal": legal_for(rt, seat), "log": rt.log}
+
+
+def update_doc(rt: Runtime, seat: int | None, entries: list[dict[str, Any]]) -> dict[str, Any]:
+    return {
+        "type": "update",
+        "game": game_meta(rt, seat),
+        "view": view_doc(rt, seat),
+        "legal": legal_for(rt, seat),
+        "log": entries,
+    }
+
+
+def record_doc(rt: Runtime) -> dict[str, Any]:
+    g = rt.game
+    record = notation.GameRecord(
+        [list(d) for d in g.decks],
+        g.seed,
+        notation.parse_variant(g.variant),
+        [rt.names[1], rt.names[2]],
+        list(g.actions),
+        None if g.status != "over" else Result(g.winner, g.reason or ""),
+    )
+    return record.to_json()
+
+
+Listener = Callable[[Runtime, list[dict[str, Any]]], Awaitable[None]]
+
+
+class GameService:
+    """Owns the runtimes of this process and every change to a game."""
+
+    def __init__(self, settings: Settings, sessions: async_sessionmaker[AsyncSession], cards: CardSet = CORE):
+        self.settings = settings
+        self.sessions = sessions
+        self.cards = cards
+        self.runtimes: dict[int, Runtime] = {}
+        self.listeners: list[Listener] = []
+        self.tasks: set[asyncio.Task[None]] = set()
+        self._load_locks: dict[int, asyncio.Lock] = {}
+
+    # --- loading ---------------------------------------------------------------------------------
+
+    async def runtime(self, game_id: int) -> Runtime:
+        rt = self.runtimes.get(game_id)
+        if rt is not None:
+            return rt
+        lock = self._load_locks.setdefault(game_id, asyncio.Lock())
+        async with lock:
+            rt = self.runtimes.get(game_id)
+            if rt is None:
+                rt = await self._load(game_id)
+                self.runtimes[game_id] = rt
+        return rt
+
+    async def _load(self, game_id: int) -> Runtime:
+        async with self.sessions() as db:
+            game = await db.get(Game, game_id)
+            if game is None:
+                raise GameError(f"there is no game {game_id}", 404)
+            names = {1: await self._name(db, game.player1_id, game.bot1), 2: await self._name(db, game.player2_id, game.bot2)}
+        return build(game, names, self.cards)
+
+    async def reload(self, game_id: int) -> Runtime:
+        """Forget this process's copy (another process changed the game) and read it again."""
+        self.runtimes.pop(game_id, None)
+        return await self.runtime(game_id)
+
+    @staticmethod
+    async def _name(db: AsyncSession, user_id: int | None, bot: str | None) -> str:
+        if bot is not None:
+            return BOT_NAMES.get(bot, f"{bot} bot")
+        if user_id is None:
+            return "?"
+        user = await db.get(User, user_id)
+        return user.name if user else "?"
+
+    # --- creating ---------------------------------------------------------------------------------
+
+    async def create(
+        self,
+        db: AsyncSession,
+        options: GameOptions,
+        creator: User,
+        opponent: User | None,
+        bot: str | None = None,
+    ) -> Game:
+        """A new running game between ``creator`` and ``opponent`` (or a bot), added to ``db``."""
+        if bot is not None and bot not in BOTS:
+            raise GameError(f"unknown bot {bot!r} (known: {', '.join(sorted(BOTS))})", 400)
+        side = int(options.creator_side) if options.creator_side != "random" else 1 + secrets.randbelow(2)
+        armies = [options.creator_army, options.opponent_army]
+        armies = [a if a != "random" else secrets.choice(CORE_ARMIES) for a in armies]
+        if side == 2:
+            armies.reverse()
+        seats: list[int | None] = [creator.id, opponent.id if opponent else None]
+        bots: list[str | None] = [None, bot]
+        if side == 2:
+            seats.reverse()
+            bots.reverse()
+        variant = options.variant()
+        now = utcnow()
+        initial = options.minutes * 60_000
+        game = Game(
+            player1_id=seats[0],
+            player2_id=seats[1],
+            bot1=bots[0],
+            bot2=bots[1],
+            public=options.public,
+            variant=variant.to_json(),
+            decks=[self.cards.standard_deck(a) for a in armies],
+            armies=armies,
+            seed=secrets.randbelow(2**63),
+            actions=[],
+            version=0,
+            status="running",
+            waiting_for=1,
+            mode=options.mode,
+            initial_ms=initial if options.mode == "live" else 0,
+            increment_ms=options.increment * 1000 if options.mode == "live" else 0,
+            turn_ms=options.days * 86_400_000 if options.mode == "turn" else 0,
+            clock1_ms=initial if options.mode == "live" else 0,
+            clock2_ms=initial if options.mode == "live" else 0,
+            since=now,
+            created_at=now,
+        )
+        game.deadline_at = now + timedelta(milliseconds=initial if options.mode == "live" else game.turn_ms)
+        db.add(game)
+        await db.flush()
+        return game
+
+    def started(self, game: Game) -> None:
+        """Call after the new game is committed: a bot that moves first starts thinking."""
+        self.schedule_bot(game.id)
+
+    # --- changes ----------------------------------------------------------------------------------
+
+    async def act(self, game_id: int, user_id: int, text: Any, version: Any) -> Runtime:
+        """Apply one action of ``user_id``'s; GameError (nothing changed) when it is refused."""
+        if not isinstance(text, str):
+            raise GameError("action: expected a string such as 'deploy orcs:07 d3'", 400)
+        if len(text) > ACTION_MAX:
+            raise GameError(f"action: {len(text)} characters, at most {ACTION_MAX}", 413)
+        if type(version) is not int:
+            raise GameError("version: expected the integer version of the game you saw", 400)
+        rt = await self.runtime(game_id)
+        async with rt.lock:
+            seat = self._seat(rt, user_id)
+            return await self._apply(rt, seat, text, version)
+
+    async def _apply(self, rt: Runtime, seat: int, text: str, version: int) -> Runtime:
+        g, pos = rt.game, rt.pos
+        if g.status != "running":
+            raise GameError(f"the game is over ({g.reason})")
+        if version != g.version:
+            raise GameError(
+                f"stale request: you acted on version {version} but the game is at version {g.version}; your board is refreshed"
+            )
+        if pos.decider != seat:
+            raise GameError(f"it is not your turn: {rt.names[pos.decider]} must act now")
+        now = utcnow()
+        if await self._expire(rt, now):
+            raise GameError(f"too late: {rt.game.reason}")
+        try:
+            action = notation.parse_action(text, pos)
+        except LordsOfWarError as exc:
+            raise GameError(str(exc), 400) from None
+        if not engine.is_legal(pos, action):
+            raise GameError(engine.explain_illegal(pos, action), 400)
+        new = pos.copy()
+        turn = pos.turn
+        events = new.push(action)
+        entry = {"n": len(g.actions) + 1, "turn": turn, "player": seat, "action": str(action), "events": events}
+        values = self._clock_after(rt, seat, new, now)
+        values["actions"] = [*g.actions, str(action)]
+        if g.draw_offer is not None and g.draw_offer != seat:
+            values["draw_offer"] = None  # acting instead of answering declines the offer
+        await self._commit(rt, new, values, [entry])
+        return rt
+
+    def _clock_after(self, rt: Runtime, seat: int, new: Position, now: datetime) -> dict[str, Any]:
+        g, pos = rt.game, rt.pos
+        values: dict[str, Any] = {}
+        if g.mode == "live":
+            key = f"clock{seat}_ms"
+            left = getattr(g, key) - _ms(now - g.since)
+            if new.turn != pos.turn and new.result is None:
+                left += g.increment_ms
+            values[key] = left
+            values["since"] = now
+        elif new.decider != pos.decider or new.turn != pos.turn:
+            values["since"] = now
+        return values
+
+    def _finish_values(self, new: Position, now: datetime) -> dict[str, Any]:
+        assert new.result is not None
+        return {
+            "status": "over",
+            "winner": new.result.winner,
+            "reason": new.result.reason,
+            "waiting_for": None,
+            "deadline_at": None,
+            "draw_offer": None,
+            "ended_at": now,
+        }
+
+    async def _commit(self, rt: Runtime, new: Position, values: dict[str, Any], entries: list[dict[str, Any]]) -> None:
+        g = rt.game
+        now = values.get("since") or utcnow()
+        if new.result is not None:
+            values.update(self._finish_values(new, now))
+        else:
+            values["waiting_for"] = new.decider
+            since = values.get("since", g.since)
+            if g.mode == "live":
+                left = values.get(f"clock{new.decider}_ms", getattr(g, f"clock{new.decider}_ms"))
+                values["deadline_at"] = since + timedelta(milliseconds=left)
+            else:
+                values["deadline_at"] = since + timedelta(milliseconds=g.turn_ms)
+        values["version"] = g.version + 1
+        async with self.sessions() as db:
+            result = await db.execute(
+                update(Game).where(Game.id == g.id, Game.version == g.version).values(**values)
+            )
+            if result.rowcount != 1:  # type: ignore[attr-defined]
+                await db.rollback()
+                self.runtimes.pop(g.id, None)
+                raise GameError("the game changed meanwhile (another tab or server); your board is refreshed")
+            await db.commit()
+        for key, value in values.items():
+            setattr(g, key, value)
+        rt.pos = new
+        rt.log.extend(entries)
+        await self._notify(rt, entries)
+        if new.result is None:
+            self.schedule_bot(g.id)
+
+    async def _notify(self, rt: Runtime, entries: list[dict[str, Any]]) -> None:
+        for listener in self.listeners:
+            try:
+                await listener(rt, entries)
+            except Exception:  # a listener's fault must not undo a committed change
+                log.exception("game listener failed")
+
+    def _seat(self, rt: Runtime, user_id: int) -> int:
+        seat = rt.seat_of(user_id)
+        if seat is None:
+            raise GameError("you are not playing in this game", 403)
+        return seat
+
+    async def resign(self, game_id: int, user_id: int) -> Runtime:
+        rt = await self.runtime(game_id)
+        async with rt.lock:
+            seat = self._seat(rt, user_id)
+            await self._end(rt, ("resign", seat), seat)
+        return rt
+
+    async def draw(self, game_id: int, user_id: int, op: Any) -> Runtime:
+        rt = await self.runtime(game_id)
+        async with rt.lock:
+            seat = self._seat(rt, user_id)
+            g = rt.game
+            if g.status != "running":
+                raise GameError(f"the game is over ({g.reason})")
+            if op == "offer":
+                if g.draw_offer == seat:
+                    raise GameError("you have already offered a draw")
+                if g.draw_offer == 3 - seat:
+                    await self._end(rt, ("agreed", None), seat)
+                elif rt.bot_of(3 - seat) is not None:
+                    raise GameError("bots do not accept draws; play on or resign")
+                else:
+                    await self._commit(rt, rt.pos, {"draw_offer": seat}, [])
+            elif op in ("accept", "decline"):
+                if g.draw_offer != 3 - seat:
+                    raise GameError("there is no draw offer to answer")
+                if op == "accept":
+                    await self._end(rt, ("agreed", None), seat)
+                else:
+                    await self._commit(rt, rt.pos, {"draw_offer": None}, [])
+            else:
+                raise GameError("op: expected 'offer', 'accept' or 'decline'", 400)
+        return rt
+
+    async def _end(self, rt: Runtime, ending: tuple[str, int | None], by: int | None, now: datetime | None = None) -> None:
+        if rt.game.status != "running":
+            raise GameError(f"the game is over ({rt.game.reason})")
+        new = rt.pos.copy()
+        events = engine.end_early(new, ending)
+        entry = {"n": len(rt.log) + 1, "turn": new.turn, "player": by, "action": None, "events": events}
+        await self._commit(rt, new, {"since": now or utcnow()}, [entry])
+
+    async def _expire(self, rt: Runtime, now: datetime) -> bool:
+        """End the game when the player who must act is out of time; True if it ended."""
+        g = rt.game
+        if g.status != "running" or g.deadline_at is None or now < g.deadline_at or g.waiting_for is None:
+            return False
+        if rt.bot_of(g.waiting_for) is not None:
+            return False  # a bot is never out of time: it answers as soon as it runs
+        loser = g.waiting_for
+        await self._end(rt, ("time" if g.mode == "live" else "deadline", loser), loser, now)
+        return True
+
+    async def sweep(self) -> int:
+        """End every running game whose player to act ran out of time; the number ended."""
+        now = utcnow()
+        async with self.sessions() as db:
+            ids = list(
+                await db.scalars(
+                    select(Game.id).where(Game.status == "running", Game.deadline_at <= now).limit(500)
+                )
+            )
+        ended = 0
+        for game_id in ids:
+            try:
+                rt = await self.runtime(game_id)
+                async with rt.lock:
+                    if await self._expire(rt, utcnow()):
+                        ended += 1
+            except GameError:
+                continue
+        return ended
+
+    async def resume_bots(self) -> None:
+        """After a restart: every running game waiting for a bot gets its bot going again."""
+        async with self.sessions() as db:
+            rows = await db.execute(
+                select(Game.id, Game.waiting_for, Game.bot1, Game.bot2).where(
+                    Game.status == "running", (Game.bot1.is_not(None)) | (Game.bot2.is_not(None))
+                )
+            )
+            for game_id, waiting, bot1, bot2 in rows:
+                if (waiting == 1 and bot1) or (waiting == 2 and bot2):
+                    self.schedule_bot(game_id)
+
+    # --- bots -----------------------------------------------------------------------------------
+
+    def schedule_bot(self, game_id: int) -> None:
+        rt = self.runtimes.get(game_id)
+        if rt is not None and (rt.game.status != "running" or rt.bot_of(rt.pos.decider) is None):
+            return
+        task = asyncio.get_running_loop().create_task(self._bot_turn(game_id))
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def _bot_turn(self, game_id: int) -> None:
+        """The bot to act chooses from its own view (it never sees hidden cards) and acts."""
+        try:
+            if self.settings.bot_delay > 0:
+                await asyncio.sleep(self.settings.bot_delay)
+            rt = await self.runtime(game_id)
+            if rt.game.status != "running":
+                return
+            seat = rt.pos.decider
+            name = rt.bot_of(seat)
+            if name is None:
+                return
+            version = rt.game.version
+            view = notation.view(rt.pos, seat)
+            bot = make_bot(name, rt.game.seed ^ (version * 7919 + seat))
+            action = await asyncio.to_thread(bot.choose, view)
+            async with rt.lock:
+                if rt.game.version != version or rt.game.status != "running":
+                    return
+                await self._apply(rt, seat, str(action), version)
+        except GameError as exc:
+            log.warning("bot turn in game %s refused: %s", game_id, exc)
+        except Exception:
+            log.exception("bot turn in game %s failed", game_id)
+
+    async def close(self) -> None:
+        for task in list(self.tasks):
+            task.cancel()
+        if self.tasks:
+            await asyncio.gather(*self.tasks, return_exceptions=True)

@@ -1,0 +1,144 @@
+"""Live updates: the WebSocket connections of each game, and (with Redis) across processes.
+
+After every committed change the game service calls :meth:`Hub.changed`; each connection gets
+an ``update`` built for its own seat (players their view, spectators a view with both hidden
+hands hidden). With ``LOW_REDIS_URL`` set, every process also publishes the change on Redis;
+the other processes drop their cached copy of that game, reload it from the database and send
+their own connections a fresh ``state``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from starlette.websockets import WebSocket, WebSocketState
+
+from lordsofwar.web.games import GameService, Runtime, state_doc, update_doc
+
+if TYPE_CHECKING:
+    from redis.asyncio import Redis
+
+log = logging.getLogger("lordsofwar.web")
+CHANNEL = "lordsofwar:games"
+
+
+@dataclass(eq=False)
+class Connection:
+    ws: WebSocket
+    game_id: int
+    seat: int | None
+    user_id: int | None
+    send_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    async def send(self, doc: dict[str, Any] | str) -> bool:
+        text = doc if isinstance(doc, str) else json.dumps(doc, separators=(",", ":"))
+        try:
+            async with self.send_lock:
+                if self.ws.client_state != WebSocketState.CONNECTED:
+                    return False
+                await self.ws.send_text(text)
+            return True
+        except Exception:
+            return False
+
+
+class Hub:
+    def __init__(self, service: GameService, redis_url: str | None = None):
+        self.service = service
+        self.games: dict[int, set[Connection]] = {}
+        self.redis_url = redis_url
+        self.redis: Redis | None = None
+        self.origin = f"{os.getpid()}-{id(self)}"
+        self._listener: asyncio.Task[None] | None = None
+        service.listeners.append(self.changed)
+
+    def join(self, conn: Connection) -> None:
+        self.games.setdefault(conn.game_id, set()).add(conn)
+
+    def leave(self, conn: Connection) -> None:
+        conns = self.games.get(conn.game_id)
+        if conns is not None:
+            conns.discard(conn)
+            if not conns:
+                del self.games[conn.game_id]
+
+    def watchers(self, game_id: int) -> int:
+        return len(self.games.get(game_id, ()))
+
+    async def changed(self, rt: Runtime, entries: list[dict[str, Any]]) -> None:
+        await self.push_update(rt, entries)
+        if self.redis is not None:
+            message = json.dumps({"game": rt.game.id, "version": rt.game.version, "origin": self.origin})
+            try:
+                await self.redis.publish(CHANNEL, message)
+            except Exception:
+                log.exception("publishing a game change on Redis failed")
+
+    async def push_update(self, rt: Runtime, entries: list[dict[str, Any]]) -> None:
+        conns = list(self.games.get(rt.game.id, ()))
+        if not conns:
+            return
+        texts: dict[int | None, str] = {}
+        for conn in conns:
+            if conn.seat not in texts:
+                texts[conn.seat] = json.dumps(update_doc(rt, conn.seat, entries), separators=(",", ":"))
+        await asyncio.gather(*(conn.send(texts[conn.seat]) for conn in conns))
+
+    async def push_state(self, rt: Runtime) -> None:
+        conns = list(self.games.get(rt.game.id, ()))
+        texts: dict[int | None, str] = {}
+        for conn in conns:
+            if conn.seat not in texts:
+                texts[conn.seat] = json.dumps({"type": "state", **state_doc(rt, conn.seat)}, separators=(",", ":"))
+        await asyncio.gather(*(conn.send(texts[conn.seat]) for conn in conns))
+
+    # --- several processes --------------------------------------------------------------------
+
+    async def start(self) -> None:
+        if not self.redis_url:
+            return
+        from redis.asyncio import Redis
+
+        self.redis = Redis.from_url(self.redis_url)
+        await self.redis.ping()
+        self._listener = asyncio.get_running_loop().create_task(self._listen())
+
+    async def _listen(self) -> None:
+        assert self.redis is not None
+        pubsub = self.redis.pubsub()
+        await pubsub.subscribe(CHANNEL)
+        try:
+            async for message in pubsub.listen():
+                if message.get("type") != "message":
+                    continue
+                try:
+                    doc = json.loads(message["data"])
+                    if doc.get("origin") == self.origin:
+                        continue
+                    game_id = int(doc["game"])
+                    cached = self.service.runtimes.get(game_id)
+                    if cached is not None and cached.game.version >= int(doc["version"]):
+                        continue
+                    if cached is None and game_id not in self.games:
+                        continue
+                    rt = await self.service.reload(game_id)
+                    await self.push_state(rt)
+                except Exception:
+                    log.exception("a game change from Redis could not be applied")
+        finally:
+            with contextlib.suppress(Exception):
+                await pubsub.unsubscribe(CHANNEL)
+
+    async def close(self) -> None:
+        if self._listener is not None:
+            self._listener.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._listener
+        if self.redis is not None:
+            await self.redis.aclose()

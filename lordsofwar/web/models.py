@@ -1,0 +1,109 @@
+"""Database tables (SQLAlchemy 2). The schema is created and upgraded by Alembic (migrations/)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import JSON, BigInteger, Boolean, DateTime, ForeignKey, Index, Integer, String
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.types import TypeDecorator
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class UTCDateTime(TypeDecorator[datetime]):
+    """Timezone-aware UTC datetimes on every backend (SQLite stores naive values)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Any) -> datetime | None:
+        if value is not None and value.tzinfo is None:
+            raise ValueError("naive datetime")
+        return value
+
+    def process_result_value(self, value: datetime | None, dialect: Any) -> datetime | None:
+        if value is not None and value.tzinfo is None:
+            value = value.replace(tzinfo=UTC)
+        return value
+
+
+class Base(DeclarativeBase):
+    pass
+
+
+class User(Base):
+    __tablename__ = "users"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(24))
+    name_key: Mapped[str] = mapped_column(String(24), unique=True)
+    password_hash: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class AuthSession(Base):
+    __tablename__ = "sessions"
+
+    token_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class LoginFailure(Base):
+    __tablename__ = "login_failures"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    key: Mapped[str] = mapped_column(String(120), index=True)
+    at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class Invitation(Base):
+    __tablename__ = "invitations"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    creator_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    opponent_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    status: Mapped[str] = mapped_column(String(12), default="open", index=True)
+    options: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id"))
+
+
+class Game(Base):
+    __tablename__ = "games"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    player1_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"), index=True)
+    player2_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"), index=True)
+    bot1: Mapped[str | None] = mapped_column(String(20))
+    bot2: Mapped[str | None] = mapped_column(String(20))
+    public: Mapped[bool] = mapped_column(Boolean, default=True)
+    variant: Mapped[dict[str, Any]] = mapped_column(JSON)
+    decks: Mapped[list[list[str]]] = mapped_column(JSON)
+    armies: Mapped[list[str]] = mapped_column(JSON)
+    seed: Mapped[int] = mapped_column(BigInteger)
+    actions: Mapped[list[str]] = mapped_column(JSON, default=list)
+    version: Mapped[int] = mapped_column(Integer, default=0)
+    status: Mapped[str] = mapped_column(String(10), default="running", index=True)
+    waiting_for: Mapped[int | None] = mapped_column(Integer)
+    winner: Mapped[int | None] = mapped_column(Integer)
+    reason: Mapped[str | None] = mapped_column(String(200))
+    mode: Mapped[str] = mapped_column(String(8))
+    initial_ms: Mapped[int] = mapped_column(BigInteger, default=0)
+    increment_ms: Mapped[int] = mapped_column(BigInteger, default=0)
+    turn_ms: Mapped[int] = mapped_column(BigInteger, default=0)
+    clock1_ms: Mapped[int] = mapped_column(BigInteger, default=0)
+    clock2_ms: Mapped[int] = mapped_column(BigInteger, default=0)
+    since: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    deadline_at: Mapped[datetime | None] = mapped_column(UTCDateTime(), index=True)
+    draw_offer: Mapped[int | None] = mapped_column(Integer)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+
+Index("ix_games_status_deadline", Game.status, Game.deadline_at)

@@ -1,0 +1,55 @@
+"""Server settings, read from the environment (``LOW_*``)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+
+def _flag(name: str, default: bool) -> bool:
+    value = os.environ.get(name)
+    if value is None:
+        return default
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def default_database_url() -> str:
+    data = Path(os.environ.get("LOW_DATA_DIR", "data"))
+    return f"sqlite:///{data / 'lordsofwar.sqlite3'}"
+
+
+@dataclass
+class Settings:
+    """What a server process needs to know; every field has an environment variable."""
+
+    database_url: str = field(default_factory=lambda: os.environ.get("LOW_DATABASE_URL") or default_database_url())
+    redis_url: str | None = field(default_factory=lambda: os.environ.get("LOW_REDIS_URL") or None)
+    secure_cookies: bool = field(default_factory=lambda: _flag("LOW_SECURE_COOKIES", False))
+    bot_delay: float = field(default_factory=lambda: float(os.environ.get("LOW_BOT_DELAY", "0.5")))
+    login_attempts: int = field(default_factory=lambda: int(os.environ.get("LOW_LOGIN_ATTEMPTS", "5")))
+    login_window_s: int = field(default_factory=lambda: int(os.environ.get("LOW_LOGIN_WINDOW", "900")))
+    session_days: int = 30
+    sweep_interval: float = field(default_factory=lambda: float(os.environ.get("LOW_SWEEP_INTERVAL", "1.0")))
+    # Argon2id cost: the library's defaults unless a test or benchmark lowers them.
+    argon2_time_cost: int = field(default_factory=lambda: int(os.environ.get("LOW_ARGON2_TIME_COST", "3")))
+    argon2_memory_kib: int = field(default_factory=lambda: int(os.environ.get("LOW_ARGON2_MEMORY_KIB", "65536")))
+
+    def sync_url(self) -> str:
+        """The URL for SQLAlchemy's synchronous drivers (Alembic)."""
+        return _with_driver(self.database_url, sync=True)
+
+    def async_url(self) -> str:
+        return _with_driver(self.database_url, sync=False)
+
+
+def _with_driver(url: str, sync: bool) -> str:
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        raise ValueError(f"LOW_DATABASE_URL: expected a URL such as sqlite:///data/low.sqlite3, got {url!r}")
+    base = scheme.split("+")[0]
+    if base in {"postgresql", "postgres"}:
+        return f"postgresql+psycopg://{rest}"
+    if base == "sqlite":
+        return f"sqlite://{rest}" if sync else f"sqlite+aiosqlite://{rest}"
+    raise ValueError(f"LOW_DATABASE_URL: unsupported database {base!r}; use sqlite:/// or postgresql://")
