@@ -53,7 +53,7 @@ RANK_BONUS: Mapping[str, float] = {
 }
 """What a rank adds to a unit's value, on top of its share of the thresholds."""
 
-ROLLOUT_PUSHES = 40
+ROLLOUT_PUSHES = 150
 """Actions simulated at most while following the rest of the turn after one candidate."""
 
 FRESH_ARROW = 3
@@ -88,7 +88,7 @@ class GreedyBot:
     """Prefers the action that eliminates the most value this turn (see the module text)."""
 
     name = "greedy"
-    enemy_weight = 0.5
+    enemy_weight = 0.25
     fresh_arrow = FRESH_ARROW
 
     def __init__(self, seed: int | None = None, rollout_pushes: int = ROLLOUT_PUSHES):

@@ -49,7 +49,7 @@ class Problem(Exception):
 
 
 class Credentials(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     name: str = Field(max_length=100)
     password: str = Field(max_length=1000)
 
@@ -62,13 +62,13 @@ class NewInvitation(BaseModel):
 
 
 class ActionBody(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     action: str = Field(max_length=1000)
     version: int
 
 
 class DrawBody(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     op: str = Field(max_length=20)
 
 

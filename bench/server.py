@@ -1,0 +1,599 @@
+"""Web server benchmark: the real server, N concurrent bot-vs-bot live games over WebSockets.
+
+Starts ``lordsofwar serve`` as a subprocess on a free port of 127.0.0.1 with a fresh database
+(a temporary SQLite file, or with ``--database-url postgresql://...`` a fresh PostgreSQL database
+that is created for the run and dropped after it), signs up 2N players over HTTP, pairs them in
+N live games (invitation + accept), connects each player's WebSocket and plays: whenever a
+player's ``legal`` list is non-empty it sends a uniformly random legal action (seeded, chosen
+here in the client). The latency of an action is the time from sending it to receiving, on the
+same socket, the ``update`` whose ``game.version`` is the next one.
+
+When a game ends its two players start a new one (invitation + accept over HTTP), so N games
+stay live for the whole run (``--no-replace``: they do not). Every run stops by itself: after
+``--duration`` seconds, or ``--max-actions`` actions, whichever comes first (both capped).
+
+    python bench/server.py                       # 200 games for 60 s, a table
+    python bench/server.py --games 50 --json     # one JSON object
+    python bench/server.py --database-url postgresql://postgres@127.0.0.1:5432/postgres
+
+The server is started with LOW_BOT_DELAY=0 and a lowered Argon2 cost (LOW_ARGON2_TIME_COST=1,
+LOW_ARGON2_MEMORY_KIB=8192) so that the 2N sign-ups are quick; the output says so. Only
+127.0.0.1 is contacted. The load generator runs in this one process (asyncio); its CPU time and
+the server's (from /proc/<pid>/stat) are both reported, so a client-bound run can be told apart.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import math
+import os
+import random
+import resource
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import httpx
+from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
+
+HOST = "127.0.0.1"
+MAX_GAMES = 1000
+MAX_DURATION_S = 600.0
+MAX_ACTIONS = 10_000_000
+SERVER_START_TIMEOUT_S = 60.0
+SETUP_TIMEOUT_S = 300.0
+GRACE_S = 5.0  # after the budget runs out: how long in-flight actions may still be answered
+PASSWORD = "bench-password-1"
+LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
+ARGON2_ENV = {"LOW_ARGON2_TIME_COST": "1", "LOW_ARGON2_MEMORY_KIB": "8192"}
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+
+
+# --- the server process ------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((HOST, 0))
+        return int(s.getsockname()[1])
+
+
+def server_command() -> list[str]:
+    script = Path(sys.executable).with_name("lordsofwar")
+    if script.exists():
+        return [str(script)]
+    return [sys.executable, "-m", "lordsofwar"]
+
+
+def proc_cpu_s(pid: int) -> float | None:
+    """utime + stime of a process, in seconds (None when it cannot be read)."""
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = text[text.rindex(")") + 2 :].split()
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+def machine_jiffies() -> tuple[float, float, float] | None:
+    """(busy, stolen, total) jiffies of the whole machine from /proc/stat (steal: time the
+    hypervisor gave to other guests, a sign of a noisy neighbour)."""
+    try:
+        first = Path("/proc/stat").read_text().splitlines()[0].split()
+    except OSError:
+        return None
+    values = [int(v) for v in first[1:9]]  # user nice system idle iowait irq softirq steal (guest is in user)
+    values += [0] * (8 - len(values))
+    idle, steal = values[3] + values[4], values[7]
+    return float(sum(values) - idle - steal), float(steal), float(sum(values))
+
+
+def client_cpu_s() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+class Server:
+    """``lordsofwar serve`` in a subprocess; :meth:`stop` always ends it."""
+
+    def __init__(self, database_url: str, workdir: Path, port: int):
+        self.port = port
+        self.base = f"http://{HOST}:{port}"
+        self.log_path = workdir / "server.log"
+        env = dict(os.environ)
+        env.update(ARGON2_ENV)
+        env.update({"LOW_DATABASE_URL": database_url, "LOW_BOT_DELAY": "0", "LOW_DATA_DIR": str(workdir)})
+        env.pop("LOW_REDIS_URL", None)
+        self._log = self.log_path.open("wb")
+        self.proc = subprocess.Popen(
+            [*server_command(), "serve", "--host", HOST, "--port", str(port)],
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=self._log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # Ctrl+C reaches the benchmark, which then stops the server itself
+        )
+
+    def log_tail(self, lines: int = 30) -> str:
+        with contextlib.suppress(OSError):
+            return "\n".join(self.log_path.read_text(errors="replace").splitlines()[-lines:])
+        return ""
+
+    def wait_ready(self, timeout: float = SERVER_START_TIMEOUT_S) -> float:
+        start = time.perf_counter()
+        while time.perf_counter() - start < timeout:
+            if self.proc.poll() is not None:
+                raise RuntimeError(f"the server exited with code {self.proc.returncode}:\n{self.log_tail()}")
+            try:
+                if httpx.get(f"{self.base}/api/session", timeout=2.0).status_code == 200:
+                    return time.perf_counter() - start
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.1)
+        raise RuntimeError(f"the server did not answer within {timeout:.0f} s:\n{self.log_tail()}")
+
+    def cpu_s(self) -> float | None:
+        return proc_cpu_s(self.proc.pid)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            with contextlib.suppress(ProcessLookupError):
+                self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError):
+                    self.proc.kill()
+                self.proc.wait(timeout=15)
+        self._log.close()
+
+
+# --- the database ----------------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def fresh_database(url: str | None, workdir: Path) -> Iterator[tuple[str, str]]:
+    """(the server's LOW_DATABASE_URL, the kind): a temporary SQLite file, or a PostgreSQL
+    database created for this run on the server of ``url`` and dropped afterwards."""
+    if url is None:
+        yield f"sqlite:///{workdir / 'bench.sqlite3'}", "sqlite"
+        return
+    parts = urlsplit(url)
+    scheme = parts.scheme.split("+")[0]
+    if scheme not in ("postgresql", "postgres"):
+        raise SystemExit(f"--database-url: expected postgresql://..., got {scheme!r}")
+    if parts.hostname not in LOCAL_HOSTS:
+        raise SystemExit(f"--database-url: this benchmark only talks to 127.0.0.1, not {parts.hostname!r}")
+    import psycopg
+
+    name = f"low_bench_{os.getpid()}"
+    admin = urlunsplit(("postgresql", parts.netloc, "/postgres", parts.query, ""))
+    with psycopg.connect(admin, autocommit=True, connect_timeout=10) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        conn.execute(f'CREATE DATABASE "{name}"')
+    try:
+        yield urlunsplit(("postgresql", parts.netloc, f"/{name}", parts.query, "")), "postgresql"
+    finally:
+        with psycopg.connect(admin, autocommit=True, connect_timeout=10) as conn:
+            conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+# --- the players ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Player:
+    name: str
+    http: httpx.AsyncClient
+    csrf: str = ""
+    cookie: str = ""
+
+    async def post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        response = await self.http.post(path, json=body, headers={"X-CSRF-Token": self.csrf})
+        if response.status_code >= 300:
+            raise RuntimeError(f"POST {path} as {self.name}: {response.status_code} {response.text[:200]}")
+        data: dict[str, Any] = response.json()
+        return data
+
+
+@dataclass
+class Stats:
+    latencies: list[float] = field(default_factory=list)  # seconds
+    actions: int = 0  # actions answered within the measured time
+    sent: int = 0
+    errors: int = 0
+    error_messages: dict[str, int] = field(default_factory=dict)
+    gaps: int = 0
+    games_started: int = 0
+    finished_games: int = 0
+    results: dict[str, int] = field(default_factory=dict)
+    disconnects: int = 0
+    live: int = 0  # games live now
+    live_area: float = 0.0  # integral of live games over time (for the time-weighted mean)
+    live_since: float = 0.0
+    measuring: bool = False
+
+    def error(self, message: str) -> None:
+        self.errors += 1
+        key = message[:120]
+        self.error_messages[key] = self.error_messages.get(key, 0) + 1
+
+    def set_live(self, delta: int) -> None:
+        now = time.perf_counter()
+        if self.measuring:
+            self.live_area += self.live * (now - self.live_since)
+        self.live_since = now
+        self.live += delta
+
+
+class Bench:
+    def __init__(self, args: argparse.Namespace, base: str):
+        self.args = args
+        self.base = base
+        self.ws_base = base.replace("http://", "ws://", 1)
+        self.stats = Stats()
+        self.stopping = False
+        self.started_at = 0.0
+        self.ended_at = 0.0
+        self.start = asyncio.Event()
+        self.budget_done = asyncio.Event()
+        self.sockets: set[ClientConnection] = set()
+        self.rng = random.Random(args.seed)
+
+    # --- set-up over HTTP ---------------------------------------------------------------------
+
+    async def sign_up(self, index: int, limit: asyncio.Semaphore) -> Player:
+        async with limit:
+            http = httpx.AsyncClient(base_url=self.base, timeout=60.0)
+            player = Player(f"bench{index:04d}", http)
+            player.csrf = (await http.get("/api/session")).json()["csrf"]
+            await player.post("/api/signup", {"name": player.name, "password": PASSWORD})
+            player.csrf = (await http.get("/api/session")).json()["csrf"]  # signing in rotates it
+            cookie = http.cookies.get("low_session")
+            if not cookie:
+                raise RuntimeError(f"no session cookie after signing up {player.name}")
+            player.cookie = cookie
+            return player
+
+    async def new_game(self, a: Player, b: Player) -> int:
+        options = {"mode": "live", "minutes": self.args.minutes, "increment": 10, "creator_side": "1"}
+        inv = await a.post("/api/invitations", {"opponent": b.name, "options": options})
+        game = await b.post(f"/api/invitations/{inv['invitation']}/accept", {})
+        return int(game["game"])
+
+    # --- playing ------------------------------------------------------------------------------
+
+    async def open_socket(self, player: Player, game_id: int) -> tuple[ClientConnection, dict[str, Any]]:
+        ws = await connect(
+            f"{self.ws_base}/api/games/{game_id}/ws",
+            additional_headers={"Cookie": f"low_session={player.cookie}", "Origin": self.base},
+            compression="deflate" if self.args.compression else None,
+            max_size=2**24,
+            ping_interval=None,
+            open_timeout=60,
+        )
+        self.sockets.add(ws)
+        first = json.loads(await ws.recv())
+        if first.get("type") != "state":
+            raise RuntimeError(f"expected a state message first, got {str(first)[:200]}")
+        return ws, first
+
+    async def play(self, ws: ClientConnection, doc: dict[str, Any], seed: int) -> str | None:
+        """Play one side until the game is over (its result's reason) or the run stops (None)."""
+        rng = random.Random(seed)
+        stats = self.stats
+        think = self.args.think_ms / 1000.0
+        version: int = doc["game"]["version"]
+        pending: tuple[int, float] | None = None  # (the version that answers it, when it was sent)
+        await self.start.wait()
+        try:
+            while True:
+                kind = doc.get("type")
+                if kind in ("state", "update"):
+                    game = doc["game"]
+                    new_version = game["version"]
+                    fresh = new_version >= version
+                    if kind == "update":
+                        if pending is not None and new_version == pending[0]:
+                            stats.latencies.append(time.perf_counter() - pending[1])
+                            if not self.stopping:
+                                stats.actions += 1
+                            pending = None
+                        if new_version > version + 1:  # a change was missed: ask for the whole state
+                            stats.gaps += 1
+                            fresh = False
+                            await ws.send('{"type":"sync"}')
+                    version = max(version, new_version)
+                    if game["status"] == "over":
+                        return str((game.get("result") or {}).get("reason"))
+                    legal = doc.get("legal") or []
+                    if fresh and legal and pending is None and not self.stopping:
+                        if think > 0:
+                            await asyncio.sleep(rng.expovariate(1.0 / think))
+                            if self.stopping:
+                                return None
+                        action = rng.choice(legal)
+                        pending = (version + 1, time.perf_counter())
+                        stats.sent += 1
+                        if stats.sent >= self.args.max_actions:
+                            self.budget_done.set()
+                        await ws.send(json.dumps({"type": "action", "action": action, "version": version}))
+                elif kind == "error":
+                    stats.error(str(doc.get("message")))
+                    pending = None
+                    await ws.send('{"type":"sync"}')
+                if self.stopping and pending is None:
+                    return None
+                doc = json.loads(await ws.recv())
+        except ConnectionClosed:
+            if not self.stopping:
+                stats.disconnects += 1
+            return None
+
+    async def game(self, a: Player, b: Player, game_id: int, opened: tuple[Any, Any] | None) -> bool:
+        """Both sides of one game; True when it ended (was played to the end)."""
+        if opened is None:
+            opened = await asyncio.gather(self.open_socket(a, game_id), self.open_socket(b, game_id))
+        (wa, da), (wb, db) = opened
+        self.stats.games_started += 1
+        self.stats.set_live(+1)
+        try:
+            seed = self.rng.randrange(2**62)
+            ended = await asyncio.gather(self.play(wa, da, seed), self.play(wb, db, seed + 1))
+        finally:
+            self.stats.set_live(-1)
+            for ws in (wa, wb):
+                self.sockets.discard(ws)
+                with contextlib.suppress(Exception):
+                    await ws.close()
+        reason = ended[0] or ended[1]
+        if reason is not None:
+            self.stats.finished_games += 1
+            self.stats.results[reason] = self.stats.results.get(reason, 0) + 1
+        return reason is not None
+
+    async def slot(self, a: Player, b: Player, game_id: int, opened: tuple[Any, Any]) -> None:
+        """One of the N concurrent games, replaced by a new one when it ends."""
+        ended = await self.game(a, b, game_id, opened)
+        while ended and self.args.replace and not self.stopping:
+            try:
+                game_id = await self.new_game(a, b)
+            except (httpx.HTTPError, RuntimeError) as exc:
+                if not self.stopping:
+                    self.stats.error(f"new game: {exc}")
+                return
+            if self.stopping:
+                return
+            ended = await self.game(a, b, game_id, None)
+
+    # --- the run ------------------------------------------------------------------------------
+
+    async def run(self) -> dict[str, Any]:
+        args = self.args
+        setup_start = time.perf_counter()
+        limit = asyncio.Semaphore(args.setup_concurrency)
+        players = await asyncio.gather(*(self.sign_up(i, limit) for i in range(2 * args.games)))
+        signup_s = time.perf_counter() - setup_start
+
+        async def pair(i: int) -> tuple[int, tuple[Any, Any]]:
+            a, b = players[2 * i], players[2 * i + 1]
+            async with limit:
+                gid = await self.new_game(a, b)
+            opened = await asyncio.gather(self.open_socket(a, gid), self.open_socket(b, gid))
+            return gid, opened
+
+        games = await asyncio.gather(*(pair(i) for i in range(args.games)))
+        setup_s = time.perf_counter() - setup_start
+
+        tasks = [
+            asyncio.ensure_future(self.slot(players[2 * i], players[2 * i + 1], gid, opened))
+            for i, (gid, opened) in enumerate(games)
+        ]
+        await asyncio.sleep(0)
+        self.stats.measuring = True
+        self.stats.live_since = self.started_at = time.perf_counter()
+        cpu0, client0, busy0 = self.server_cpu(), client_cpu_s(), machine_jiffies()
+        self.start.set()
+        everything = asyncio.ensure_future(asyncio.wait(tasks))
+        budget = asyncio.ensure_future(self.budget_done.wait())
+        await asyncio.wait([everything, budget], timeout=args.duration, return_when=asyncio.FIRST_COMPLETED)
+        budget.cancel()
+        self.ended_at = time.perf_counter()
+        cpu1, client1, busy1 = self.server_cpu(), client_cpu_s(), machine_jiffies()
+        self.stats.set_live(0)
+        self.stats.measuring = False
+        self.stopping = True
+        await asyncio.wait(tasks, timeout=GRACE_S)  # in-flight actions still get their answer
+        for ws in list(self.sockets):
+            with contextlib.suppress(Exception):
+                await ws.close()
+        await asyncio.wait(tasks, timeout=GRACE_S)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await asyncio.gather(*(p.http.aclose() for p in players), return_exceptions=True)
+
+        elapsed = self.ended_at - self.started_at
+        s = self.stats
+        cores = os.cpu_count() or 1
+        busy = steal = None
+        if busy0 and busy1 and busy1[2] > busy0[2]:
+            busy = (busy1[0] - busy0[0]) / (busy1[2] - busy0[2]) * cores
+            steal = (busy1[1] - busy0[1]) / (busy1[2] - busy0[2]) * cores
+        server_cpu = None if cpu0 is None or cpu1 is None else cpu1 - cpu0
+        return {
+            "games": s.games_started,
+            "concurrent_games": args.games,
+            "mean_live_games": round(s.live_area / elapsed, 1) if elapsed > 0 else 0.0,
+            "finished_games": s.finished_games,
+            "results": s.results,
+            "actions": s.actions,
+            "duration_s": round(elapsed, 3),
+            "actions_per_s": round(s.actions / elapsed, 1) if elapsed > 0 else 0.0,
+            "latency_ms": latency_summary(s.latencies),
+            "latency_samples": len(s.latencies),
+            "errors": s.errors,
+            "error_messages": s.error_messages,
+            "version_gaps": s.gaps,
+            "disconnects": s.disconnects,
+            "server_cpu_s": None if server_cpu is None else round(server_cpu, 2),
+            "server_cpu_per_action_ms": None
+            if server_cpu is None or not s.actions
+            else round(server_cpu / s.actions * 1000, 3),
+            "client_cpu_s": round(client1 - client0, 2),
+            "machine_cores_busy": None if busy is None else round(busy, 2),
+            "machine_cores_stolen": None if steal is None else round(steal, 2),
+            "cores": cores,
+            "signup_s": round(signup_s, 2),
+            "setup_s": round(setup_s, 2),
+            "think_ms": args.think_ms,
+            "compression": "deflate" if args.compression else "none",
+            "seed": args.seed,
+        }
+
+    def server_cpu(self) -> float | None:
+        return proc_cpu_s(self.args.server_pid) if self.args.server_pid else None
+
+
+def percentile(sorted_values: list[float], q: float) -> float:
+    if not sorted_values:
+        return math.nan
+    index = min(len(sorted_values) - 1, max(0, math.ceil(q * len(sorted_values)) - 1))
+    return sorted_values[index]
+
+
+def latency_summary(latencies: list[float]) -> dict[str, float | None]:
+    values = sorted(latencies)
+    out: dict[str, float | None] = {}
+    for name, q in (("p50", 0.50), ("p90", 0.90), ("p99", 0.99)):
+        out[name] = round(percentile(values, q) * 1000, 2) if values else None
+    out["max"] = round(values[-1] * 1000, 2) if values else None
+    out["mean"] = round(sum(values) / len(values) * 1000, 2) if values else None
+    return out
+
+
+# --- the command line -----------------------------------------------------------------------------
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--games", type=int, default=200, help=f"concurrent games (at most {MAX_GAMES}; default 200)")
+    p.add_argument("--duration", type=float, default=60.0, help=f"seconds of play (at most {MAX_DURATION_S:.0f}; default 60)")
+    p.add_argument("--max-actions", type=int, default=MAX_ACTIONS, help="stop after this many actions sent in all")
+    p.add_argument("--think-ms", type=float, default=0.0,
+                   help="mean think time before each action (exponential; default 0: act at once)")
+    p.add_argument("--no-replace", dest="replace", action="store_false",
+                   help="do not start a new game in place of one that ends")
+    p.add_argument("--no-compression", dest="compression", action="store_false",
+                   help="do not offer permessage-deflate (browsers offer it, so by default the client does)")
+    p.add_argument("--minutes", type=int, default=60, help="live clock per player (default 60)")
+    p.add_argument("--seed", type=int, default=1, help="seed of the clients' random choices")
+    p.add_argument("--setup-concurrency", type=int, default=16, help="parallel HTTP requests during set-up")
+    p.add_argument("--database-url", default=None,
+                   help="postgresql://user@127.0.0.1:5432/postgres: run on a fresh database created there "
+                   "(and dropped after); default: a temporary SQLite file")
+    p.add_argument("--port", type=int, default=0, help="server port (default: a free one)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    args = p.parse_args(argv)
+    if not 1 <= args.games <= MAX_GAMES:
+        p.error(f"--games must be 1 to {MAX_GAMES}")
+    if not 0 < args.duration <= MAX_DURATION_S:
+        p.error(f"--duration must be above 0 and at most {MAX_DURATION_S:.0f}")
+    if not 1 <= args.max_actions <= MAX_ACTIONS:
+        p.error(f"--max-actions must be 1 to {MAX_ACTIONS}")
+    if not 0 <= args.think_ms <= 60_000:
+        p.error("--think-ms must be 0 to 60000")
+    if not 1 <= args.setup_concurrency <= 256:
+        p.error("--setup-concurrency must be 1 to 256")
+    return args
+
+
+def print_table(r: dict[str, Any]) -> None:
+    lat = r["latency_ms"]
+
+    def ms(v: float | None) -> str:
+        return "-" if v is None else f"{v:.1f} ms"
+
+    print(f"database            {r['database']}  (Argon2 lowered: time_cost=1, memory=8 MiB; LOW_BOT_DELAY=0)")
+    print(f"server start        {r['server_start_s']:.2f} s; sign-ups {r['signup_s']:.2f} s; "
+          f"set-up in all {r['setup_s']:.2f} s (accounts, games, sockets)")
+    print(f"concurrent games    {r['concurrent_games']} (mean live {r['mean_live_games']}; "
+          f"think time {r['think_ms']:g} ms; compression {r['compression']})")
+    print(f"games               {r['games']} started, {r['finished_games']} finished {r['results'] or ''}")
+    print(f"actions             {r['actions']} in {r['duration_s']:.1f} s = {r['actions_per_s']:.1f} actions/s")
+    print(f"latency             p50 {ms(lat['p50'])}  p90 {ms(lat['p90'])}  p99 {ms(lat['p99'])}  "
+          f"max {ms(lat['max'])}  (mean {ms(lat['mean'])}, {r['latency_samples']} samples)")
+    print(f"errors              {r['errors']}" + (f"  {r['error_messages']}" if r["errors"] else "")
+          + f"; version gaps {r['version_gaps']}; unexpected disconnects {r['disconnects']}")
+    cpu = r["server_cpu_s"]
+    per = r["server_cpu_per_action_ms"]
+    print(f"CPU                 server {cpu} s ({'-' if per is None else f'{per:.2f} ms'} per action), "
+          f"client {r['client_cpu_s']} s; whole machine {r['machine_cores_busy']} of {r['cores']} cores busy, "
+          f"{r['machine_cores_stolen']} stolen by the hypervisor")
+    target = lat["p99"] is not None and lat["p99"] < 100 and r["errors"] == 0
+    print(f"target              p99 under 100 ms at {r['concurrent_games']} games: {'met' if target else 'MISSED'}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+
+    def on_term(_signo: int, _frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, on_term)
+    workdir = Path(tempfile.mkdtemp(prefix="low-bench-"))
+    server: Server | None = None
+    try:
+        with fresh_database(args.database_url, workdir) as (db_url, db_kind):
+            port = args.port or free_port()
+            if not args.json:
+                print(f"starting the server on {HOST}:{port} ({db_kind}; Argon2 cost lowered for the sign-ups: "
+                      f"LOW_ARGON2_TIME_COST=1 LOW_ARGON2_MEMORY_KIB=8192; LOW_BOT_DELAY=0) ...", flush=True)
+            server = Server(db_url, workdir, port)
+            try:
+                start_s = server.wait_ready()
+                args.server_pid = server.proc.pid
+                bench = Bench(args, server.base)
+                if not args.json:
+                    print(f"signing up {2 * args.games} players, starting {args.games} games, then playing for "
+                          f"up to {args.duration:g} s ...", flush=True)
+                timeout = SETUP_TIMEOUT_S + args.duration + 4 * GRACE_S + 30
+                result = asyncio.run(asyncio.wait_for(bench.run(), timeout))
+                result["database"] = db_kind
+                result["server_start_s"] = round(start_s, 2)
+                result["argon2"] = {"time_cost": 1, "memory_kib": 8192}
+                if server.proc.poll() is not None:
+                    result["errors"] += 1
+                    result["error_messages"]["server exited"] = 1
+            finally:
+                server.stop()
+                tail = server.log_tail(200)
+                if any(w in tail for w in ("Traceback", "ERROR", "Exception")):
+                    print(f"--- the server's log (last lines) ---\n{server.log_tail(40)}", file=sys.stderr)
+    except KeyboardInterrupt:
+        print("interrupted; the server is stopped", file=sys.stderr)
+        return 130
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+    if args.json:
+        print(json.dumps(result))
+    else:
+        print_table(result)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

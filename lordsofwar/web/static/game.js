@@ -1,0 +1,1075 @@
+/* Lords of War — the game page (live play) and the shared mat/card renderer.
+ *
+ * Plain ES2020, no build step. On a page with #game[data-game-id] it starts live mode; on any
+ * page it exposes the renderer as window.LoW (replay.js uses it).
+ *
+ * Stable hooks for browser tests:
+ *   #game[data-game-id]            root of the game page (class "busy" while an answer is awaited)
+ *   #mat                           the battle mat; each square [data-square="d3"] (or "-1,3" off the
+ *                                  bordered area), classes: .target (legal destination of the
+ *                                  selection), .source (unit with legal actions), .selected, .last
+ *                                  (changed in the last turn); a unit is .unit[data-card][data-owner]
+ *   #hand-bottom .hand-card[data-card="orcs:07"][data-index]   own hand (class .selected, .deployable)
+ *   #hand-top .opp-card            opponent's hand (.back when hidden)
+ *   #btn-draw #btn-pass            reinforcement buttons (shown only when legal)
+ *   #btn-resign → #btn-resign-confirm / #btn-resign-cancel (confirmation dialog #confirm)
+ *   #btn-offer-draw #btn-accept-draw #btn-decline-draw
+ *   #popup [data-menu="shoot"|"move"|"advance"|"recall"|"magnify"]   the unit popup menu
+ *   #magnify                       magnified card overlay (click or Esc closes)
+ *   #status                        what the player must do now
+ *   #result                        the result banner once over; #link-record, #link-replay
+ *   #log .log-entry[data-n]        one per log entry; .last-turn on the last turn's entries
+ *   #panel-top / #panel-bottom     player panels: .pp-name, .clock, .score (hover lists eliminated cards)
+ *   #zoom (range) #btn-fit #btn-flip #btn-contrast   (high contrast: body.hc, persisted)
+ *   #conn                          "reconnecting…" indicator; #toasts .toast error messages
+ *   Replay (replay.js): #replay-first #replay-prev #replay-next #replay-last #replay-ply (range),
+ *                       #replay-list .replay-item[data-ply] (.current)
+ */
+(function () {
+  'use strict';
+
+  // ---------------------------------------------------------------------------------------------
+  // Small helpers
+  // ---------------------------------------------------------------------------------------------
+
+  const DIRS = ['F', 'FR', 'R', 'BR', 'B', 'BL', 'L', 'FL'];
+  const FILES = 'abcdefg';
+  const RANK_ABBR = { general: 'GEN', command: 'CMD', special: 'SPC', elite: 'ELT', veteran: 'VET', regular: 'REG', recruit: 'RCT' };
+  const CLASS_ABBR = { infantry: 'Infantry', cavalry: 'Cavalry', berserker: 'Berserker', spear: 'Spear', ranged: 'Ranged' };
+  const CARDS = {};
+
+  function h(tag, attrs, ...children) {
+    const e = document.createElement(tag);
+    if (attrs) {
+      for (const [k, v] of Object.entries(attrs)) {
+        if (v === null || v === undefined || v === false) continue;
+        if (k === 'class') e.className = v;
+        else if (k === 'text') e.textContent = v;
+        else if (k === 'style') e.style.cssText = v;
+        else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+        else e.setAttribute(k, v === true ? '' : v);
+      }
+    }
+    for (const c of children.flat()) {
+      if (c === null || c === undefined || c === false) continue;
+      e.append(c instanceof Node ? c : document.createTextNode(String(c)));
+    }
+    return e;
+  }
+
+  const $ = (sel, root) => (root || document).querySelector(sel);
+
+  /** "d3" | "-1,3" → [x, y] */
+  function parseSq(s) {
+    if (Array.isArray(s)) return s;
+    const m = /^([a-g])([1-6])$/.exec(s);
+    if (m) return [FILES.indexOf(m[1]), Number(m[2]) - 1];
+    const p = String(s).split(',');
+    return [Number(p[0]), Number(p[1])];
+  }
+  function onMat(x, y) { return x >= 0 && x <= 6 && y >= 0 && y <= 5; }
+  function sqName(x, y) { return onMat(x, y) ? FILES[x] + (y + 1) : x + ',' + y; }
+  const norm = (s) => { const [x, y] = parseSq(s); return sqName(x, y); };
+
+  const isCommand = (c) => !!c && (c.rank === 'general' || c.rank === 'command');
+  const card = (id) => CARDS[id] || null;
+  const cardName = (id) => (CARDS[id] ? CARDS[id].name : id || 'a hidden card');
+
+  async function loadCards() {
+    if (Object.keys(CARDS).length) return CARDS;
+    const r = await fetch('/api/cards', { credentials: 'same-origin' });
+    if (!r.ok) throw new Error('could not load the cards (' + r.status + ')');
+    for (const c of await r.json()) CARDS[c.id] = c;
+    return CARDS;
+  }
+
+  const store = {
+    get(k, d) { try { const v = localStorage.getItem('low.' + k); return v === null ? d : JSON.parse(v); } catch (e) { return d; } },
+    set(k, v) { try { localStorage.setItem('low.' + k, JSON.stringify(v)); } catch (e) { /* private mode */ } },
+  };
+
+  function setHighContrast(on) {
+    document.body.classList.toggle('hc', !!on);
+    store.set('highContrast', !!on);
+    const b = $('#btn-contrast');
+    if (b) { b.setAttribute('aria-pressed', on ? 'true' : 'false'); b.classList.toggle('on', !!on); }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Cards
+  // ---------------------------------------------------------------------------------------------
+
+  /**
+   * A card face. opts.rot: true when the card is seen from its owner's opponent's side (its
+   * front points down the screen). opts.side: "bottom" | "top" (colour), opts.extra: class.
+   */
+  function cardEl(id, opts = {}) {
+    const c = card(id);
+    const side = opts.side || 'bottom';
+    const rot = !!opts.rot;
+    if (!c) {
+      return h('div', { class: 'card back side-' + side + (opts.extra ? ' ' + opts.extra : ''), 'data-card': id || null },
+        h('div', { class: 'back-mark', text: '⚔' }));
+    }
+    const cls = ['card', 'side-' + side, 'army-' + c.army, 'cls-' + c.class, 'rank-' + c.rank];
+    if (rot) cls.push('rot');
+    if (isCommand(c)) cls.push('command');
+    if (opts.extra) cls.push(opts.extra);
+    const e = h('div', { class: cls.join(' '), 'data-card': c.id, title: opts.title === false ? null : cardTitle(c) });
+    e.append(h('div', { class: 'front-band' }));
+    // attack arrows, placed by their direction on screen
+    for (const [d, v] of Object.entries(c.attacks || {})) {
+      if (!v) continue;
+      const i = (DIRS.indexOf(d) + (rot ? 4 : 0)) % 8;
+      e.append(h('div', { class: 'arrow ' + (i % 2 ? 'corner' : 'edge') + ' s' + i, style: `--a:${i * 45}deg` },
+        h('span', { text: v })));
+    }
+    for (const d of c.moves || []) {
+      const i = (DIRS.indexOf(d) + (rot ? 4 : 0)) % 8;
+      e.append(h('div', { class: 'move-arrow s' + i, style: `--a:${i * 45}deg`, title: 'moves ' + d }));
+    }
+    const face = h('div', { class: 'face' },
+      h('div', { class: 'c-name' }, h('span', { text: c.name })),
+      h('div', { class: 'c-meta' },
+        h('span', { class: 'c-rank', text: RANK_ABBR[c.rank] || c.rank }),
+        h('span', { class: 'c-class', text: CLASS_ABBR[c.class] || c.class })),
+      h('div', { class: 'c-bottom' },
+        h('div', { class: 'c-def', title: 'defence' }, h('span', { text: c.defence })),
+        c.ranged ? rangedEl(c.ranged, rot) : null));
+    e.append(face);
+    return e;
+  }
+
+  function rangedEl(r, rot) {
+    const t = r.targets || [];
+    const rs = t.map((p) => p[0]).concat([0]);
+    const fs = t.map((p) => p[1]).concat([0]);
+    const minR = Math.min(...rs), maxR = Math.max(...rs), minF = Math.min(...fs), maxF = Math.max(...fs);
+    const set = new Set(t.map((p) => p[0] + ',' + p[1]));
+    const grid = h('div', { class: 'c-grid' + (rot ? ' rot' : ''), style: `grid-template-columns:repeat(${maxR - minR + 1},1fr)` });
+    for (let f = maxF; f >= minF; f--) {
+      for (let x = minR; x <= maxR; x++) {
+        grid.append(h('i', { class: x === 0 && f === 0 ? 'u' : set.has(x + ',' + f) ? 't' : '' }));
+      }
+    }
+    return h('div', { class: 'c-ranged', title: `ranged: ${r.damage} damage` },
+      h('div', { class: 'c-dmg' }, h('span', { text: r.damage })), grid);
+  }
+
+  function cardTitle(c) {
+    const a = DIRS.filter((d) => c.attacks && c.attacks[d]).map((d) => d + ' ' + c.attacks[d]).join(', ');
+    let s = `${c.name} — ${c.rank} ${c.class}, defence ${c.defence}` + (a ? `\nattacks: ${a}` : '');
+    if (c.ranged) s += `\nranged: ${c.ranged.damage} damage`;
+    if (c.moves && c.moves.length) s += `\nmoves: ${c.moves.join(', ')}`;
+    return s;
+  }
+
+  /** The magnify overlay (in #magnify, created on demand on pages without one). */
+  function magnify(id, opts = {}) {
+    const c = card(id);
+    if (!c) return;
+    let ov = $('#magnify');
+    if (!ov) { ov = h('div', { id: 'magnify', class: 'magnify' }); document.body.append(ov); }
+    const DIRN = { F: 'front', FR: 'front-right', R: 'right', BR: 'back-right', B: 'back', BL: 'back-left', L: 'left', FL: 'front-left' };
+    const attacks = DIRS.filter((d) => c.attacks && c.attacks[d]).map((d) => h('li', null, h('b', { text: c.attacks[d] }), ' ' + DIRN[d]));
+    ov.replaceChildren(h('div', { class: 'magnify-box', role: 'dialog', 'aria-label': c.name },
+      h('div', { class: 'magnify-card' }, cardEl(c.id, { side: opts.side || 'bottom', title: false })),
+      h('div', { class: 'magnify-info' },
+        h('h2', { text: c.name }),
+        h('p', { class: 'mi-sub', text: `${c.army} · ${c.rank}${isCommand(c) ? ' (command unit)' : ''} · ${c.class}` }),
+        h('p', null, 'Defence ', h('b', { text: c.defence })),
+        attacks.length ? h('div', null, 'Attacks', h('ul', { class: 'mi-attacks' }, attacks)) : h('p', { text: 'No attack arrows' }),
+        c.ranged ? h('p', null, 'Ranged weapon: ', h('b', { text: c.ranged.damage }), ' damage on the marked squares (forward is up)') : null,
+        c.moves && c.moves.length ? h('p', { text: 'Moves: ' + c.moves.map((d) => DIRN[d]).join(', ') }) : null,
+        h('p', { class: 'mi-id', text: c.id }),
+        h('button', { class: 'btn', type: 'button', id: 'magnify-close', text: 'Close' }))));
+    ov.hidden = false;
+    ov.onclick = () => { ov.hidden = true; };
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The mat
+  // ---------------------------------------------------------------------------------------------
+
+  /**
+   * Draw the mat into `root`.
+   * o.view (position or view), o.bottom (player at the bottom of the screen), o.cell (px),
+   * o.targets: Map square → "move"|"shoot"|... (legal destinations), o.sources: Map square → [kinds],
+   * o.selected: square, o.last: Set of squares, o.ghosts: [{square, card, owner}],
+   * o.fresh: Set of squares (animate in), o.extraSquares: squares to include in the bounding box.
+   */
+  function renderMat(root, o) {
+    const view = o.view;
+    const bottom = o.bottom || 1;
+    const unbordered = view.variant && view.variant.mat === 'unbordered';
+    const units = new Map();
+    for (const u of view.board || []) units.set(norm(u.square), u);
+    let minX = 0, maxX = 6, minY = 0, maxY = 5;
+    if (unbordered) {
+      const pts = [...units.keys(), ...(o.extraSquares || [])].map(parseSq);
+      for (const [x, y] of pts) {
+        minX = Math.min(minX, x - 1); maxX = Math.max(maxX, x + 1);
+        minY = Math.min(minY, y - 1); maxY = Math.max(maxY, y + 1);
+      }
+    }
+    const cols = maxX - minX + 1, rows = maxY - minY + 1;
+    const cell = o.cell || 90;
+    const pos = (x, y) => bottom === 1 ? [x - minX, maxY - y] : [maxX - x, y - minY];
+    root.style.setProperty('--cell', cell + 'px');
+    root.style.setProperty('--cols', cols);
+    root.style.setProperty('--rows', rows);
+    root.classList.toggle('unbordered', !!unbordered);
+    root.dataset.bottom = bottom;
+    const frag = document.createDocumentFragment();
+    const targets = o.targets || new Map();
+    const sources = o.sources || new Map();
+    const last = o.last || new Set();
+    const fresh = o.fresh || new Set();
+    const shotDmg = (view.turn_state && view.turn_state.shot_damage) || {};
+    const dmg = {};
+    for (const [k, v] of Object.entries(shotDmg)) dmg[norm(k)] = v;
+    for (let y = minY; y <= maxY; y++) {
+      for (let x = minX; x <= maxX; x++) {
+        const name = sqName(x, y);
+        const [cx, cy] = pos(x, y);
+        const u = units.get(name);
+        const cls = ['sq', (x + y) % 2 ? 'light' : 'dark'];
+        if (!onMat(x, y)) cls.push('off');
+        if (u) cls.push('occupied');
+        if (targets.has(name)) cls.push('target', 'target-' + targets.get(name));
+        if (sources.has(name)) cls.push('source', ...sources.get(name).map((k) => 'can-' + k));
+        if (o.selected === name) cls.push('selected');
+        if (last.has(name)) cls.push('last');
+        const sq = h('div', { class: cls.join(' '), 'data-square': name, style: `left:${cx * cell}px;top:${cy * cell}px` });
+        if (onMat(x, y)) {
+          if (bottom === 1 ? y === 0 : y === 5) sq.append(h('span', { class: 'coord file', text: FILES[x] }));
+          if (bottom === 1 ? x === 0 : x === 6) sq.append(h('span', { class: 'coord rank', text: y + 1 }));
+          if (!u && name === 'c3') sq.append(h('span', { class: 'opening', text: '1' }));
+          if (!u && name === 'e4') sq.append(h('span', { class: 'opening', text: '2' }));
+        }
+        if (u) {
+          const side = u.owner === bottom ? 'bottom' : 'top';
+          const ce = cardEl(u.card, { side, rot: u.owner !== bottom, extra: 'unit' + (fresh.has(name) ? ' fresh' : '') });
+          ce.dataset.owner = u.owner;
+          sq.append(ce);
+          if (dmg[name]) sq.append(h('span', { class: 'dmg-badge', title: `${dmg[name]} shot damage this turn`, text: '−' + dmg[name] }));
+        }
+        if (targets.has(name)) sq.append(h('span', { class: 'tmark' }));
+        frag.append(sq);
+      }
+    }
+    for (const g of o.ghosts || []) {
+      const n = norm(g.square);
+      if (units.has(n)) continue;
+      const [x, y] = parseSq(n);
+      if (x < minX || x > maxX || y < minY || y > maxY) continue;
+      const [cx, cy] = pos(x, y);
+      const ge = h('div', { class: 'ghost', style: `left:${cx * cell}px;top:${cy * cell}px` },
+        cardEl(g.card, { side: g.owner === bottom ? 'bottom' : 'top', rot: g.owner !== bottom, title: false }));
+      frag.append(ge);
+    }
+    // declared shots: shooter → target
+    const shots = (view.turn_state && view.turn_state.shots) || {};
+    const entries = Object.entries(shots);
+    if (entries.length) {
+      const NS = 'http://www.w3.org/2000/svg';
+      const svg = document.createElementNS(NS, 'svg');
+      svg.setAttribute('class', 'shots');
+      svg.setAttribute('width', cols * cell);
+      svg.setAttribute('height', rows * cell);
+      svg.innerHTML = '<defs><marker id="shot-head" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="5" markerHeight="5" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" class="shot-head"/></marker></defs>';
+      for (const [from, to] of entries) {
+        const [ax, ay] = pos(...parseSq(from));
+        const [bx, by] = pos(...parseSq(to));
+        const line = document.createElementNS(NS, 'line');
+        const c1 = [(ax + 0.5) * cell, (ay + 0.5) * cell], c2 = [(bx + 0.5) * cell, (by + 0.5) * cell];
+        const len = Math.hypot(c2[0] - c1[0], c2[1] - c1[1]) || 1;
+        const k = (cell * 0.3) / len;
+        line.setAttribute('x1', c1[0] + (c2[0] - c1[0]) * k); line.setAttribute('y1', c1[1] + (c2[1] - c1[1]) * k);
+        line.setAttribute('x2', c2[0] - (c2[0] - c1[0]) * k); line.setAttribute('y2', c2[1] - (c2[1] - c1[1]) * k);
+        line.setAttribute('class', 'shot-line');
+        line.setAttribute('marker-end', 'url(#shot-head)');
+        svg.append(line);
+      }
+      frag.append(svg);
+    }
+    root.replaceChildren(frag);
+    root.style.width = cols * cell + 'px';
+    root.style.height = rows * cell + 'px';
+    return { cols, rows, minX, maxX, minY, maxY };
+  }
+
+  /** Squares a log entry changed. */
+  function entrySquares(entry, out) {
+    out = out || new Set();
+    for (const ev of entry.events || []) {
+      for (const k of ['square', 'from', 'to', 'target']) if (ev[k] && typeof ev[k] === 'string') out.add(norm(ev[k]));
+    }
+    return out;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Log text
+  // ---------------------------------------------------------------------------------------------
+
+  /** Readable parts of a log entry: an array of {text | card, cls}. names: {1: "alice", 2: "bob"}. */
+  function describeEntry(entry, names) {
+    const pn = (p) => (names && names[p]) || (p ? 'player ' + p : 'nobody');
+    const parts = [];
+    const C = (id, sq) => ({ card: id, sq });
+    for (const ev of entry.events || []) {
+      const seg = [];
+      switch (ev.type) {
+        case 'deploy': seg.push(pn(ev.player) + ' deploys ', C(ev.card), ' on ' + ev.square + (ev.forced ? ' (forced)' : '')); break;
+        case 'shot': seg.push(C(ev.card), ` (${ev.from}) ${ev.declared ? 'declares a shot at' : 'shoots'} `, C(ev.target_card), ` (${ev.target}) for ${ev.damage}`); break;
+        case 'eliminated': seg.push({ text: 'eliminated: ', cls: 'elim' }, C(ev.card), ` (${ev.square})`); break;
+        case 'advance': seg.push('berserker ', C(ev.card), ` advances ${ev.from} → ${ev.to}`); break;
+        case 'move': seg.push(C(ev.card), ` moves ${ev.from} → ${ev.to}`); break;
+        case 'recall': seg.push(pn(ev.player) + ' recalls ', C(ev.card), ' from ' + ev.square); break;
+        case 'draw': seg.push(pn(ev.player) + ' draws a card'); break;
+        case 'pass': seg.push(pn(ev.player) + ' passes'); break;
+        case 'extra_turn': seg.push({ text: 'extra turn for ' + pn(ev.player), cls: 'extra' }); break;
+        case 'reveal': seg.push(pn(ev.player) + "'s hand is revealed: ");
+          (ev.hand || []).forEach((id, i) => { if (i) seg.push(', '); seg.push(C(id)); }); break;
+        case 'resign': seg.push({ text: pn(ev.player) + ' resigns', cls: 'res' }); break;
+        case 'result': seg.push({ text: ev.winner ? `${pn(ev.winner)} wins — ${ev.reason}` : `Draw — ${ev.reason}`, cls: 'res' }); break;
+        default: seg.push(ev.type + (ev.player ? ' (' + pn(ev.player) + ')' : ''));
+      }
+      parts.push(seg);
+    }
+    if (!parts.length && entry.action) parts.push([pn(entry.player) + ': ' + entry.action]);
+    return parts;
+  }
+
+  function describeText(entry, names) {
+    return describeEntry(entry, names).map((seg) => seg.map((p) => typeof p === 'string' ? p : p.card ? cardName(p.card) : p.text).join('')).join('; ');
+  }
+
+  function entryEl(entry, names, opts = {}) {
+    const segs = describeEntry(entry, names);
+    const body = h('span', { class: 'le-text' });
+    segs.forEach((seg, i) => {
+      const s = h('span', { class: 'le-seg' });
+      for (const p of seg) {
+        if (typeof p === 'string') s.append(p);
+        else if (p.card) {
+          s.append(h('span', { class: 'cardref', 'data-card': p.card, title: card(p.card) ? cardTitle(card(p.card)) : null, text: cardName(p.card),
+            onclick: (e) => { e.stopPropagation(); magnify(p.card); } }));
+        } else s.append(h('span', { class: p.cls || '', text: p.text }));
+      }
+      if (i) body.append(h('span', { class: 'le-sep', text: ' · ' }));
+      body.append(s);
+    });
+    const who = entry.player ? (opts.bottom && entry.player === opts.bottom ? 'me' : 'opp') : 'none';
+    return h('div', { class: 'log-entry who-' + who + (opts.cls ? ' ' + opts.cls : ''), 'data-n': entry.n },
+      h('span', { class: 'le-turn', title: 'turn ' + entry.turn, text: entry.turn != null ? entry.turn : '' }), body);
+  }
+
+  function resultText(result, names, you) {
+    if (!result) return '';
+    if (result.winner == null) return 'Draw · ' + result.reason;
+    const w = (names && names[result.winner]) || 'player ' + result.winner;
+    if (you) return (result.winner === you ? 'You won' : 'You lost') + ' · ' + result.reason;
+    return w + ' wins · ' + result.reason;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Score rings (Yucata's eliminated-count display)
+  // ---------------------------------------------------------------------------------------------
+
+  /** Score of `player` = what they eliminated = the opponent's lost cards. */
+  function scoreEl(view, player, names, opts = {}) {
+    const opp = 3 - player;
+    const lost = ((view.players || {})[opp] || {}).lost || [];
+    const cmd = lost.filter((id) => isCommand(card(id))).length;
+    const units = lost.length;
+    const v = view.variant || {};
+    const cNeed = v.commands_to_win || 4, uNeed = v.units_to_win || 20;
+    const level = (f) => (f >= 0.75 ? 'red' : f >= 0.5 ? 'yellow' : 'ok');
+    const cf = Math.min(1, cmd / cNeed), uf = Math.min(1, units / uNeed);
+    const ring = (r, f, cls) => {
+      const C = 2 * Math.PI * r;
+      return `<circle class="track" r="${r}" cx="20" cy="20"/><circle class="val ${cls}" r="${r}" cx="20" cy="20" stroke-dasharray="${(f * C).toFixed(2)} ${C.toFixed(2)}"/>`;
+    };
+    const warn = opts.warn !== false;
+    const svg = `<svg viewBox="0 0 40 40" class="rings" aria-hidden="true">${ring(16, uf, 'outer ' + (warn ? level(uf) : 'mine'))}${ring(9.5, cf, 'inner ' + (warn ? level(cf) : 'mine'))}</svg>`;
+    const e = h('div', { class: 'score', tabindex: '0', 'aria-label': `eliminated by ${names[player]}: ${cmd} of ${cNeed} command units, ${units} of ${uNeed} units` });
+    e.innerHTML = svg;
+    e.append(h('div', { class: 'score-nums' },
+      h('span', { class: 'sn-cmd', title: 'command units eliminated / needed' }, h('b', { text: cmd }), '/' + cNeed, h('small', { text: ' cmd' })),
+      h('span', { class: 'sn-units', title: 'units eliminated (all ranks) / needed' }, h('b', { text: units }), '/' + uNeed, h('small', { text: ' units' }))));
+    const show = () => {
+      const pop = $('#hover-pop');
+      if (!pop) return;
+      pop.replaceChildren(h('div', { class: 'hp-title', text: `Eliminated by ${names[player]} (${units})` }),
+        lost.length ? h('div', { class: 'hp-cards' }, lost.map((id) => cardEl(id, { side: opp === (opts.bottom || 1) ? 'bottom' : 'top', extra: 'mini' }))) : h('div', { class: 'hp-none', text: 'none yet' }));
+      pop.hidden = false;
+      const r = e.getBoundingClientRect();
+      const pw = Math.min(360, window.innerWidth - 16);
+      pop.style.width = pw + 'px';
+      let left = r.left + window.scrollX - pw - 8;
+      if (left < 8) left = Math.min(r.left + window.scrollX, window.innerWidth - pw - 8);
+      pop.style.left = left + 'px';
+      pop.style.top = r.top + window.scrollY + 'px';
+    };
+    const hide = () => { const pop = $('#hover-pop'); if (pop) pop.hidden = true; };
+    e.addEventListener('mouseenter', show);
+    e.addEventListener('focus', show);
+    e.addEventListener('mouseleave', hide);
+    e.addEventListener('blur', hide);
+    return e;
+  }
+
+  // Expose the renderer for replay.js.
+  window.LoW = {
+    CARDS, DIRS, h, $, loadCards, cardEl, magnify, renderMat, entrySquares, describeEntry, describeText, entryEl,
+    resultText, scoreEl, parseSq, sqName, norm, isCommand, card, cardName, store, setHighContrast,
+  };
+
+  // =============================================================================================
+  // Live mode
+  // =============================================================================================
+
+  function startLive(root) {
+    const gameId = Number(root.dataset.gameId);
+    const S = { game: null, view: null, legal: [], log: [] }; // latest state from the server
+    const UI = {
+      sel: null,               // {kind:'deploy', card, index} | {kind:'shoot'|'move'|'advance', from}
+      pending: false, pendingTimer: null,
+      flip: false,
+      zoom: store.get('zoom', 'fit'),
+      ghosts: [], fresh: new Set(),
+      clockBase: null,        // {t: performance.now(), clocks: {...}}
+    };
+    let ws = null, backoff = 500, reconnectTimer = null, pingTimer = null, pongTimer = null, everOpened = false;
+
+    setHighContrast(store.get('highContrast', false));
+
+    // ---- derived -------------------------------------------------------------------------------
+    const you = () => (S.game ? S.game.you : null);
+    const names = () => {
+      const p = (S.game && S.game.players) || {};
+      return { 1: (p[1] && p[1].name) || 'player 1', 2: (p[2] && p[2].name) || 'player 2' };
+    };
+    const bottom = () => { const b = you() || 1; return UI.flip ? 3 - b : b; };
+    const decider = () => {
+      const v = S.view; if (!v || v.result || (S.game && S.game.status === 'over')) return null;
+      return (v.turn_state && v.turn_state.decider) || v.to_move;
+    };
+    const over = () => !!(S.game && (S.game.status === 'over' || S.game.result)) || !!(S.view && S.view.result);
+
+    function parsedLegal() {
+      return (S.legal || []).map((t) => {
+        const p = t.split(' ');
+        switch (p[0]) {
+          case 'shoot': case 'move': case 'advance': return { t, type: p[0], from: norm(p[1]), to: norm(p[2]) };
+          case 'deploy': return { t, type: 'deploy', card: p[1], to: norm(p[2]) };
+          case 'recall': return { t, type: 'recall', from: norm(p[1]) };
+          default: return { t, type: p[0] };
+        }
+      });
+    }
+
+    // ---- rendering -------------------------------------------------------------------------------
+    function cellSize() {
+      if (UI.zoom !== 'fit') return Number(UI.zoom) || 90;
+      return fitCell();
+    }
+
+    function fitCell() {
+      const wrap = $('#mat-wrap');
+      const v = S.view;
+      let cols = 7, rows = 6;
+      if (v && v.variant && v.variant.mat === 'unbordered') {
+        const m = $('#mat'); cols = Number(m.style.getPropertyValue('--cols')) || 9; rows = Number(m.style.getPropertyValue('--rows')) || 8;
+      }
+      const width = (wrap && wrap.clientWidth) || window.innerWidth;
+      const byW = Math.floor((width - 4) / cols);
+      const phone = window.innerWidth < 760;
+      if (phone) return Math.max(40, Math.min(130, byW));
+      // height left for the mat: the viewport minus everything in the board column but the mat,
+      // with the hands scaling with the cell (own hand 0.86, opponent 0.5 or 0.66)
+      const col = $('.board-col', root);
+      const top = col.getBoundingClientRect().top + window.scrollY;
+      let fixed = 0;
+      for (const ch of col.children) {
+        if (ch.id === 'mat-wrap' || ch.classList.contains('hand-row') || ch.hidden) continue;
+        fixed += ch.getBoundingClientRect().height;
+      }
+      const visible = v && v.variant && v.variant.hands === 'visible';
+      const handF = 0.86 + (visible ? 0.66 : 0.4) + 0.12;
+      const avail = window.innerHeight - top - fixed - 40;
+      const byH = Math.floor(avail / (rows + handF));
+      return Math.max(48, Math.min(140, byW, byH));
+    }
+
+    function render() {
+      if (!S.game || !S.view) return;
+      root.classList.remove('loading');
+      const v = S.view, g = S.game, b = bottom(), N = names();
+      const acts = parsedLegal();
+      const canAct = !UI.pending && acts.length > 0;
+      root.classList.toggle('busy', UI.pending);
+      root.classList.toggle('spectator', you() == null);
+      root.classList.toggle('my-turn', acts.length > 0);
+      root.classList.toggle('over', over());
+
+      // validate selection against legal actions
+      if (UI.sel) {
+        const ok = UI.sel.kind === 'deploy' ? acts.some((a) => a.type === 'deploy' && a.card === UI.sel.card)
+          : acts.some((a) => a.type === UI.sel.kind && a.from === UI.sel.from);
+        if (!ok) UI.sel = null;
+      }
+      autoSelect(acts);
+
+      // sources / targets
+      const sources = new Map(), targets = new Map();
+      if (canAct) {
+        for (const a of acts) {
+          if (a.from && ['shoot', 'move', 'advance', 'recall'].includes(a.type)) {
+            const k = sources.get(a.from) || [];
+            if (!k.includes(a.type)) k.push(a.type);
+            sources.set(a.from, k);
+          }
+        }
+        if (UI.sel) {
+          for (const a of acts) {
+            if (UI.sel.kind === 'deploy' && a.type === 'deploy' && a.card === UI.sel.card) targets.set(a.to, 'deploy');
+            else if (a.type === UI.sel.kind && a.from === UI.sel.from) targets.set(a.to, a.type);
+          }
+        }
+      }
+      const last = lastTurnSquares();
+      const cell = UI.zoomCell = cellSize();
+      const extra = acts.filter((a) => a.to).map((a) => a.to);
+      renderMat($('#mat'), {
+        view: v, bottom: b, cell, targets, sources, last, ghosts: UI.ghosts, fresh: UI.fresh, extraSquares: extra,
+        selected: UI.sel && UI.sel.from,
+      });
+      if (UI.zoom === 'fit') {
+        const c2 = fitCell(); // unbordered: the size is known only after a first pass
+        if (c2 !== cell) renderMat($('#mat'), { view: v, bottom: b, cell: c2, targets, sources, last, ghosts: UI.ghosts, fresh: UI.fresh, extraSquares: extra, selected: UI.sel && UI.sel.from });
+        UI.zoomCell = c2;
+      }
+      root.style.setProperty('--cell', UI.zoomCell + 'px');
+      const rootTop = root.getBoundingClientRect().top + window.scrollY;
+      root.style.setProperty('--avail-h', Math.max(320, window.innerHeight - rootTop - 18) + 'px');
+      const zr = $('#zoom'); if (zr && document.activeElement !== zr) zr.value = UI.zoomCell;
+      UI.ghosts = []; UI.fresh = new Set();
+
+      renderHands(acts, canAct);
+      renderPanels();
+      renderStatus(acts);
+      renderControls(acts, canAct);
+      renderLog();
+    }
+
+    function autoSelect(acts) {
+      if (UI.sel || UI.pending) return;
+      // a berserker choice (or any decision point with one source and one kind): preselect it
+      const kinds = new Set(acts.map((a) => a.type));
+      if (kinds.size === 1 && (kinds.has('advance'))) {
+        const froms = new Set(acts.map((a) => a.from));
+        if (froms.size === 1) UI.sel = { kind: 'advance', from: [...froms][0] };
+      }
+    }
+
+    function lastTurnSquares() {
+      const log = S.log || [];
+      const out = new Set();
+      if (!log.length) return out;
+      const t = log[log.length - 1].turn;
+      for (let i = log.length - 1; i >= 0 && log[i].turn === t; i--) entrySquares(log[i], out);
+      return out;
+    }
+
+    function renderHands(acts, canAct) {
+      const v = S.view, b = bottom(), me = you();
+      const hb = $('#hand-bottom'), ht = $('#hand-top');
+      const handOf = (p) => ((v.players || {})[p] || {}).hand || [];
+      const deployable = new Set(acts.filter((a) => a.type === 'deploy').map((a) => a.card));
+      // bottom hand
+      const bcards = handOf(b).map((id, i) => {
+        const own = me != null && b === me;
+        if (id == null) return cardEl(null, { side: 'bottom', extra: 'opp-card hidden-card' });
+        const e = cardEl(id, { side: 'bottom', extra: own ? 'hand-card' : 'opp-card' });
+        e.dataset.index = i;
+        if (own) {
+          if (canAct && deployable.has(id)) e.classList.add('deployable');
+          if (UI.sel && UI.sel.kind === 'deploy' && UI.sel.index === i) e.classList.add('selected');
+          e.addEventListener('click', (ev) => onHandClick(ev, id, i));
+          e.addEventListener('dblclick', (ev) => { ev.preventDefault(); magnify(id); });
+        } else {
+          e.addEventListener('click', () => magnify(id));
+        }
+        e.removeAttribute('title');
+        return e;
+      });
+      hb.replaceChildren(...bcards);
+      hb.classList.toggle('is-own', me != null && b === me);
+      // top hand: backs or faces (visible variant / game over), as they would stand on the mat
+      const top = 3 - b;
+      const tcards = handOf(top).map((id, i) => {
+        const e = id == null ? cardEl(null, { side: 'top', extra: 'opp-card' }) : cardEl(id, { side: 'top', rot: true, extra: 'opp-card face' });
+        e.dataset.index = i;
+        if (id != null) { e.addEventListener('click', () => magnify(id, { side: 'top' })); e.removeAttribute('title'); }
+        return e;
+      });
+      ht.replaceChildren(...tcards);
+      ht.classList.toggle('faces', handOf(top).some((x) => x != null));
+      const hint = $('#hand-hint');
+      const visible = v.variant && v.variant.hands === 'visible' && !over();
+      hint.hidden = !(visible && me != null);
+    }
+
+    function renderPanels() {
+      const b = bottom();
+      fillPanel($('#panel-bottom'), b, 'bottom');
+      fillPanel($('#panel-top'), 3 - b, 'top');
+      tickClocks();
+    }
+
+    function fillPanel(el, p, side) {
+      const g = S.game, v = S.view, N = names();
+      const pl = (g.players || {})[p] || {};
+      const vp = (v.players || {})[p] || {};
+      const deck = Array.isArray(vp.deck) ? vp.deck.length : vp.deck;
+      const active = decider() === p;
+      const me = you();
+      el.className = 'player-panel side-' + side + (active ? ' active' : '') + (g.result && g.result.winner === p ? ' winner' : '');
+      el.dataset.player = p;
+      const visible = v.variant && v.variant.hands === 'visible';
+      const tc = g.time_control || {};
+      el.replaceChildren(
+        h('div', { class: 'pp-head' },
+          h('span', { class: 'pp-dot' }),
+          h('span', { class: 'pp-name', text: pl.name || 'player ' + p }),
+          me === p ? h('span', { class: 'tag you', text: 'you' }) : null,
+          pl.bot ? h('span', { class: 'tag bot', text: 'bot' }) : null,
+          h('span', { class: 'tag pnum', text: 'P' + p }),
+          visible && !over() ? h('span', { class: 'tag vis', title: "This player's hand is visible to the opponent", text: '◉ hand visible' }) : null,
+          h('span', { class: 'pp-spacer' }),
+          tc.mode === 'live' ? h('span', { class: 'clock', 'data-player': p, text: '' })
+            : tc.mode === 'turn' ? h('span', { class: 'clock deadline', 'data-player': p, text: '' }) : null),
+        h('div', { class: 'pp-body' },
+          scoreEl(v, p, N, { warn: me == null || me !== p, bottom: bottom() }),
+          h('div', { class: 'pp-counts' },
+            h('span', { class: 'deck-count', title: 'cards left in the deck' }, h('i', { class: 'mini-back' }), h('b', { text: deck != null ? deck : '?' }), ' deck'),
+            h('span', { class: 'hand-count', title: 'cards in hand' }, h('b', { text: (vp.hand || []).length }), ' hand'),
+            active ? h('span', { class: 'to-move', text: (v.turn_state && v.turn_state.phase === 'advance' && p !== v.to_move) ? 'choosing advance' : 'to move' }) : null)));
+    }
+
+    function fmtClock(ms) {
+      ms = Math.max(0, ms);
+      if (ms < 10000) return (ms / 1000).toFixed(1);
+      const s = Math.ceil(ms / 1000);
+      const hh = Math.floor(s / 3600), mm = Math.floor((s % 3600) / 60), ss = s % 60;
+      return (hh ? hh + ':' + String(mm).padStart(2, '0') : mm) + ':' + String(ss).padStart(2, '0');
+    }
+    function fmtDeadline(iso) {
+      const ms = Date.parse(iso) - Date.now();
+      if (isNaN(ms)) return '';
+      if (ms <= 0) return 'time up';
+      const m = Math.floor(ms / 60000), d = Math.floor(m / 1440), hh = Math.floor((m % 1440) / 60), mm = m % 60;
+      return d ? `${d}d ${hh}h` : hh ? `${hh}h ${mm}m` : `${mm}m`;
+    }
+
+    function tickClocks() {
+      const g = S.game; if (!g) return;
+      for (const el of root.querySelectorAll('.clock')) {
+        const p = Number(el.dataset.player);
+        const running = !over() && g.clock_running === p;
+        el.classList.toggle('running', running);
+        if (el.classList.contains('deadline')) {
+          el.textContent = running && g.deadline ? '⏳ ' + fmtDeadline(g.deadline) : '';
+          el.title = g.deadline ? 'must act by ' + new Date(g.deadline).toLocaleString() : '';
+          continue;
+        }
+        if (!g.clocks || !UI.clockBase) { el.textContent = ''; continue; }
+        let ms = UI.clockBase.clocks[p];
+        if (ms == null) { el.textContent = ''; continue; }
+        if (running) ms -= performance.now() - UI.clockBase.t;
+        el.textContent = fmtClock(ms);
+        el.classList.toggle('low', ms < 30000);
+      }
+    }
+
+    function renderStatus(acts) {
+      const st = $('#status'), N = names(), me = you(), g = S.game, v = S.view;
+      let text = '', cls = '';
+      const kinds = new Set(acts.map((a) => a.type));
+      const d = decider();
+      if (over()) {
+        text = resultText(g.result || v.result, N, me); cls = 'over';
+      } else if (me == null) {
+        text = d ? `${N[d]} to move · turn ${v.turn}` : 'Spectating';
+      } else if (!acts.length) {
+        text = d && d !== me ? `Waiting for ${N[d]}…` : 'Waiting…';
+        cls = 'waiting';
+      } else {
+        cls = 'act';
+        const ts = v.turn_state || {};
+        if (kinds.has('advance')) text = 'Choose where your berserker advances';
+        else if (kinds.has('deploy')) {
+          text = (ts.forced ? 'Forced deployment: deploy a unit' : 'Deploy a unit') + (kinds.has('shoot') ? ' (you may first declare shots)' : '');
+          if (v.turn <= 2) text += ' on the square marked ' + v.to_move;
+        } else if (kinds.has('shoot') || kinds.has('move')) {
+          const opts = [kinds.has('shoot') && 'fire shots', kinds.has('move') && 'move', 'reinforce'].filter(Boolean);
+          text = opts.join(', ').replace(/^./, (c) => c.toUpperCase()).replace(/, ([^,]*)$/, ' or $1');
+        } else if (kinds.has('draw') || kinds.has('recall')) {
+          text = 'Reinforce: ' + [kinds.has('draw') && 'draw a card', kinds.has('recall') && 'recall a unit'].filter(Boolean).join(' or ');
+        } else if (kinds.has('pass')) text = 'No reinforcement possible: pass';
+        else text = 'Your move';
+        if (UI.sel) {
+          const what = UI.sel.kind === 'deploy' ? `${cardName(UI.sel.card)}: choose a square` :
+            UI.sel.kind === 'shoot' ? 'choose a target' : UI.sel.kind === 'advance' ? 'choose the square' : 'choose where to move';
+          text += ' — ' + what;
+        }
+      }
+      if (UI.pending) cls += ' pending';
+      st.textContent = text;
+      st.className = 'status ' + cls;
+      document.title = (acts.length && !over() ? '● ' : '') + `Game ${gameId} · Lords of War`;
+      const res = $('#result');
+      if (over()) {
+        const r = g.result || v.result;
+        const won = me && r && r.winner === me, lost = me && r && r.winner && r.winner !== me;
+        res.className = 'result-banner' + (won ? ' won' : lost ? ' lost' : ' drawn');
+        res.replaceChildren(h('strong', { text: resultText(r, N, me) }),
+          h('a', { class: 'btn small', href: `/api/games/${gameId}/record`, download: `lordsofwar-game-${gameId}.json`, text: '⬇ Download record' }),
+          h('a', { class: 'btn small', href: `/games/${gameId}/replay`, text: '▶ Replay' }));
+        res.hidden = false;
+      } else res.hidden = true;
+    }
+
+    function renderControls(acts, canAct) {
+      const g = S.game, me = you(), N = names();
+      const kinds = new Set(acts.map((a) => a.type));
+      $('#btn-draw').hidden = !kinds.has('draw');
+      $('#btn-pass').hidden = !kinds.has('pass');
+      $('#btn-draw').disabled = $('#btn-pass').disabled = !canAct;
+      const running = !over() && me != null;
+      const offer = g.draw_offer;
+      $('#btn-resign').hidden = !running;
+      $('#btn-offer-draw').hidden = !(running && !offer);
+      $('#btn-accept-draw').hidden = !(running && offer && offer !== me);
+      $('#btn-decline-draw').hidden = !(running && offer && offer !== me);
+      const dof = $('#draw-offer');
+      dof.hidden = !(running && offer);
+      dof.textContent = offer === me ? 'You offered a draw' : offer ? `${N[offer]} offers a draw` : '';
+      dof.classList.toggle('incoming', !!offer && offer !== me);
+      for (const id of ['#btn-resign', '#btn-offer-draw', '#btn-accept-draw', '#btn-decline-draw']) $(id).disabled = UI.pending;
+      $('#over-links').hidden = !over();
+      $('#controls').hidden = me == null && !over();
+    }
+
+    function renderLog() {
+      const el = $('#log');
+      const N = names();
+      const log = S.log || [];
+      const lastTurn = log.length ? log[log.length - 1].turn : null;
+      const stick = el.scrollHeight - el.scrollTop - el.clientHeight < 40 || !el.childElementCount;
+      const frag = document.createDocumentFragment();
+      let prevTurn = null;
+      for (const e of log) {
+        if (e.turn !== prevTurn && e.turn != null) {
+          frag.append(h('div', { class: 'log-turn', text: `Turn ${e.turn}` + (e.player ? ' · ' + N[e.player] : '') }));
+          prevTurn = e.turn;
+        }
+        frag.append(entryEl(e, N, { bottom: bottom(), cls: e.turn === lastTurn ? 'last-turn' : '' }));
+      }
+      if (!log.length) frag.append(h('div', { class: 'log-empty', text: 'No actions yet.' }));
+      el.replaceChildren(frag);
+      if (stick) el.scrollTop = el.scrollHeight;
+    }
+
+    // ---- interaction ----------------------------------------------------------------------------
+    function onHandClick(ev, id, index) {
+      ev.stopPropagation();
+      closePopup();
+      if (UI.pending) return;
+      const acts = parsedLegal();
+      const can = acts.some((a) => a.type === 'deploy' && a.card === id);
+      if (!can) { magnify(id); return; }
+      if (UI.sel && UI.sel.kind === 'deploy' && UI.sel.index === index) { magnify(id); return; }
+      UI.sel = { kind: 'deploy', card: id, index };
+      render();
+    }
+
+    function onMatClick(ev) {
+      const sqEl = ev.target.closest('[data-square]');
+      if (!sqEl || !S.view) return;
+      ev.stopPropagation();
+      closePopup();
+      const name = sqEl.dataset.square;
+      const acts = UI.pending ? [] : parsedLegal();
+      const unit = (S.view.board || []).find((u) => norm(u.square) === name);
+      // 1. a destination of the selection
+      if (UI.sel) {
+        const a = acts.find((x) => (UI.sel.kind === 'deploy' ? x.type === 'deploy' && x.card === UI.sel.card : x.type === UI.sel.kind && x.from === UI.sel.from) && x.to === name);
+        if (a) { sendAction(a.t); return; }
+        if (UI.sel.from === name) { // clicking the selected unit again: magnify
+          if (unit) magnify(unit.card, { side: unit.owner === bottom() ? 'bottom' : 'top' });
+          return;
+        }
+      }
+      // 2. a unit with actions of its own
+      const own = acts.filter((a) => a.from === name);
+      if (own.length) {
+        const kinds = [...new Set(own.map((a) => a.type))];
+        if (kinds.length === 1 && kinds[0] !== 'recall') {
+          UI.sel = { kind: kinds[0], from: name };
+          render();
+          return;
+        }
+        openPopup(sqEl, name, kinds, unit);
+        return;
+      }
+      // 3. anything else: magnify a unit, or clear the selection
+      if (UI.sel) { UI.sel = null; render(); if (!unit) return; }
+      if (unit) magnify(unit.card, { side: unit.owner === bottom() ? 'bottom' : 'top' });
+    }
+
+    const MENU_LABEL = { shoot: '◎ Shoot', move: '➜ Move', advance: '» Advance', recall: '↩ Recall', magnify: '🔍 Magnify' };
+    function openPopup(anchor, square, kinds, unit) {
+      const pop = $('#popup');
+      const items = [...kinds.filter((k) => k !== 'recall'), ...kinds.filter((k) => k === 'recall'), 'magnify'];
+      pop.replaceChildren(...items.map((k) => h('button', {
+        type: 'button', role: 'menuitem', class: 'menu-item mi-' + k, 'data-menu': k,
+        text: k === 'magnify' ? '⌕ Magnify' : MENU_LABEL[k],
+        onclick: (e) => {
+          e.stopPropagation();
+          closePopup();
+          if (k === 'magnify') { if (unit) magnify(unit.card, { side: unit.owner === bottom() ? 'bottom' : 'top' }); return; }
+          if (k === 'recall') { sendAction('recall ' + square); return; }
+          UI.sel = { kind: k, from: square };
+          render();
+        },
+      })));
+      pop.hidden = false;
+      const r = anchor.getBoundingClientRect();
+      const pw = pop.offsetWidth, ph = pop.offsetHeight;
+      let left = r.left + window.scrollX + r.width / 2 - pw / 2;
+      left = Math.max(window.scrollX + 4, Math.min(left, window.scrollX + window.innerWidth - pw - 4));
+      let top = r.top + window.scrollY + r.height * 0.55;
+      if (top + ph > window.scrollY + window.innerHeight - 4) top = r.top + window.scrollY - ph + r.height * 0.3;
+      pop.style.left = left + 'px';
+      pop.style.top = top + 'px';
+      const first = pop.querySelector('button'); if (first) first.focus({ preventScroll: true });
+    }
+    function closePopup() { const p = $('#popup'); if (p) p.hidden = true; }
+
+    function setPending(on) {
+      UI.pending = on;
+      clearTimeout(UI.pendingTimer);
+      if (on) UI.pendingTimer = setTimeout(() => { UI.pending = false; toast('No answer from the server — try again'); sync(); render(); }, 10000);
+    }
+
+    function sendAction(text) {
+      if (UI.pending || !S.game) return;
+      UI.sel = null;
+      setPending(true);
+      render();
+      const msg = { type: 'action', action: text, version: S.game.version };
+      if (!wsSend(msg)) post(`/api/games/${gameId}/actions`, { action: text, version: S.game.version });
+    }
+
+    function sendControl(msg, path, body) {
+      if (UI.pending) return;
+      setPending(true);
+      render();
+      if (!wsSend(msg)) post(path, body);
+    }
+
+    async function post(path, body) {
+      try {
+        const meta = document.querySelector('meta[name="csrf-token"]');
+        const r = await fetch(path, {
+          method: 'POST', credentials: 'same-origin',
+          headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': meta ? meta.content : '' },
+          body: JSON.stringify(body),
+        });
+        const data = await r.json().catch(() => ({}));
+        if (!r.ok) { setPending(false); toast(data.detail || `request failed (${r.status})`); if (r.status === 409) fetchState(); else render(); return; }
+        if (data && data.game && data.view) applyState(data); else fetchState();
+      } catch (e) {
+        setPending(false); toast('Network error: ' + e.message); render();
+      }
+    }
+
+    function toast(text, kind) {
+      const box = $('#toasts');
+      const t = h('div', { class: 'toast ' + (kind || 'error'), role: 'alert', text, onclick: () => t.remove() });
+      box.append(t);
+      setTimeout(() => { t.classList.add('fade'); setTimeout(() => t.remove(), 400); }, kind === 'info' ? 3000 : 7000);
+    }
+
+    // ---- state updates -------------------------------------------------------------------------------
+    function noteClock() {
+      if (S.game && S.game.clocks) UI.clockBase = { t: performance.now(), clocks: { 1: S.game.clocks[1] ?? S.game.clocks['1'], 2: S.game.clocks[2] ?? S.game.clocks['2'] } };
+      else UI.clockBase = null;
+    }
+
+    function applyState(msg) {
+      S.game = msg.game; S.view = msg.view; S.legal = msg.legal || []; S.log = msg.log || [];
+      noteClock();
+      setPending(false);
+      render();
+    }
+
+    function applyUpdate(msg) {
+      if (!S.game) { sync(); return; }
+      const v = msg.game.version, cur = S.game.version;
+      if (v <= cur) return; // old news
+      const newEntries = msg.log || [];
+      const lastN = S.log.length ? S.log[S.log.length - 1].n : 0;
+      const contiguous = !newEntries.length || newEntries[0].n == null || newEntries[0].n === lastN + 1;
+      S.game = msg.game; S.view = msg.view; S.legal = msg.legal || [];
+      if (contiguous) S.log = S.log.concat(newEntries);
+      if (v > cur + 1 || !contiguous) sync();
+      // animations: new units, eliminated units fading out
+      for (const e of newEntries) {
+        for (const ev of e.events || []) {
+          if (ev.type === 'eliminated') UI.ghosts.push({ square: ev.square, card: ev.card, owner: ev.owner });
+          if ((ev.type === 'deploy' || ev.type === 'advance' || ev.type === 'move') && (ev.square || ev.to)) UI.fresh.add(norm(ev.square || ev.to));
+        }
+      }
+      noteClock();
+      setPending(false);
+      render();
+    }
+
+    async function fetchState() {
+      try {
+        const r = await fetch(`/api/games/${gameId}`, { credentials: 'same-origin' });
+        if (!r.ok) {
+          const d = await r.json().catch(() => ({}));
+          throw new Error(d.detail || 'HTTP ' + r.status);
+        }
+        applyState(await r.json());
+      } catch (e) {
+        if (!S.game) $('#status').textContent = 'Could not load the game: ' + e.message;
+        else toast('Could not load the game: ' + e.message);
+      }
+    }
+
+    // ---- WebSocket -----------------------------------------------------------------------------------
+    function wsSend(obj) {
+      if (ws && ws.readyState === WebSocket.OPEN) { ws.send(JSON.stringify(obj)); return true; }
+      return false;
+    }
+    function sync() { if (!wsSend({ type: 'sync' })) fetchState(); }
+
+    function setConn(state) {
+      const c = $('#conn');
+      c.hidden = state === 'ok';
+      c.textContent = state === 'connecting' ? 'connecting…' : 'reconnecting…';
+      root.classList.toggle('offline', state !== 'ok');
+    }
+
+    function connect() {
+      clearTimeout(reconnectTimer);
+      if (ws && (ws.readyState === WebSocket.OPEN || ws.readyState === WebSocket.CONNECTING)) return;
+      const url = (location.protocol === 'https:' ? 'wss://' : 'ws://') + location.host + `/api/games/${gameId}/ws`;
+      let sock;
+      try { sock = new WebSocket(url); } catch (e) { scheduleReconnect(); return; }
+      ws = sock;
+      sock.onopen = () => {
+        everOpened = true; backoff = 500; setConn('ok');
+        clearInterval(pingTimer);
+        pingTimer = setInterval(ping, 25000);
+      };
+      sock.onmessage = (e) => {
+        let msg; try { msg = JSON.parse(e.data); } catch (err) { return; }
+        clearTimeout(pongTimer);
+        switch (msg.type) {
+          case 'state': applyState(msg); break;
+          case 'update': applyUpdate(msg); break;
+          case 'error':
+            setPending(false);
+            toast(msg.message || 'refused');
+            if (S.game && msg.version != null && msg.version !== S.game.version) sync();
+            render();
+            break;
+          case 'pong': break;
+          default: break;
+        }
+      };
+      sock.onclose = () => {
+        if (ws !== sock) return;
+        clearInterval(pingTimer); clearTimeout(pongTimer);
+        setConn(everOpened ? 'reconnecting' : 'connecting');
+        scheduleReconnect();
+      };
+      sock.onerror = () => { /* onclose follows */ };
+    }
+    function ping() {
+      if (!wsSend({ type: 'ping' })) return;
+      clearTimeout(pongTimer);
+      pongTimer = setTimeout(() => { try { ws.close(); } catch (e) { /* ignore */ } }, 10000);
+    }
+    function scheduleReconnect() {
+      clearTimeout(reconnectTimer);
+      const delay = Math.min(15000, backoff) * (0.8 + Math.random() * 0.4);
+      backoff = Math.min(15000, backoff * 2);
+      reconnectTimer = setTimeout(connect, delay);
+    }
+    document.addEventListener('visibilitychange', () => {
+      if (document.visibilityState === 'visible' && (!ws || ws.readyState === WebSocket.CLOSED)) { backoff = 500; connect(); }
+    });
+    window.addEventListener('online', () => { backoff = 500; connect(); });
+
+    // ---- wiring ----------------------------------------------------------------------------------------
+    $('#mat').addEventListener('click', onMatClick);
+    $('#btn-draw').addEventListener('click', () => { if (S.legal.includes('draw')) sendAction('draw'); });
+    $('#btn-pass').addEventListener('click', () => { if (S.legal.includes('pass')) sendAction('pass'); });
+    $('#btn-resign').addEventListener('click', () => { $('#confirm').hidden = false; $('#btn-resign-cancel').focus(); });
+    $('#btn-resign-cancel').addEventListener('click', () => { $('#confirm').hidden = true; });
+    $('#btn-resign-confirm').addEventListener('click', () => {
+      $('#confirm').hidden = true;
+      sendControl({ type: 'resign' }, `/api/games/${gameId}/resign`, {});
+    });
+    const drawOp = (op) => sendControl({ type: 'draw', op }, `/api/games/${gameId}/draw`, { op });
+    $('#btn-offer-draw').addEventListener('click', () => drawOp('offer'));
+    $('#btn-accept-draw').addEventListener('click', () => drawOp('accept'));
+    $('#btn-decline-draw').addEventListener('click', () => drawOp('decline'));
+    $('#btn-contrast').addEventListener('click', () => { setHighContrast(!document.body.classList.contains('hc')); });
+    $('#btn-flip').addEventListener('click', () => { UI.flip = !UI.flip; render(); });
+    $('#btn-fit').addEventListener('click', () => { UI.zoom = 'fit'; store.set('zoom', 'fit'); render(); });
+    $('#zoom').addEventListener('input', (e) => { UI.zoom = Number(e.target.value); store.set('zoom', UI.zoom); render(); });
+    document.addEventListener('click', (e) => {
+      if (!e.target.closest('#popup')) closePopup();
+      if (UI.sel && !e.target.closest('#mat') && !e.target.closest('.hand-card') && !e.target.closest('#popup') && !e.target.closest('#magnify')) { UI.sel = null; render(); }
+    });
+    document.addEventListener('keydown', (e) => {
+      if (e.key === 'Escape') {
+        const m = $('#magnify');
+        if (m && !m.hidden) { m.hidden = true; return; }
+        if (!$('#popup').hidden) { closePopup(); return; }
+        if (!$('#confirm').hidden) { $('#confirm').hidden = true; return; }
+        if (UI.sel) { UI.sel = null; render(); }
+      }
+    });
+    let resizeTimer = null;
+    window.addEventListener('resize', () => { clearTimeout(resizeTimer); resizeTimer = setTimeout(() => { if (UI.zoom === 'fit') render(); }, 80); });
+    setInterval(tickClocks, 200);
+
+    // ---- start --------------------------------------------------------------------------------------------
+    setConn('connecting');
+    loadCards()
+      .then(fetchState)
+      .catch((e) => { $('#status').textContent = 'Could not load the game: ' + e.message; })
+      .finally(connect);
+
+    // for debugging and tests
+    window.LoW.live = { S, UI, render, sync, send: wsSend };
+  }
+
+  function boot() {
+    const root = document.getElementById('game');
+    if (root && root.dataset.gameId) startLive(root);
+    else setHighContrast(store.get('highContrast', false));
+  }
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', boot);
+  else boot();
+})();

@@ -1,0 +1,152 @@
+"""Fixtures for the web platform: the same app on SQLite and on the local PostgreSQL.
+
+PostgreSQL tests run against the real server at 127.0.0.1:5432 (trust auth); each test gets a
+fresh database that is dropped afterwards. Where the server is absent they are skipped with the
+reason shown in the summary (``-ra``).
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from lordsofwar.web.app import create_app
+from lordsofwar.web.settings import Settings
+
+PG_ADMIN = os.environ.get("LOW_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/postgres")
+
+
+def _pg_admin() -> Any:
+    import psycopg
+
+    return psycopg.connect(PG_ADMIN.replace("postgresql+psycopg://", "postgresql://"), autocommit=True, connect_timeout=3)
+
+
+@contextmanager
+def database(kind: str, tmp_path: Any) -> Iterator[str]:
+    if kind == "sqlite":
+        yield f"sqlite:///{tmp_path / 'low.sqlite3'}"
+        return
+    try:
+        admin = _pg_admin()
+    except Exception as exc:  # the service is absent on this machine
+        pytest.skip(f"PostgreSQL not reachable at {PG_ADMIN}: {str(exc).splitlines()[0][:120]}")
+    name = f"low_test_{uuid.uuid4().hex[:12]}"
+    with admin:
+        admin.execute(f'CREATE DATABASE "{name}"')
+    base = PG_ADMIN.rsplit("/", 1)[0]
+    try:
+        yield f"{base}/{name}"
+    finally:
+        with _pg_admin() as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def settings_for(url: str, **overrides: Any) -> Settings:
+    values: dict[str, Any] = {
+        "database_url": url,
+        "redis_url": None,
+        "bot_delay": 0.0,
+        "argon2_time_cost": 1,
+        "argon2_memory_kib": 8192,
+        "sweep_interval": 3600.0,
+    }
+    values.update(overrides)
+    return Settings(**values)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest, tmp_path: Any) -> Iterator[str]:
+    with database(request.param, tmp_path) as url:
+        yield url
+
+
+@pytest.fixture
+def client(db_url: str) -> Iterator[TestClient]:
+    app = create_app(settings_for(db_url))
+    with TestClient(app, base_url="http://testserver") as c:
+        yield c
+
+
+class Player:
+    """One signed-in user of a shared TestClient (its cookies are swapped in for each call)."""
+
+    def __init__(self, client: TestClient, name: str, password: str = "correct horse"):
+        self.client = client
+        self.name = name
+        self.password = password
+        self.cookies: dict[str, str] = {}
+        self.csrf = ""
+
+    def use(self) -> TestClient:
+        self.client.cookies.clear()
+        for k, v in self.cookies.items():
+            self.client.cookies.set(k, v)
+        return self.client
+
+    def _keep(self) -> None:
+        self.cookies = {c.name: c.value for c in self.client.cookies.jar}
+
+    def refresh(self) -> None:
+        r = self.use().get("/api/session")
+        self._keep()
+        self.csrf = r.json()["csrf"]
+
+    def signup(self) -> Player:
+        self.refresh()
+        r = self.post("/api/signup", {"name": self.name, "password": self.password})
+        assert r.status_code == 201, r.text
+        self.refresh()
+        return self
+
+    def get(self, path: str, **kw: Any) -> Any:
+        r = self.use().get(path, **kw)
+        self._keep()
+        return r
+
+    def post(self, path: str, body: Any = None, csrf: str | None = None, **kw: Any) -> Any:
+        headers = {"X-CSRF-Token": self.csrf if csrf is None else csrf}
+        r = self.use().post(path, json=body if body is not None else {}, headers=headers, **kw)
+        self._keep()
+        return r
+
+    @contextmanager
+    def socket(self, game_id: int, **kw: Any) -> Iterator[Any]:
+        with self.use().websocket_connect(f"/api/games/{game_id}/ws", **kw) as ws:
+            yield ws
+
+    def state(self, game_id: int) -> dict[str, Any]:
+        r = self.get(f"/api/games/{game_id}")
+        assert r.status_code == 200, r.text
+        return dict(r.json())
+
+    def act(self, game_id: int, action: str, version: int | None = None) -> Any:
+        if version is None:
+            version = self.state(game_id)["game"]["version"]
+        return self.post(f"/api/games/{game_id}/actions", {"action": action, "version": version})
+
+
+def new_game(a: Player, b: Player, **options: Any) -> int:
+    """A game between a (player 1) and b (player 2) by a direct challenge."""
+    opts = {"creator_side": "1", "creator_army": "orcs", "opponent_army": "dwarves", **options}
+    r = a.post("/api/invitations", {"opponent": b.name, "options": opts})
+    assert r.status_code == 201, r.text
+    r = b.post(f"/api/invitations/{r.json()['invitation']}/accept")
+    assert r.status_code == 200, r.text
+    return int(r.json()["game"])
+
+
+@pytest.fixture
+def alice(client: TestClient) -> Player:
+    return Player(client, "alice").signup()
+
+
+@pytest.fixture
+def bob(client: TestClient) -> Player:
+    return Player(client, "bob").signup()
