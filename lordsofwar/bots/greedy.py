@@ -61,6 +61,9 @@ FRESH_ARROW = 3
 largest arrow of a core card), used to judge how exposed a unit is."""
 
 _REINFORCEMENTS = frozenset({"draw", "recall", "pass"})
+_ON_MAT_NEIGHBOURS: dict[int, tuple[int, ...]] = {
+    sq: tuple(t for t, _ in found) for sq, found in mat.NEIGHBOURS_BACK_ON_MAT.items()
+}
 _EPS = 1e-9
 
 
@@ -151,6 +154,8 @@ class GreedyBot:
             decider = pos.decider
             if pos.turn != turn or (decider != me and pos.phase != "advance"):
                 break
+            if pos.phase == "post" and not _may_shoot_or_move(pos):
+                break  # only the reinforcement is left: skip listing it
             try:
                 actions = pos.legal_actions()
             except HiddenInformationError:
@@ -240,7 +245,6 @@ class GreedyBot:
         """
         board = pos.board
         attackers = pos.attackers
-        bordered = pos.variant.bordered
         reach: dict[int, int] = {}
         for p in (1, 2):
             for s in pos.ranged[p]:
@@ -251,19 +255,22 @@ class GreedyBot:
                     w = board.get(s + d)
                     if w is not None and w.owner != p:
                         reach[s + d] = reach.get(s + d, 0) + u.damage
+        fresh = self.fresh_arrow
+        neighbours = _ON_MAT_NEIGHBOURS if pos.variant.bordered else None
+        deltas = mat.NEIGHBOUR_DELTAS
         out: dict[int, float] = {}
         for sq, u in board.items():
             r = reach.get(sq, 0)
             found = attackers.get(sq)
             if found:
-                r += sum(v for _, v in found)
-            if bordered:
-                free = any(t not in board for t, _ in mat.NEIGHBOURS_BACK_ON_MAT.get(sq, ()))
-            else:
-                free = any(sq + d not in board for d in mat.NEIGHBOUR_DELTAS)
-            if free:
-                r += self.fresh_arrow
-            out[sq] = 1.0 if r > u.defence else 0.25 * r / (u.defence + 1)
+                for _, v in found:
+                    r += v
+            for t in neighbours[sq] if neighbours is not None else [sq + d for d in deltas]:
+                if t not in board:
+                    r += fresh  # an empty square next to it: the enemy may deploy there
+                    break
+            defence = u.defence
+            out[sq] = 1.0 if r > defence else 0.25 * r / (defence + 1)
         return out
 
     def _exposure(self, pos: Position, me: int) -> float:
@@ -291,3 +298,17 @@ class GreedyBot:
 
     def __repr__(self) -> str:
         return f"GreedyBot(seed={self.seed!r})"
+
+
+def _may_shoot_or_move(pos: Position) -> bool:
+    """Whether the player to move might still shoot or move this turn (a cheap first test; the
+    engine's legal actions decide)."""
+    mover = pos.to_move
+    board = pos.board
+    for s in pos.ranged[mover]:
+        if engine.can_shoot(pos, s):
+            for d in board[s].targets:
+                w = board.get(s + d)
+                if w is not None and w.owner != mover:
+                    return True
+    return any(u.moves and u.owner == mover for u in board.values())

@@ -146,7 +146,9 @@
     const fs = t.map((p) => p[1]).concat([0]);
     const minR = Math.min(...rs), maxR = Math.max(...rs), minF = Math.min(...fs), maxF = Math.max(...fs);
     const set = new Set(t.map((p) => p[0] + ',' + p[1]));
-    const grid = h('div', { class: 'c-grid' + (rot ? ' rot' : ''), style: `grid-template-columns:repeat(${maxR - minR + 1},1fr)` });
+    const nr = maxF - minF + 1, nc = maxR - minR + 1;
+    const cs = Math.min(0.44, 2.15 / nr, 2.2 / nc).toFixed(3);
+    const grid = h('div', { class: 'c-grid' + (rot ? ' rot' : ''), style: `grid-template-columns:repeat(${nc},${cs}em);grid-auto-rows:${cs}em` });
     for (let f = maxF; f >= minF; f--) {
       for (let x = minR; x <= maxR; x++) {
         grid.append(h('i', { class: x === 0 && f === 0 ? 'u' : set.has(x + ',' + f) ? 't' : '' }));
@@ -206,10 +208,13 @@
     for (const u of view.board || []) units.set(norm(u.square), u);
     let minX = 0, maxX = 6, minY = 0, maxY = 5;
     if (unbordered) {
-      const pts = [...units.keys(), ...(o.extraSquares || [])].map(parseSq);
-      for (const [x, y] of pts) {
+      for (const [x, y] of [...units.keys()].map(parseSq)) {
         minX = Math.min(minX, x - 1); maxX = Math.max(maxX, x + 1);
         minY = Math.min(minY, y - 1); maxY = Math.max(maxY, y + 1);
+      }
+      for (const [x, y] of (o.extraSquares || []).map(parseSq)) {
+        minX = Math.min(minX, x); maxX = Math.max(maxX, x);
+        minY = Math.min(minY, y); maxY = Math.max(maxY, y);
       }
     }
     const cols = maxX - minX + 1, rows = maxY - minY + 1;
@@ -496,8 +501,9 @@
         if (ch.id === 'mat-wrap' || ch.classList.contains('hand-row') || ch.hidden) continue;
         fixed += ch.getBoundingClientRect().height;
       }
-      const visible = v && v.variant && v.variant.hands === 'visible';
-      const handF = 0.86 + (visible ? 0.66 : 0.4) + 0.12;
+      const topHand = (v && v.players && v.players[3 - bottom()] && v.players[3 - bottom()].hand) || [];
+      const visible = topHand.some((x) => x != null);
+      const handF = 0.86 + (visible ? 0.7 : 0.4) + 0.12;
       const avail = window.innerHeight - top - fixed - 40;
       const byH = Math.floor(avail / (rows + handF));
       return Math.max(48, Math.min(140, byW, byH));
@@ -539,6 +545,8 @@
           }
         }
       }
+      renderStatus(acts);
+      renderControls(acts, canAct);
       const last = lastTurnSquares();
       const cell = UI.zoomCell = cellSize();
       const extra = acts.filter((a) => a.to).map((a) => a.to);
@@ -559,8 +567,6 @@
 
       renderHands(acts, canAct);
       renderPanels();
-      renderStatus(acts);
-      renderControls(acts, canAct);
       renderLog();
     }
 
@@ -643,12 +649,13 @@
       el.replaceChildren(
         h('div', { class: 'pp-head' },
           h('span', { class: 'pp-dot' }),
-          h('span', { class: 'pp-name', text: pl.name || 'player ' + p }),
-          me === p ? h('span', { class: 'tag you', text: 'you' }) : null,
-          pl.bot ? h('span', { class: 'tag bot', text: 'bot' }) : null,
-          h('span', { class: 'tag pnum', text: 'P' + p }),
-          visible && !over() ? h('span', { class: 'tag vis', title: "This player's hand is visible to the opponent", text: '◉ hand visible' }) : null,
-          h('span', { class: 'pp-spacer' }),
+          h('div', { class: 'pp-id' },
+            h('span', { class: 'pp-name', title: pl.name || null, text: pl.name || 'player ' + p }),
+            h('span', { class: 'pp-tags' },
+              me === p ? h('span', { class: 'tag you', text: 'you' }) : null,
+              pl.bot ? h('span', { class: 'tag bot', text: 'bot' }) : null,
+              h('span', { class: 'tag pnum', title: 'player ' + p, text: 'P' + p }),
+              visible && !over() ? h('span', { class: 'tag vis', title: "This player's hand is visible to the opponent", text: '◉ hand visible' }) : null)),
           tc.mode === 'live' ? h('span', { class: 'clock', 'data-player': p, text: '' })
             : tc.mode === 'turn' ? h('span', { class: 'clock deadline', 'data-player': p, text: '' }) : null),
         h('div', { class: 'pp-body' },
@@ -700,7 +707,7 @@
       const kinds = new Set(acts.map((a) => a.type));
       const d = decider();
       if (over()) {
-        text = resultText(g.result || v.result, N, me); cls = 'over';
+        text = 'Game over'; cls = 'over';
       } else if (me == null) {
         text = d ? `${N[d]} to move · turn ${v.turn}` : 'Spectating';
       } else if (!acts.length) {
