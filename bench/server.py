@@ -257,7 +257,10 @@ class Bench:
 
     async def sign_up(self, index: int, limit: asyncio.Semaphore) -> Player:
         async with limit:
-            http = httpx.AsyncClient(base_url=self.base, timeout=60.0)
+            # idle connections are dropped before the server's keep-alive timeout (5 s) closes them,
+            # so a request never goes out on a connection the server is closing
+            limits = httpx.Limits(max_connections=4, keepalive_expiry=2.0)
+            http = httpx.AsyncClient(base_url=self.base, timeout=60.0, limits=limits)
             player = Player(f"bench{index:04d}", http)
             player.csrf = (await http.get("/api/session")).json()["csrf"]
             await player.post("/api/signup", {"name": player.name, "password": PASSWORD})
@@ -586,6 +589,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted; the server is stopped", file=sys.stderr)
         return 130
+    except (RuntimeError, OSError, TimeoutError, httpx.HTTPError, ConnectionClosed) as exc:
+        print(f"the benchmark failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     if args.json:

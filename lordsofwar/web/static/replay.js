@@ -1,0 +1,211 @@
+/* Lords of War — replay viewer. Needs game.js loaded first (window.LoW).
+ * Loads GET /api/games/{id}/replay = {record, positions, log} (positions[i] = after i actions,
+ * the opening first) and steps through it.
+ * Hooks: #replay-first #replay-prev #replay-next #replay-last #replay-ply (range) #replay-ply-label
+ *        #replay-list .replay-item[data-ply] (.current), #mat [data-square], #status, #result.
+ */
+(function () {
+  'use strict';
+  const LoW = window.LoW;
+  const root = document.getElementById('replay');
+  if (!LoW || !root) return;
+  const { h, $, renderMat, cardEl, magnify, entrySquares, describeEntry, resultText, scoreEl, norm, store } = LoW;
+  const gameId = Number(root.dataset.gameId);
+  const R = { positions: [], record: null, log: [], plies: [], ply: 0, flip: false, zoom: store.get('zoom', 'fit') };
+
+  LoW.setHighContrast(store.get('highContrast', false));
+
+  const names = () => {
+    const p = (R.record && R.record.players) || {};
+    return { 1: (p[1] && p[1].name) || 'player 1', 2: (p[2] && p[2].name) || 'player 2' };
+  };
+  const bottom = () => (R.flip ? 2 : 1);
+
+  /** One item per position after the opening: its log entry (or the bare action). */
+  function buildPlies() {
+    const actions = (R.record && R.record.actions) || [];
+    const withAction = R.log.filter((e) => e.action != null);
+    const without = R.log.filter((e) => e.action == null);
+    const plies = [{ ply: 0, entry: null, label: 'Opening position' }];
+    for (let i = 1; i < R.positions.length; i++) {
+      let entry = null;
+      if (i <= actions.length) {
+        entry = withAction[i - 1] && withAction[i - 1].action === actions[i - 1] ? withAction[i - 1] : null;
+        if (!entry) {
+          const pos = R.positions[i - 1];
+          const p = (pos.turn_state && pos.turn_state.decider) || pos.to_move;
+          entry = { n: i, turn: pos.turn, player: p, action: actions[i - 1], events: [] };
+        }
+      } else {
+        entry = without.shift() || { n: i, turn: R.positions[i].turn, player: null, action: null, events: [{ type: 'result', ...(R.positions[i].result || {}) }] };
+      }
+      plies.push({ ply: i, entry });
+    }
+    R.plies = plies;
+  }
+
+  function cellSize(v) {
+    if (R.zoom !== 'fit') return Number(R.zoom) || 90;
+    const wrap = $('#mat-wrap');
+    let cols = 7, rows = 6;
+    if (v.variant && v.variant.mat === 'unbordered') {
+      const m = $('#mat'); cols = Number(m.style.getPropertyValue('--cols')) || 9; rows = Number(m.style.getPropertyValue('--rows')) || 8;
+    }
+    const byW = Math.floor(((wrap && wrap.clientWidth) || window.innerWidth) - 4) / cols;
+    if (window.innerWidth < 760) return Math.max(40, Math.min(130, Math.floor(byW)));
+    const col = $('.board-col', root);
+    const top = col.getBoundingClientRect().top + window.scrollY;
+    let fixed = 0;
+    for (const ch of col.children) {
+      if (ch.id === 'mat-wrap' || ch.classList.contains('hand-row') || ch.hidden) continue;
+      fixed += ch.getBoundingClientRect().height;
+    }
+    const avail = window.innerHeight - top - fixed - 44;
+    return Math.max(44, Math.min(140, Math.floor(byW), Math.floor(avail / (rows + 0.7 + 0.7 + 0.12))));
+  }
+
+  function render() {
+    const pos = R.positions[R.ply];
+    if (!pos) return;
+    root.classList.remove('loading');
+    const N = names(), b = bottom();
+    const it = R.plies[R.ply];
+    const last = it.entry ? entrySquares(it.entry) : new Set();
+    const ghosts = [];
+    if (it.entry) for (const ev of it.entry.events || []) if (ev.type === 'eliminated') ghosts.push({ square: ev.square, card: ev.card, owner: ev.owner });
+    // status + result first (they take height the fit needs)
+    const over = R.ply === R.positions.length - 1 && (pos.result || (R.record && R.record.result));
+    const st = $('#status');
+    const mover = (pos.turn_state && pos.turn_state.decider) || pos.to_move;
+    st.textContent = R.ply === 0 ? `Opening · ${N[mover]} to deploy` : over ? 'Game over' : `Turn ${pos.turn} · ${N[mover]} to act`;
+    st.className = 'status' + (over ? ' over' : '');
+    const res = $('#result');
+    if (over) {
+      const r = pos.result || R.record.result;
+      res.className = 'result-banner';
+      res.replaceChildren(h('strong', { text: resultText(r, N, null) }));
+      res.hidden = false;
+    } else res.hidden = true;
+    let cell = cellSize(pos);
+    const opts = { view: pos, bottom: b, cell, last, ghosts };
+    renderMat($('#mat'), opts);
+    if (R.zoom === 'fit') { const c2 = cellSize(pos); if (c2 !== cell) { cell = c2; renderMat($('#mat'), { ...opts, cell }); } }
+    root.style.setProperty('--cell', cell + 'px');
+    const zr = $('#zoom'); if (zr && document.activeElement !== zr) zr.value = cell;
+    const rootTop = root.getBoundingClientRect().top + window.scrollY;
+    root.style.setProperty('--avail-h', Math.max(320, window.innerHeight - rootTop - 18) + 'px');
+    // hands: everything is public in a replay
+    const hand = (p) => ((pos.players || {})[p] || {}).hand || [];
+    $('#hand-bottom').replaceChildren(...hand(b).map((id, i) => {
+      const e = cardEl(id, { side: 'bottom', extra: 'replay-card' }); e.dataset.index = i; e.addEventListener('click', () => magnify(id)); return e;
+    }));
+    $('#hand-top').replaceChildren(...hand(3 - b).map((id, i) => {
+      const e = cardEl(id, { side: 'top', rot: true, extra: 'opp-card face' }); e.dataset.index = i; e.addEventListener('click', () => magnify(id, { side: 'top' })); return e;
+    }));
+    panel($('#panel-bottom'), b, 'bottom', pos, mover);
+    panel($('#panel-top'), 3 - b, 'top', pos, mover);
+    // controls
+    $('#replay-ply').max = R.positions.length - 1;
+    $('#replay-ply').value = R.ply;
+    $('#replay-ply-label').textContent = `${R.ply} / ${R.positions.length - 1}`;
+    $('#replay-first').disabled = $('#replay-prev').disabled = R.ply === 0;
+    $('#replay-last').disabled = $('#replay-next').disabled = R.ply === R.positions.length - 1;
+    for (const el of root.querySelectorAll('.replay-item')) {
+      const cur = Number(el.dataset.ply) === R.ply;
+      el.classList.toggle('current', cur);
+      if (cur) {
+        const list = $('#replay-list');
+        const top = el.offsetTop - list.offsetTop;
+        if (top < list.scrollTop || top + el.offsetHeight > list.scrollTop + list.clientHeight) list.scrollTop = top - list.clientHeight / 2;
+      }
+    }
+  }
+
+  function panel(el, p, side, pos, mover) {
+    const N = names();
+    const vp = (pos.players || {})[p] || {};
+    const deck = Array.isArray(vp.deck) ? vp.deck.length : vp.deck;
+    const active = !pos.result && mover === p;
+    el.className = 'player-panel side-' + side + (active ? ' active' : '') + (pos.result && pos.result.winner === p ? ' winner' : '');
+    el.replaceChildren(
+      h('div', { class: 'pp-head' }, h('span', { class: 'pp-dot' }),
+        h('div', { class: 'pp-id' }, h('span', { class: 'pp-name', text: N[p] }),
+          h('span', { class: 'pp-tags' }, h('span', { class: 'tag pnum', text: 'P' + p }), vp.army ? h('span', { class: 'tag', text: vp.army }) : null))),
+      h('div', { class: 'pp-body' },
+        scoreEl(pos, p, N, { bottom: bottom() }),
+        h('div', { class: 'pp-counts' },
+          h('span', { class: 'deck-count', title: Array.isArray(vp.deck) ? 'deck, top first: ' + vp.deck.map(LoW.cardName).join(', ') : 'cards left in the deck' },
+            h('i', { class: 'mini-back' }), h('b', { text: deck != null ? deck : '?' }), ' deck'),
+          h('span', { class: 'hand-count' }, h('b', { text: (vp.hand || []).length }), ' hand'),
+          active ? h('span', { class: 'to-move', text: 'to move' }) : null)));
+  }
+
+  function buildList() {
+    const N = names();
+    const list = $('#replay-list');
+    const frag = document.createDocumentFragment();
+    let prevTurn = null;
+    for (const it of R.plies) {
+      const e = it.entry;
+      if (e && e.turn !== prevTurn && e.turn != null) {
+        frag.append(h('div', { class: 'log-turn', text: `Turn ${e.turn}` + (e.player ? ' · ' + N[e.player] : '') }));
+        prevTurn = e.turn;
+      }
+      const body = e ? LoW.entryEl(e, N, { bottom: 1 }) : h('div', { class: 'log-entry', text: it.label });
+      body.classList.add('ri-body');
+      frag.append(h('div', { class: 'replay-item', 'data-ply': it.ply, role: 'button', tabindex: '-1', onclick: () => go(it.ply) },
+        h('span', { class: 'ri-n', text: it.ply }), body));
+    }
+    list.replaceChildren(frag);
+  }
+
+  function go(ply) {
+    R.ply = Math.max(0, Math.min(R.positions.length - 1, ply));
+    render();
+  }
+
+  $('#replay-first').addEventListener('click', () => go(0));
+  $('#replay-prev').addEventListener('click', () => go(R.ply - 1));
+  $('#replay-next').addEventListener('click', () => go(R.ply + 1));
+  $('#replay-last').addEventListener('click', () => go(R.positions.length - 1));
+  $('#replay-ply').addEventListener('input', (e) => go(Number(e.target.value)));
+  $('#btn-flip').addEventListener('click', () => { R.flip = !R.flip; render(); });
+  $('#btn-contrast').addEventListener('click', () => LoW.setHighContrast(!document.body.classList.contains('hc')));
+  $('#btn-fit').addEventListener('click', () => { R.zoom = 'fit'; store.set('zoom', 'fit'); render(); });
+  $('#zoom').addEventListener('input', (e) => { R.zoom = Number(e.target.value); store.set('zoom', R.zoom); render(); });
+  $('#mat').addEventListener('click', (e) => {
+    const u = e.target.closest('.unit');
+    if (u) magnify(u.dataset.card, { side: Number(u.dataset.owner) === bottom() ? 'bottom' : 'top' });
+  });
+  document.addEventListener('keydown', (e) => {
+    if (e.target.closest && e.target.closest('input:not([type=range]), textarea')) return;
+    const m = $('#magnify');
+    if (e.key === 'Escape' && m && !m.hidden) { m.hidden = true; return; }
+    if (e.key === 'ArrowRight' || e.key === 'ArrowDown') { e.preventDefault(); go(R.ply + 1); }
+    else if (e.key === 'ArrowLeft' || e.key === 'ArrowUp') { e.preventDefault(); go(R.ply - 1); }
+    else if (e.key === 'Home') { e.preventDefault(); go(0); }
+    else if (e.key === 'End') { e.preventDefault(); go(R.positions.length - 1); }
+  });
+  let t = null;
+  window.addEventListener('resize', () => { clearTimeout(t); t = setTimeout(() => { if (R.zoom === 'fit') render(); }, 80); });
+
+  (async function start() {
+    try {
+      await LoW.loadCards();
+      const r = await fetch(`/api/games/${gameId}/replay`, { credentials: 'same-origin' });
+      const data = await r.json().catch(() => ({}));
+      if (!r.ok) throw new Error(data.detail || 'HTTP ' + r.status);
+      R.record = data.record || {};
+      R.positions = data.positions || [];
+      R.log = data.log || [];
+      if (!R.positions.length) throw new Error('the replay has no positions');
+      buildPlies();
+      buildList();
+      const m = /(?:^|[#&])ply=(\d+)/.exec(location.hash);
+      go(m ? Number(m[1]) : R.positions.length - 1);
+    } catch (e) {
+      $('#status').textContent = 'Could not load the replay: ' + e.message;
+    }
+  })();
+  LoW.replay = { R, go };
+})();

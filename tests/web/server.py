@@ -1,0 +1,83 @@
+"""A real `lordsofwar serve` process on 127.0.0.1 for browser tests, and Debian's Chromium."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def chromium_path() -> str | None:
+    for name in ("chromium", "chromium-browser"):
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def running_server(data: Path, **env: str) -> Iterator[str]:
+    """Start the server on a free port with its own SQLite file; yield its base URL; stop it."""
+    port = free_port()
+    environ = {
+        **os.environ,
+        "LOW_DATABASE_URL": f"sqlite:///{data / 'low.sqlite3'}",
+        "LOW_ARGON2_TIME_COST": "1",
+        "LOW_ARGON2_MEMORY_KIB": "8192",
+        "LOW_BOT_DELAY": "0.05",
+        **env,
+    }
+    log = open(data / "server.log", "wb")  # noqa: SIM115 - closed below
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "lordsofwar", "serve", "--host", "127.0.0.1", "--port", str(port)],
+        env=environ,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"the server exited: {(data / 'server.log').read_text()[-2000:]}")
+            try:
+                if httpx.get(base + "/api/session", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError("the server did not answer within 30 s")
+            time.sleep(0.1)
+        yield base
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()

@@ -1,0 +1,85 @@
+"""Two server processes sharing one database and Redis: an action taken on one reaches the
+players connected to the other, and a stale copy in one process never overwrites the other's
+change (SQLite and PostgreSQL, with the local Redis)."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+import uuid
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from lordsofwar.web import hub as hub_module
+from lordsofwar.web.app import create_app
+from tests.web.conftest import Player, new_game, settings_for
+
+REDIS = os.environ.get("LOW_TEST_REDIS", "redis://127.0.0.1:6379/0")
+
+
+@pytest.fixture
+def redis_url(monkeypatch: pytest.MonkeyPatch) -> str:
+    import redis
+
+    try:
+        redis.Redis.from_url(REDIS, socket_connect_timeout=2).ping()
+    except Exception as exc:
+        pytest.skip(f"Redis not reachable at {REDIS}: {exc}")
+    # a channel of this test's own, so parallel test workers do not hear each other
+    monkeypatch.setattr(hub_module, "CHANNEL", f"lordsofwar:test:{uuid.uuid4().hex}")
+    return REDIS
+
+
+def wait_for(ws: Any, version: int) -> dict[str, Any]:
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        msg = json.loads(ws.receive_text())
+        if msg.get("game", {}).get("version") == version:
+            return dict(msg)
+    raise AssertionError(f"version {version} never arrived")
+
+
+def test_an_action_on_one_server_reaches_sockets_on_the_other(db_url: str, redis_url: str) -> None:
+    app_a = create_app(settings_for(db_url, redis_url=redis_url))
+    app_b = create_app(settings_for(db_url, redis_url=redis_url), run_migrations=False)
+    with TestClient(app_a) as ca, TestClient(app_b) as cb:
+        alice, bob = Player(ca, "alice").signup(), Player(ca, "bob").signup()
+        game = new_game(alice, bob)
+        bob_b = Player(cb, "bob")
+        bob_b.cookies = dict(bob.cookies)
+        alice_b = Player(cb, "alice")
+        alice_b.cookies = dict(alice.cookies)
+        alice_b.refresh()
+        with bob_b.socket(game) as ws:
+            assert json.loads(ws.receive_text())["game"]["version"] == 0
+            legal = alice.state(game)["legal"]
+            assert alice.act(game, legal[0], 0).status_code == 200  # on server A
+            seen = wait_for(ws, 1)  # pushed by server B
+            assert seen["log"][-1]["action"] == legal[0]
+            assert all(c is None for c in seen["view"]["players"]["1"]["hand"])
+        # server B's copy was refreshed: alice continues there
+        r = alice_b.act(game, "draw", 1)
+        assert r.status_code == 200, r.text
+        assert alice.state(game)["game"]["version"] == 2
+
+
+def test_a_stale_process_cannot_overwrite_a_change(db_url: str) -> None:
+    # without Redis, server B keeps a stale copy; the version check in the database refuses it
+    app_a = create_app(settings_for(db_url))
+    app_b = create_app(settings_for(db_url), run_migrations=False)
+    with TestClient(app_a) as ca, TestClient(app_b) as cb:
+        alice, bob = Player(ca, "alice").signup(), Player(ca, "bob").signup()
+        game = new_game(alice, bob)
+        alice_b = Player(cb, "alice")
+        alice_b.cookies = dict(alice.cookies)
+        alice_b.refresh()
+        legal = alice_b.state(game)["legal"]  # B caches version 0
+        assert alice.act(game, legal[0], 0).status_code == 200
+        r = alice_b.act(game, legal[1], 0)
+        assert r.status_code == 409
+        assert "changed meanwhile" in r.json()["detail"]
+        after = alice_b.state(game)  # B reloaded
+        assert after["game"]["version"] == 1 and after["log"][0]["action"] == legal[0]
