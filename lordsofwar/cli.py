@@ -609,6 +609,26 @@ def play_command(opponent: str, human_player: int, save: str | None, **options: 
     click.get_current_context().exit(int(code or 0))
 
 
+def _migrated_settings() -> Any:
+    """The web settings from the environment, with the database schema brought up to date."""
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from lordsofwar.web.db import migrate
+    from lordsofwar.web.settings import Settings
+
+    try:
+        settings = Settings()
+        settings.sync_url()
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    try:
+        migrate(settings)
+    except (SQLAlchemyError, OSError) as exc:
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise CliError(f"cannot open the database {settings.database_url.split('@')[-1]}: {first[:200]}") from None
+    return settings
+
+
 @cli.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="Port to listen on.")
@@ -621,13 +641,9 @@ def serve_command(host: str, port: int, workers: int) -> None:
     """
     import uvicorn
 
-    from lordsofwar.web.db import migrate
-    from lordsofwar.web.settings import Settings
-
-    settings = Settings()
+    settings = _migrated_settings()
     if workers > 1 and (settings.database_url.startswith("sqlite") or not settings.redis_url):
         raise CliError("--workers above 1 needs LOW_DATABASE_URL=postgresql://... and LOW_REDIS_URL=redis://...")
-    migrate(settings)
     where = settings.database_url.split("@")[-1]
     click.echo(f"Lords of War is running at http://{host}:{port}/  (database: {where}; Ctrl+C stops it)")
     uvicorn.run(
@@ -639,6 +655,18 @@ def serve_command(host: str, port: int, workers: int) -> None:
         log_level="warning",
         ws_max_size=64 * 1024,
     )
+
+
+@cli.group("db")
+def db_group() -> None:
+    """The web platform's database (LOW_DATABASE_URL, default the SQLite file data/lordsofwar.sqlite3)."""
+
+
+@db_group.command("upgrade")
+def db_upgrade_command() -> None:
+    """Create the schema or upgrade it to the newest revision (serve does this too)."""
+    settings = _migrated_settings()
+    click.echo(f"database at the newest schema: {settings.database_url.split('@')[-1]}")
 
 
 def main(argv: Sequence[str] | None = None) -> None:

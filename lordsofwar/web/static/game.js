@@ -249,8 +249,8 @@
         if (onMat(x, y)) {
           if (bottom === 1 ? y === 0 : y === 5) sq.append(h('span', { class: 'coord file', text: FILES[x] }));
           if (bottom === 1 ? x === 0 : x === 6) sq.append(h('span', { class: 'coord rank', text: y + 1 }));
-          if (!u && name === 'c3') sq.append(h('span', { class: 'opening', text: '1' }));
-          if (!u && name === 'e4') sq.append(h('span', { class: 'opening', text: '2' }));
+          if (!u && view.turn <= 2 && name === 'c3') sq.append(h('span', { class: 'opening', text: '1' }));
+          if (!u && view.turn <= 2 && name === 'e4') sq.append(h('span', { class: 'opening', text: '2' }));
         }
         if (u) {
           const side = u.owner === bottom ? 'bottom' : 'top';
@@ -503,8 +503,9 @@
       }
       const topHand = (v && v.players && v.players[3 - bottom()] && v.players[3 - bottom()].hand) || [];
       const visible = topHand.some((x) => x != null);
-      const handF = 0.86 + (visible ? 0.7 : 0.4) + 0.12;
-      const avail = window.innerHeight - top - fixed - 40;
+      const botHand = (v && v.players && v.players[bottom()] && v.players[bottom()].hand) || [];
+      const handF = (botHand.some((x) => x != null) ? 0.86 : 0.4) + (visible ? 0.7 : 0.4) + 0.12;
+      const avail = window.innerHeight - top - fixed - 56;
       const byH = Math.floor(avail / (rows + handF));
       return Math.max(48, Math.min(140, byW, byH));
     }
@@ -613,6 +614,7 @@
       });
       hb.replaceChildren(...bcards);
       hb.classList.toggle('is-own', me != null && b === me);
+      hb.classList.toggle('faces', handOf(b).some((x) => x != null));
       // top hand: backs or faces (visible variant / game over), as they would stand on the mat
       const top = 3 - b;
       const tcards = handOf(top).map((id, i) => {

@@ -60,7 +60,7 @@
       if (ch.id === 'mat-wrap' || ch.classList.contains('hand-row') || ch.hidden) continue;
       fixed += ch.getBoundingClientRect().height;
     }
-    const avail = window.innerHeight - top - fixed - 44;
+    const avail = window.innerHeight - top - fixed - 56;
     return Math.max(44, Math.min(140, Math.floor(byW), Math.floor(avail / (rows + 0.7 + 0.7 + 0.12))));
   }
 
