@@ -25,7 +25,7 @@ Equal scores are broken by small heuristics, in order: a preference by kind (a d
 a berserker advance over a shot or a move that gains nothing; a draw over a recall; a recall
 of an exposed, valuable unit when the bot cannot draw), then the exposure of the units at the
 end of the line (own units close to elimination cost their value, enemy ones so exposed count
-half of theirs), and last the bot's own seeded ``random.Random``. Actions are sorted by their
+a quarter of theirs), and last the bot's own seeded ``random.Random``. Actions are sorted by their
 notation text first, so a seed always gives the same choices.
 """
 
@@ -58,7 +58,8 @@ ROLLOUT_PUSHES = 150
 
 FRESH_ARROW = 3
 """About the arrow a freshly deployed enemy card adds against an adjacent unit (the usual
-largest arrow of a core card), used to judge how exposed a unit is."""
+largest arrow of a core card), used to judge how exposed a unit is (3 beat 2 and 4 in 150
+greedy-against-greedy games each: 86 to 62 and 87 to 63)."""
 
 _REINFORCEMENTS = frozenset({"draw", "recall", "pass"})
 _ON_MAT_NEIGHBOURS: dict[int, tuple[int, ...]] = {
@@ -92,6 +93,8 @@ class GreedyBot:
 
     name = "greedy"
     enemy_weight = 0.25
+    """How much an exposed enemy unit counts in the tie-break, relative to an exposed own unit
+    (0.25 beat 0.5 in 300 greedy-against-greedy games, 166 to 134)."""
     fresh_arrow = FRESH_ARROW
 
     def __init__(self, seed: int | None = None, rollout_pushes: int = ROLLOUT_PUSHES):
@@ -102,6 +105,7 @@ class GreedyBot:
         self._values_for: tuple[CardSet, Variant] | None = None
         self._cards: CardSet | None = None
         self._variant = Variant()
+        self._any_moves = False
         self._budget = 0
 
     # --- choosing ------------------------------------------------------------------------------
@@ -154,7 +158,7 @@ class GreedyBot:
             decider = pos.decider
             if pos.turn != turn or (decider != me and pos.phase != "advance"):
                 break
-            if pos.phase == "post" and not _may_shoot_or_move(pos):
+            if pos.phase == "post" and not _may_shoot_or_move(pos, self._any_moves):
                 break  # only the reinforcement is left: skip listing it
             try:
                 actions = pos.legal_actions()
@@ -200,6 +204,7 @@ class GreedyBot:
             self._values_for = key
             self._cards = view.cards
             self._variant = view.variant
+            self._any_moves = any(card.moves for card in view.cards.values())
 
     def value(self, card_id: str) -> float:
         """The value of eliminating the card ``card_id`` (cached per card set and variant)."""
@@ -274,7 +279,8 @@ class GreedyBot:
         return out
 
     def _exposure(self, pos: Position, me: int) -> float:
-        """Higher is better: minus the value at risk of own units, plus half that of the enemy's."""
+        """Higher is better: minus the value at risk of own units, plus :attr:`enemy_weight` times
+        that of the enemy's."""
         total = 0.0
         board = pos.board
         for sq, danger in self._danger(pos).items():
@@ -300,9 +306,9 @@ class GreedyBot:
         return f"GreedyBot(seed={self.seed!r})"
 
 
-def _may_shoot_or_move(pos: Position) -> bool:
+def _may_shoot_or_move(pos: Position, any_moves: bool) -> bool:
     """Whether the player to move might still shoot or move this turn (a cheap first test; the
-    engine's legal actions decide)."""
+    engine's legal actions decide). ``any_moves``: some card of the card set has movement arrows."""
     mover = pos.to_move
     board = pos.board
     for s in pos.ranged[mover]:
@@ -311,4 +317,4 @@ def _may_shoot_or_move(pos: Position) -> bool:
                 w = board.get(s + d)
                 if w is not None and w.owner != mover:
                     return True
-    return any(u.moves and u.owner == mover for u in board.values())
+    return any_moves and any(u.moves and u.owner == mover for u in board.values())

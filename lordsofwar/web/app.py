@@ -16,7 +16,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from sqlalchemy import and_, or_, select
+from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.datastructures import FormData
 from starlette.exceptions import HTTPException as StarletteHTTPException
@@ -27,7 +27,7 @@ from lordsofwar.web import auth
 from lordsofwar.web.db import make_engine, make_sessionmaker, migrate
 from lordsofwar.web.games import BOT_NAMES, GameError, GameOptions, GameService, Runtime, record_doc, state_doc
 from lordsofwar.web.hub import Connection, Hub
-from lordsofwar.web.models import Game, Invitation, User, utcnow
+from lordsofwar.web.models import Game, Invitation, User
 from lordsofwar.web.settings import Settings
 
 HERE = Path(__file__).parent
@@ -56,7 +56,7 @@ class Credentials(BaseModel):
 
 class NewInvitation(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    options: GameOptions = Field(default_factory=GameOptions)
+    options: GameOptions = Field(default_factory=lambda: GameOptions())
     opponent: str | None = Field(None, max_length=100, description="a player's name for a direct challenge")
     bot: str | None = Field(None, max_length=20, description="play against this bot at once")
 
@@ -490,7 +490,7 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
             options = GameOptions.model_validate(raw)
         except ValidationError as exc:
             raise Problem(422, _validation_message(exc.errors())) from None
-        body = NewInvitation(options=options)
+        body = NewInvitation(options=options, opponent=None, bot=None)
         if against.startswith("bot:"):
             body.bot = against[4:]
         elif against == "player":
@@ -518,13 +518,12 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
         player = await db.scalar(select(User).where(User.name_key == name.lower()[:50]))
         if player is None:
             raise Problem(404, f"there is no player called {name[:30]!r}")
-        games = await db.scalars(
-            select(Game)
-            .where(or_(Game.player1_id == player.id, Game.player2_id == player.id))
-            .where(or_(Game.public.is_(True), and_(user is not None, or_(Game.player1_id == (user.id if user else -1), Game.player2_id == (user.id if user else -1)))))
-            .order_by(Game.id.desc())
-            .limit(200)
-        )
+        query = select(Game).where(or_(Game.player1_id == player.id, Game.player2_id == player.id))
+        if user is None:
+            query = query.where(Game.public.is_(True))
+        else:  # private games only for their players
+            query = query.where(or_(Game.public.is_(True), Game.player1_id == user.id, Game.player2_id == user.id))
+        games = await db.scalars(query.order_by(Game.id.desc()).limit(200))
         items = [await _game_json(db, g, player, None) for g in games]
         won = sum(1 for i in items if i["result"] and i["result"]["winner"] == i["you"])
         lost = sum(1 for i in items if i["result"] and i["result"]["winner"] not in (None, i["you"]))

@@ -31,10 +31,15 @@ from lordsofwar.web.settings import Settings
 
 log = logging.getLogger("lordsofwar.web")
 
+CoreArmy = Literal["orcs", "dwarves", "elves", "lizardmen", "templars", "undead"]
 Army = Literal["orcs", "dwarves", "elves", "lizardmen", "templars", "undead", "random"]
 LENGTHS = {"15/3": (15, 3), "20/4": (20, 4), "25/5": (25, 5)}
 ACTION_MAX = 100
 BOT_NAMES = {"random": "Random bot", "greedy": "Greedy bot"}
+
+
+def _core_armies() -> list[CoreArmy]:
+    return ["orcs", "dwarves", "elves", "lizardmen", "templars", "undead"]
 
 
 class GameOptions(BaseModel):
@@ -49,13 +54,11 @@ class GameOptions(BaseModel):
     creator_army: Army = "random"
     opponent_army: Army = "random"
     custom_decks: bool = False
-    custom_armies: list[Literal["orcs", "dwarves", "elves", "lizardmen", "templars", "undead"]] = Field(
-        default_factory=lambda: list(CORE_ARMIES), max_length=6
-    )
+    custom_armies: list[CoreArmy] = Field(default_factory=lambda: _core_armies(), max_length=6)
     mode: Literal["live", "turn"] = "live"
-    minutes: int = Field(10, ge=1, le=180)
-    increment: int = Field(10, ge=0, le=180)
-    days: int = Field(3, ge=1, le=7)
+    minutes: int = Field(default=10, ge=1, le=180)
+    increment: int = Field(default=10, ge=0, le=180)
+    days: int = Field(default=3, ge=1, le=7)
     creator_side: Literal["1", "2", "random"] = "random"
     public: bool = True
 
@@ -275,7 +278,7 @@ class GameService:
         if bot is not None and bot not in BOTS:
             raise GameError(f"unknown bot {bot!r} (known: {', '.join(sorted(BOTS))})", 400)
         side = int(options.creator_side) if options.creator_side != "random" else 1 + secrets.randbelow(2)
-        armies = [options.creator_army, options.opponent_army]
+        armies: list[str] = [options.creator_army, options.opponent_army]
         armies = [a if a != "random" else secrets.choice(CORE_ARMIES) for a in armies]
         if side == 2:
             armies.reverse()

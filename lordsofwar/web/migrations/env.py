@@ -8,7 +8,7 @@ from sqlalchemy import create_engine
 from lordsofwar.web.models import Base
 
 config = context.config
-url = config.get_main_option("sqlalchemy.url")
+url = config.get_main_option("sqlalchemy.url") or ""
 connection = config.attributes.get("connection")
 
 

@@ -605,6 +605,7 @@
           if (canAct && deployable.has(id)) e.classList.add('deployable');
           if (UI.sel && UI.sel.kind === 'deploy' && UI.sel.index === i) e.classList.add('selected');
           e.addEventListener('click', (ev) => onHandClick(ev, id, i));
+          e.addEventListener('pointerdown', (ev) => onHandPointerDown(ev, id, i, e));
           e.addEventListener('dblclick', (ev) => { ev.preventDefault(); magnify(id); });
         } else {
           e.addEventListener('click', () => magnify(id));
@@ -795,6 +796,7 @@
     // ---- interaction ----------------------------------------------------------------------------
     function onHandClick(ev, id, index) {
       ev.stopPropagation();
+      if (UI.suppressClick) return;
       closePopup();
       if (UI.pending) return;
       const acts = parsedLegal();
@@ -805,7 +807,48 @@
       render();
     }
 
+    // drag a hand card onto the mat (a click still works: select, then click a square)
+    let drag = null;
+    function onHandPointerDown(ev, id, index, el) {
+      if (ev.button !== 0 || UI.pending || !parsedLegal().some((a) => a.type === 'deploy' && a.card === id)) return;
+      drag = { id, index, x: ev.clientX, y: ev.clientY, el, ghost: null, moved: false };
+      window.addEventListener('pointermove', onDragMove);
+      window.addEventListener('pointerup', onDragEnd, { once: true });
+    }
+    function onDragMove(ev) {
+      if (!drag) return;
+      if (!drag.moved) {
+        if (Math.hypot(ev.clientX - drag.x, ev.clientY - drag.y) < 6) return;
+        drag.moved = true;
+        const r = drag.el.getBoundingClientRect();
+        drag.ghost = cardEl(drag.id, { side: 'bottom', extra: 'drag-ghost', title: false });
+        drag.ghost.style.setProperty('--cs', r.width + 'px');
+        document.body.append(drag.ghost);
+        UI.sel = { kind: 'deploy', card: drag.id, index: drag.index };
+        render();
+      }
+      drag.ghost.style.left = ev.clientX + 'px';
+      drag.ghost.style.top = ev.clientY + 'px';
+      for (const t of root.querySelectorAll('.sq.drop-hover')) t.classList.remove('drop-hover');
+      const under = document.elementFromPoint(ev.clientX, ev.clientY);
+      const sq = under && under.closest('#mat .sq.target');
+      if (sq) sq.classList.add('drop-hover');
+    }
+    function onDragEnd(ev) {
+      window.removeEventListener('pointermove', onDragMove);
+      const d = drag; drag = null;
+      if (!d || !d.moved) return;
+      d.ghost.remove();
+      UI.suppressClick = true;
+      setTimeout(() => { UI.suppressClick = false; }, 0);
+      const under = document.elementFromPoint(ev.clientX, ev.clientY);
+      const sq = under && under.closest('#mat [data-square]');
+      const a = sq && parsedLegal().find((x) => x.type === 'deploy' && x.card === d.id && x.to === sq.dataset.square);
+      if (a) sendAction(a.t);
+    }
+
     function onMatClick(ev) {
+      if (UI.suppressClick) return;
       const sqEl = ev.target.closest('[data-square]');
       if (!sqEl || !S.view) return;
       ev.stopPropagation();
@@ -1047,6 +1090,7 @@
     $('#btn-fit').addEventListener('click', () => { UI.zoom = 'fit'; store.set('zoom', 'fit'); render(); });
     $('#zoom').addEventListener('input', (e) => { UI.zoom = Number(e.target.value); store.set('zoom', UI.zoom); render(); });
     document.addEventListener('click', (e) => {
+      if (UI.suppressClick) return;
       if (!e.target.closest('#popup')) closePopup();
       if (UI.sel && !e.target.closest('#mat') && !e.target.closest('.hand-card') && !e.target.closest('#popup') && !e.target.closest('#magnify')) { UI.sel = null; render(); }
     });

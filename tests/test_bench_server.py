@@ -1,0 +1,35 @@
+"""The web server benchmark (bench/server.py) runs end to end: a real server subprocess, a few
+bot-vs-bot games over WebSockets, and one JSON object of figures."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_bench_server_quick_run() -> None:
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "server.py"), "--games", "3", "--duration", "4", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    figures = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert figures["database"] == "sqlite"
+    assert figures["concurrent_games"] == 3
+    assert figures["games"] >= 3
+    assert figures["actions"] > 0
+    assert figures["actions_per_s"] > 0
+    assert figures["errors"] == 0, figures["error_messages"]
+    assert figures["version_gaps"] == 0
+    assert figures["disconnects"] == 0
+    latency = figures["latency_ms"]
+    assert 0 < latency["p50"] <= latency["p90"] <= latency["p99"] <= latency["max"]
+    assert figures["argon2"] == {"time_cost": 1, "memory_kib": 8192}
+    assert figures["server_cpu_s"] is not None and figures["server_cpu_s"] > 0
