@@ -563,6 +563,7 @@ def main(argv: list[str] | None = None) -> int:
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, on_term)
+    signal.signal(signal.SIGINT, signal.default_int_handler)  # even when started with SIGINT ignored
     workdir = Path(tempfile.mkdtemp(prefix="low-bench-"))
     server: Server | None = None
     try:

@@ -337,7 +337,9 @@
         case 'reveal': seg.push(pn(ev.player) + "'s hand is revealed: ");
           (ev.hand || []).forEach((id, i) => { if (i) seg.push(', '); seg.push(C(id)); }); break;
         case 'resign': seg.push({ text: pn(ev.player) + ' resigns', cls: 'res' }); break;
-        case 'result': seg.push({ text: ev.winner ? `${pn(ev.winner)} wins — ${ev.reason}` : `Draw — ${ev.reason}`, cls: 'res' }); break;
+        case 'timeout': seg.push({ text: pn(ev.player) + ' is out of time', cls: 'res' }); break;
+        case 'draw_agreed': seg.push({ text: 'both players agree to a draw', cls: 'res' }); break;
+        case 'result': seg.push({ text: ev.winner ? `${pn(ev.winner)} wins — ${named(ev.reason, names)}` : `Draw — ${named(ev.reason, names)}`, cls: 'res' }); break;
         default: seg.push(ev.type + (ev.player ? ' (' + pn(ev.player) + ')' : ''));
       }
       parts.push(seg);
@@ -370,12 +372,18 @@
       h('span', { class: 'le-turn', title: 'turn ' + entry.turn, text: entry.turn != null ? entry.turn : '' }), body);
   }
 
+  // "player 2 resigned" → "bob resigned"
+  function named(reason, names) {
+    return String(reason || '').replace(/\bplayer ([12])\b/g, (m, p) => (names && names[p]) || m);
+  }
+
   function resultText(result, names, you) {
     if (!result) return '';
-    if (result.winner == null) return 'Draw · ' + result.reason;
+    const why = named(result.reason, names);
+    if (result.winner == null) return 'Draw · ' + why;
     const w = (names && names[result.winner]) || 'player ' + result.winner;
-    if (you) return (result.winner === you ? 'You won' : 'You lost') + ' · ' + result.reason;
-    return w + ' wins · ' + result.reason;
+    if (you) return (result.winner === you ? 'You won' : 'You lost') + ' · ' + why;
+    return w + ' wins · ' + why;
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,224 @@
+"""The platform in a real browser: Debian's Chromium driven by Playwright against a real
+`lordsofwar serve` process on 127.0.0.1.
+
+Set LOW_SCREENSHOT_DIR (e.g. docs/screenshots) to keep the screenshots of the lobby, a game in
+progress and the replay viewer.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.web.server import CHROMIUM_ARGS, chromium_path, running_server
+
+CHROMIUM = chromium_path()
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (scripts/install-browser)")
+
+SHOTS = Path(os.environ["LOW_SCREENSHOT_DIR"]) if os.environ.get("LOW_SCREENSHOT_DIR") else None
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    with running_server(tmp_path_factory.mktemp("server")) as base:
+        yield base
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def card_classes(server: str) -> dict[str, str]:
+    return {c["id"]: c["class"] for c in httpx.get(server + "/api/cards").json()}
+
+
+def shot(page: Any, name: str) -> None:
+    if SHOTS is not None:
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / name))
+
+
+def sign_up(browser: Any, server: str, name: str) -> Any:
+    context = browser.new_context(viewport={"width": 1366, "height": 768})
+    page = context.new_page()
+    page.set_default_timeout(15_000)
+    page.goto(server + "/")
+    page.click("text=Create an account")
+    page.fill("input[name=name]", name)
+    page.fill("input[name=password]", "password-123")
+    page.fill("input[name=password2]", "password-123")
+    page.click("#signup-submit")
+    page.wait_for_selector("#new-game-form")
+    return page
+
+
+def live(page: Any) -> dict[str, Any]:
+    return dict(page.evaluate("() => { const S = window.LoW.live.S; return {legal: S.legal, game: S.game}; }"))
+
+
+def wait_live(page: Any) -> None:
+    page.wait_for_function("() => window.LoW && window.LoW.live && window.LoW.live.S.game !== null")
+
+
+def perform(page: Any, action: str) -> None:
+    """Carry out one legal action by clicking, as a player would; wait until the server answered."""
+    version = live(page)["game"]["version"]
+    kind, *args = action.split()
+    if kind == "deploy":
+        page.click(f'#hand-bottom .hand-card[data-card="{args[0]}"] >> nth=0')
+        page.click(f'#mat [data-square="{args[1]}"]')
+    elif kind in ("shoot", "move", "advance"):
+        page.click(f'#mat [data-square="{args[0]}"]')
+        menu = page.locator(f'#popup [data-menu="{kind}"]')
+        if page.locator("#popup").is_visible():
+            menu.click()
+        page.click(f'#mat [data-square="{args[1]}"]')
+    elif kind == "recall":
+        page.click(f'#mat [data-square="{args[0]}"]')
+        page.click('#popup [data-menu="recall"]')
+    else:
+        page.click(f"#btn-{kind}")
+    page.wait_for_function("v => window.LoW.live.S.game.version > v", arg=version)
+
+
+def test_two_players_invite_accept_play_and_resign(browser: Any, server: str, card_classes: dict[str, str]) -> None:
+    alice = sign_up(browser, server, "alice")
+    bob = sign_up(browser, server, "bob")
+
+    # alice challenges bob by name
+    alice.check("input[name=against][value=player]")
+    alice.fill("#opponent-name", "bob")
+    alice.select_option("select[name=creator_army]", "lizardmen")
+    alice.select_option("select[name=opponent_army]", "orcs")
+    alice.select_option("select[name=creator_side]", "1")
+    alice.click("#create-game")
+    assert "Invitation posted" in alice.inner_text(".flash")
+    assert "to bob" in alice.inner_text("#invitations")
+
+    # bob sees it and accepts
+    bob.goto(server + "/")
+    assert "alice challenges you" in bob.inner_text("#invitations")
+    shot(bob, "lobby.png")
+    bob.click("#invitations button:has-text('Accept')")
+    bob.wait_for_url("**/games/*")
+    wait_live(bob)
+    game_url = bob.url
+
+    alice.goto(server + "/")
+    alice.click("#your-turn a:has-text('Play') >> nth=0")
+    alice.wait_for_url(game_url)
+    wait_live(alice)
+    assert "Deploy" in alice.inner_text("#status")
+
+    rng = random.Random(7)
+    done = {"deploy": 0, "shoot": 0, "recall": 0}
+    for _ in range(400):
+        page = alice if live(alice)["legal"] else bob if live(bob)["legal"] else None
+        if page is None:
+            page = alice
+            page.wait_for_timeout(50)
+            continue
+        legal = live(page)["legal"]
+        shots = [a for a in legal if a.startswith("shoot ")]
+        recalls = [a for a in legal if a.startswith("recall ")]
+        deploys = [a for a in legal if a.startswith("deploy ")]
+        if shots and done["shoot"] < 2:
+            action = rng.choice(shots)
+            if done["shoot"] == 0:
+                page.click(f'#mat [data-square="{action.split()[1]}"]')
+                if page.locator('#popup [data-menu="shoot"]').is_visible():
+                    page.click('#popup [data-menu="shoot"]')
+                assert page.locator("#mat .sq.target").count() >= 1  # the targets light up
+                page.keyboard.press("Escape")
+                page.click("#status")  # clear the selection
+        elif recalls and done["recall"] < 1 and done["deploy"] >= 6:
+            action = rng.choice(recalls)
+        elif deploys:
+            ranged = [a for a in deploys if card_classes[a.split()[1]] == "ranged"]
+            action = rng.choice(ranged or deploys)
+        else:
+            action = "draw" if "draw" in legal else rng.choice(legal)
+        perform(page, action)
+        done[action.split()[0]] = done.get(action.split()[0], 0) + 1
+        if done["shoot"] and done["recall"] and done["deploy"] >= 8:
+            break
+        if live(page)["game"]["status"] != "running":
+            break
+    assert done["deploy"] >= 8 and done["shoot"] >= 1 and done["recall"] >= 1, done
+
+    # both pages show the same log, updated live
+    for page in (alice, bob):
+        page.wait_for_function(
+            "v => window.LoW.live.S.game.version === v", arg=live(alice)["game"]["version"]
+        )
+    assert alice.locator("#log .log-entry").count() == bob.locator("#log .log-entry").count() > 10
+    assert "shoots" in alice.inner_text("#log") or "shot" in alice.inner_text("#log")
+    shot(alice, "game.png")
+
+    # bob resigns; both see the result
+    bob.click("#btn-resign")
+    bob.click("#btn-resign-confirm")
+    for page in (alice, bob):
+        page.wait_for_selector("#result:visible")
+        assert "resign" in page.inner_text("#result").lower()
+    assert "You won" in alice.inner_text("#result") and "bob resigned" in alice.inner_text("#result")
+    assert "You lost" in bob.inner_text("#result")
+
+    # the record downloads and the replay viewer steps through the game
+    with alice.expect_download() as download:
+        alice.click("#link-record")
+    assert download.value.suggested_filename.startswith("lordsofwar-game-")
+    alice.click("#link-replay")
+    alice.wait_for_selector("#replay-list .replay-item")
+    alice.click("#replay-first")
+    first = alice.locator("#mat .unit").count()
+    for _ in range(6):
+        alice.click("#replay-next")
+    assert alice.locator("#replay-list .replay-item.current").count() == 1
+    assert alice.locator("#mat .unit").count() >= first
+    alice.keyboard.press("End")
+    shot(alice, "replay.png")
+    alice.context.close()
+    bob.context.close()
+
+
+def test_a_game_against_the_bot_played_to_its_end(browser: Any, server: str) -> None:
+    carol = sign_up(browser, server, "carol")
+    carol.check("input[name=against][value='bot:random']")
+    carol.select_option("select[name=length]", "15/3")
+    carol.select_option("select[name=creator_side]", "2")
+    carol.click("#create-game")
+    carol.wait_for_url("**/games/*")
+    wait_live(carol)
+    rng = random.Random(3)
+    for _ in range(1500):
+        state = live(carol)
+        if state["game"]["status"] != "running":
+            break
+        if not state["legal"]:
+            carol.wait_for_function(
+                "v => window.LoW.live.S.game.version > v || window.LoW.live.S.legal.length > 0",
+                arg=state["game"]["version"],
+            )
+            continue
+        legal = state["legal"]
+        deploys = [a for a in legal if a.startswith("deploy ")]
+        perform(carol, rng.choice(deploys) if deploys else ("draw" if "draw" in legal else rng.choice(legal)))
+    state = live(carol)
+    assert state["game"]["status"] == "over", "the game against the bot did not reach its end"
+    carol.wait_for_selector("#result:visible")
+    assert state["game"]["result"]["reason"] in carol.inner_text("#result") or carol.inner_text("#result")
+    carol.context.close()
