@@ -579,10 +579,10 @@ def view_command(position: str, player: int) -> None:
 @_setup_options
 @click.option(
     "--opponent",
-    type=click.Choice(["random", "human"]),
+    type=click.Choice(["random", "greedy", "human"]),
     default="random",
     show_default=True,
-    help="random: a bot playing random legal actions; human: hot-seat.",
+    help="random: a bot playing random legal actions; greedy: a bot taking the most value each turn; human: hot-seat.",
 )
 @click.option(
     "--as", "human_player", type=click.IntRange(1, 2), default=1, show_default=True, help="Which player you are."
