@@ -40,9 +40,10 @@ def free_port() -> int:
 
 
 @contextmanager
-def running_server(data: Path, **env: str) -> Iterator[str]:
-    """Start the server on a free port with its own SQLite file; yield its base URL; stop it."""
-    port = free_port()
+def running_server(data: Path, port: int | None = None, **env: str) -> Iterator[str]:
+    """Start the server (on a free port unless given) with its own SQLite file in ``data``;
+    yield its base URL; stop it."""
+    port = port or free_port()
     environ = {
         **os.environ,
         "LOW_DATABASE_URL": f"sqlite:///{data / 'low.sqlite3'}",

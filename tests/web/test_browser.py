@@ -54,7 +54,7 @@ def shot(page: Any, name: str) -> None:
 def sign_up(browser: Any, server: str, name: str) -> Any:
     context = browser.new_context(viewport={"width": 1366, "height": 768})
     page = context.new_page()
-    page.set_default_timeout(15_000)
+    page.set_default_timeout(30_000)
     page.goto(server + "/")
     page.click("text=Create an account")
     page.fill("input[name=name]", name)
@@ -222,3 +222,35 @@ def test_a_game_against_the_bot_played_to_its_end(browser: Any, server: str) -> 
     carol.wait_for_selector("#result:visible")
     assert state["game"]["result"]["reason"] in carol.inner_text("#result") or carol.inner_text("#result")
     carol.context.close()
+
+
+def test_the_page_reconnects_after_a_server_restart_and_nothing_is_lost(
+    browser: Any, tmp_path: Path
+) -> None:
+    from tests.web.server import free_port
+
+    port = free_port()
+    with running_server(tmp_path, port=port) as base:
+        page = sign_up(browser, base, "dave")
+        page.check("input[name=against][value='bot:random']")
+        page.select_option("select[name=creator_side]", "1")
+        page.click("#create-game")
+        page.wait_for_url("**/games/*")
+        wait_live(page)
+        legal = live(page)["legal"]
+        perform(page, next(a for a in legal if a.startswith("deploy ")))
+        perform(page, "draw")
+        page.wait_for_function("() => window.LoW.live.S.legal.length > 0")  # the bot has played
+        before = live(page)["game"]["version"]
+        log_before = page.locator("#log .log-entry").count()
+    # the server is down: the page says so and keeps trying
+    page.wait_for_selector("#conn:visible", timeout=20_000)
+    with running_server(tmp_path, port=port):
+        page.wait_for_selector("#conn", state="hidden", timeout=30_000)
+        assert live(page)["game"]["version"] == before
+        assert page.locator("#log .log-entry").count() == log_before
+        # play on without reloading the page
+        legal = live(page)["legal"]
+        perform(page, next(a for a in legal if a.startswith("deploy ")))
+        assert live(page)["game"]["version"] == before + 1
+    page.context.close()
