@@ -108,9 +108,8 @@ def test_two_players_invite_accept_play_and_resign(browser: Any, server: str, ca
     assert "Invitation posted" in alice.inner_text(".flash")
     assert "to bob" in alice.inner_text("#invitations")
 
-    # bob sees it and accepts
-    bob.goto(server + "/")
-    assert "alice challenges you" in bob.inner_text("#invitations")
+    # bob's open lobby shows it by itself, and he accepts
+    bob.wait_for_selector("#invitations li:has-text('alice challenges you')", timeout=20_000)
     shot(bob, "lobby.png")
     bob.click("#invitations button:has-text('Accept')")
     bob.wait_for_url("**/games/*")
