@@ -525,6 +525,9 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
             query = query.where(or_(Game.public.is_(True), Game.player1_id == user.id, Game.player2_id == user.id))
         games = await db.scalars(query.order_by(Game.id.desc()).limit(200))
         items = [await _game_json(db, g, player, None) for g in games]
+        if user is None or user.id != player.id:
+            for item in items:  # "your turn" is the visitor's business only on their own page
+                item["your_turn"] = False
         won = sum(1 for i in items if i["result"] and i["result"]["winner"] == i["you"])
         lost = sum(1 for i in items if i["result"] and i["result"]["winner"] not in (None, i["you"]))
         drawn = sum(1 for i in items if i["result"] and i["result"]["winner"] is None)
