@@ -146,8 +146,10 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
 
     Db = Annotated[AsyncSession, Depends(get_db)]
 
-    async def current_user(request: Request, db: Db) -> User | None:
-        return await auth.session_user(db, request.cookies.get(auth.SESSION_COOKIE))
+    async def current_user(request: Request) -> User | None:
+        # a session of its own, closed at once: the connection is not held for the request
+        async with sessions() as db:
+            return await auth.session_user(db, request.cookies.get(auth.SESSION_COOKIE))
 
     MaybeUser = Annotated[User | None, Depends(current_user)]
 
@@ -633,6 +635,8 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
                 text = await ws.receive_text()
                 await _on_message(conn, text)
         except WebSocketDisconnect:
+            pass
+        except RuntimeError:  # the socket closed while a message was being sent to it
             pass
         finally:
             hub.leave(conn)

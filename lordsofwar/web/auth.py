@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 import re
@@ -83,9 +84,12 @@ async def sign_up(db: AsyncSession, passwords: Passwords, name: str, password: s
     name = check_name(name)
     check_password(password)
     taken = await db.scalar(select(User.id).where(User.name_key == name.lower()))
+    await db.rollback()  # hand the connection back while hashing
     if taken is not None:
         raise AuthError(f"the name {name!r} is taken; choose another", 409)
-    user = User(name=name, name_key=name.lower(), password_hash=passwords.hash(password))
+    # Argon2 takes a good fraction of a second by design: off the event loop, so games go on
+    hashed = await asyncio.to_thread(passwords.hash, password)
+    user = User(name=name, name_key=name.lower(), password_hash=hashed)
     db.add(user)
     await db.flush()
     return user
@@ -109,12 +113,17 @@ async def sign_in(db: AsyncSession, passwords: Passwords, settings: Settings, na
         minutes = max(1, settings.login_window_s // 60)
         raise AuthError(f"too many failed sign-ins; try again in {minutes} minutes", 429)
     user = await db.scalar(select(User).where(User.name_key == name.lower()))
-    if user is None or len(password) > PASSWORD_MAX or not passwords.verify(user.password_hash, password):
+    await db.commit()  # hand the connection back while verifying
+    ok = user is not None and len(password) <= PASSWORD_MAX
+    if ok:
+        assert user is not None
+        ok = await asyncio.to_thread(passwords.verify, user.password_hash, password)
+    if not ok or user is None:
         db.add_all([LoginFailure(key=k, at=now) for k in keys])
         await db.commit()
         raise AuthError("wrong name or password", 401)
     if passwords.hasher.check_needs_rehash(user.password_hash):
-        user.password_hash = passwords.hash(password)
+        user.password_hash = await asyncio.to_thread(passwords.hash, password)
     await db.execute(delete(LoginFailure).where(LoginFailure.key == keys[0]))
     return user
 

@@ -42,7 +42,9 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyp
 def make_engine(settings: Settings) -> AsyncEngine:
     url = settings.async_url()
     if url.startswith("sqlite"):
-        engine = create_async_engine(url)
+        # One connection: SQLite has one writer at a time, and writers queueing in the driver
+        # are cheaper than writers sleeping in SQLite's busy handler.
+        engine = create_async_engine(url, pool_size=1, max_overflow=0, pool_timeout=30)
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
     else:
         engine = create_async_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)

@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import select, update
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from lordsofwar.bots import BOTS, make_bot
 from lordsofwar.rules import engine, notation
@@ -222,6 +222,7 @@ class GameService:
     def __init__(self, settings: Settings, sessions: async_sessionmaker[AsyncSession], cards: CardSet = CORE):
         self.settings = settings
         self.sessions = sessions
+        self.engine: AsyncEngine = sessions.kw["bind"]
         self.cards = cards
         self.runtimes: dict[int, Runtime] = {}
         self.listeners: list[Listener] = []
@@ -407,15 +408,13 @@ class GameService:
             else:
                 values["deadline_at"] = since + timedelta(milliseconds=g.turn_ms)
         values["version"] = g.version + 1
-        async with self.sessions() as db:
-            result = await db.execute(
-                update(Game).where(Game.id == g.id, Game.version == g.version).values(**values)
-            )
-            if result.rowcount != 1:  # type: ignore[attr-defined]
-                await db.rollback()
-                self.runtimes.pop(g.id, None)
-                raise GameError("the game changed meanwhile (another tab or server); your board is refreshed")
-            await db.commit()
+        table = Game.__table__
+        statement = update(table).where(table.c.id == g.id, table.c.version == g.version).values(**values)
+        async with self.engine.begin() as conn:  # Core, not the ORM: one short transaction
+            changed = (await conn.execute(statement)).rowcount
+        if changed != 1:
+            self.runtimes.pop(g.id, None)
+            raise GameError("the game changed meanwhile (another tab or server); your board is refreshed")
         for key, value in values.items():
             setattr(g, key, value)
         rt.pos = new
