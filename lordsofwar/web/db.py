@@ -39,12 +39,21 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyp
     cur.close()
 
 
+def sqlite_engine(url: str) -> Engine:
+    """A synchronous SQLite engine with the same pragmas (the game writer's)."""
+    from sqlalchemy import create_engine
+
+    engine = create_engine(url, pool_size=1, max_overflow=0)
+    event.listen(engine, "connect", _sqlite_pragmas)
+    return engine
+
+
 def make_engine(settings: Settings) -> AsyncEngine:
     url = settings.async_url()
     if url.startswith("sqlite"):
-        # One connection: SQLite has one writer at a time, and writers queueing in the driver
-        # are cheaper than writers sleeping in SQLite's busy handler.
-        engine = create_async_engine(url, pool_size=1, max_overflow=0, pool_timeout=30)
+        # Few connections: SQLite has one writer at a time. Game changes, the hot path, all go
+        # through the game writer's own connection (games.BatchWriter); the rest is rare.
+        engine = create_async_engine(url, pool_size=3, max_overflow=2, pool_timeout=30)
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
     else:
         engine = create_async_engine(url, pool_size=10, max_overflow=20, pool_pre_ping=True)
