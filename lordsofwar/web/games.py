@@ -10,6 +10,7 @@ never both apply an action to the same version of a game.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import secrets
 from collections.abc import Awaitable, Callable
@@ -326,10 +327,8 @@ class BatchWriter:
     async def close(self) -> None:
         if self.task is not None:
             self.task.cancel()
-            try:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self.task
-            except (asyncio.CancelledError, Exception):
-                pass
         await self._drop()
         if self.sync_engine is not None:
             self.sync_engine.dispose()
