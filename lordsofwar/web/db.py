@@ -39,12 +39,21 @@ def _sqlite_pragmas(dbapi_connection, _record) -> None:  # type: ignore[no-untyp
     cur.close()
 
 
+def _no_busy_wait(dbapi_connection, _record) -> None:  # type: ignore[no-untyped-def]
+    cur = dbapi_connection.cursor()
+    cur.execute("PRAGMA busy_timeout=0")
+    cur.close()
+
+
 def sqlite_engine(url: str) -> Engine:
-    """A synchronous SQLite engine with the same pragmas (the game writer's)."""
+    """A synchronous SQLite engine with the same pragmas, for the game writer. It runs in the
+    event loop's thread, so it must never sleep in SQLite's busy handler (the transaction it
+    would wait for may need the loop to finish): it fails at once and the writer retries."""
     from sqlalchemy import create_engine
 
     engine = create_engine(url, pool_size=1, max_overflow=0)
     event.listen(engine, "connect", _sqlite_pragmas)
+    event.listen(engine, "connect", _no_busy_wait)
     return engine
 
 

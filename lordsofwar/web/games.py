@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import logging
 import secrets
+import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -20,6 +21,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import Connection, Engine, Table, bindparam, select, update
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker
 
 from lordsofwar.bots import BOTS, make_bot
@@ -285,18 +287,10 @@ class BatchWriter:
 
     async def _write(self, rows: list[dict[str, Any]]) -> list[int]:
         if self.sync_engine is not None:
-            if self.sync_conn is None:
-                self.sync_conn = self.sync_engine.connect()
-            conn = self.sync_conn
-            with conn.begin():
-                total = conn.execute(self.statement, rows).rowcount
+            total = await self._sqlite(rows)
             if total == len(rows):
                 return [1] * len(rows)
-            counts = []  # some change was stale: find which, one at a time
-            for row in rows:
-                with conn.begin():
-                    counts.append(conn.execute(self.statement, [row]).rowcount)
-            return counts
+            return [await self._sqlite([row]) for row in rows]  # some change was stale: which?
         if self.conn is None:
             self.conn = await self.engine.connect()
         aconn = self.conn
@@ -312,6 +306,25 @@ class BatchWriter:
             async with aconn.begin():
                 counts.append((await aconn.execute(self.statement, row)).rowcount)
         return counts
+
+    async def _sqlite(self, rows: list[dict[str, Any]]) -> int:
+        """One transaction on the synchronous connection; while another connection holds the
+        write lock, give the event loop a turn and try again (for up to 20 s)."""
+        assert self.sync_engine is not None
+        deadline = time.monotonic() + 20
+        pause = 0.001
+        while True:
+            if self.sync_conn is None:
+                self.sync_conn = self.sync_engine.connect()
+            conn = self.sync_conn
+            try:
+                with conn.begin():
+                    return int(conn.execute(self.statement, rows).rowcount)
+            except OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    raise
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 0.05)
 
     async def _drop(self) -> None:
         try:
