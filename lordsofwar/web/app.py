@@ -5,12 +5,13 @@ import asyncio
 import contextlib
 import json
 import logging
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from pathlib import Path
+from pathlib import Path as FilePath
 from typing import Annotated, Any
 
-from fastapi import Depends, FastAPI, Request, WebSocket, WebSocketDisconnect
+from fastapi import Depends, FastAPI, HTTPException, Path, Request, WebSocket, WebSocketDisconnect
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.staticfiles import StaticFiles
@@ -30,7 +31,9 @@ from lordsofwar.web.hub import Connection, Hub
 from lordsofwar.web.models import Game, Invitation, User
 from lordsofwar.web.settings import Settings
 
-HERE = Path(__file__).parent
+HERE = FilePath(__file__).parent
+GameId = Annotated[int, Path(ge=1, le=2**31 - 1, description="a game number")]
+InvitationId = Annotated[int, Path(ge=1, le=2**31 - 1, description="an invitation number")]
 BODY_LIMIT = 64 * 1024
 WS_MESSAGE_LIMIT = 4096
 log = logging.getLogger("lordsofwar.web")
@@ -43,6 +46,37 @@ class Problem(Exception):
         super().__init__(message)
         self.status = status
         self.message = message
+
+
+class BodyLimit:
+    """Refuses request bodies over ``limit`` bytes, with or without a Content-Length: a body
+    sent in chunks is counted as it arrives and refused once it passes the limit."""
+
+    def __init__(self, app: Any, limit: int = BODY_LIMIT):
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        message = f"request body too large (at most {self.limit // 1024} KB)"
+        length = dict(scope["headers"]).get(b"content-length")
+        if length is not None and (not length.isdigit() or int(length) > self.limit):
+            await JSONResponse({"detail": message}, 413)(scope, receive, send)
+            return
+        seen = 0
+
+        async def counted() -> Any:
+            nonlocal seen
+            msg = await receive()
+            if msg["type"] == "http.request":
+                seen += len(msg.get("body", b""))
+                if seen > self.limit:
+                    raise HTTPException(413, message)
+            return msg
+
+        await self.app(scope, counted, send)
 
 
 # --- request bodies ----------------------------------------------------------------------------
@@ -89,6 +123,8 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         await hub.start()
+        await service.credit_downtime()
+        await service.heartbeat()
         sweeper = asyncio.get_running_loop().create_task(_sweep_forever())
         await service.resume_bots()
         try:
@@ -106,6 +142,7 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
             await asyncio.sleep(settings.sweep_interval)
             try:
                 await service.sweep()
+                await service.heartbeat()
             except Exception:
                 log.exception("the clock sweep failed")
 
@@ -117,11 +154,10 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
 
     # --- plumbing -------------------------------------------------------------------------------
 
+    app.add_middleware(BodyLimit)
+
     @app.middleware("http")
     async def limits_and_cookies(request: Request, call_next: Any) -> Response:
-        length = request.headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > BODY_LIMIT):
-            return JSONResponse({"detail": f"request body too large (at most {BODY_LIMIT // 1024} KB)"}, 413)
         csrf = request.cookies.get(auth.CSRF_COOKIE)
         fresh = None
         if not csrf or len(csrf) > 100:
@@ -200,8 +236,8 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
         request: Request, name: str, context: dict[str, Any], user: User | None, status: int = 200
     ) -> HTMLResponse:
         flashes = []
-        flash = request.query_params.get("flash")
-        if flash and len(flash) <= 200:
+        flash = FLASHES.get(request.query_params.get("flash", ""))
+        if flash:
             flashes.append(("info", flash))
         ctx = {"user": user, "csrf": request.state.csrf, "flashes": flashes, **context}
         return templates.TemplateResponse(request, name, ctx, status_code=status)
@@ -255,7 +291,7 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
 
     @app.post("/signup", response_class=HTMLResponse)
     async def signup_form(request: Request, db: Db) -> Response:
-        form = await request.form()
+        form = await request.form(max_files=0, max_fields=60)
         check_csrf(request, _field(form, "csrf"))
         name, password = _field(form, "name"), _field(form, "password")
         try:
@@ -264,11 +300,11 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
             user = await auth.sign_up(db, passwords, name, password)
         except auth.AuthError as exc:
             return _page(request, "signup.html", {"error": str(exc), "name": name[:30]}, None, exc.status)
-        return await _signed_in(RedirectResponse("/?flash=Welcome!", 303), db, user)
+        return await _signed_in(RedirectResponse("/?flash=welcome", 303), db, user)
 
     @app.post("/signin", response_class=HTMLResponse)
     async def signin_form(request: Request, db: Db) -> Response:
-        form = await request.form()
+        form = await request.form(max_files=0, max_fields=60)
         check_csrf(request, _field(form, "csrf"))
         name = _field(form, "name")
         try:
@@ -280,11 +316,11 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
 
     @app.post("/signout")
     async def signout_form(request: Request, db: Db) -> Response:
-        form = await request.form()
+        form = await request.form(max_files=0, max_fields=60)
         check_csrf(request, _field(form, "csrf"))
         await auth.close_session(db, request.cookies.get(auth.SESSION_COOKIE))
         await db.commit()
-        response = RedirectResponse("/?flash=Signed out.", 303)
+        response = RedirectResponse("/?flash=signed-out", 303)
         response.delete_cookie(auth.SESSION_COOKIE, path="/")
         return response
 
@@ -419,7 +455,7 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
         await db.commit()
         return inv, None
 
-    async def _answer(db: AsyncSession, user: User, inv_id: int, op: str) -> Game | None:
+    async def _answer(db: AsyncSession, user: User, inv_id: InvitationId, op: str) -> Game | None:
         inv = await db.get(Invitation, inv_id)
         if inv is None:
             raise Problem(404, f"there is no invitation {inv_id}")
@@ -469,13 +505,13 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
         return {"invitation": inv.id}
 
     @app.post("/api/invitations/{inv_id}/{op}", dependencies=[Csrf])
-    async def api_answer(inv_id: int, op: str, db: Db, user: SignedIn) -> dict[str, Any]:
+    async def api_answer(inv_id: InvitationId, op: str, db: Db, user: SignedIn) -> dict[str, Any]:
         game = await _answer(db, user, inv_id, op)
         return {"game": None if game is None else game.id}
 
     @app.post("/invitations")
     async def invite_form(request: Request, db: Db, user: SignedIn) -> Response:
-        form = await request.form()
+        form = await request.form(max_files=0, max_fields=60)
         check_csrf(request, _field(form, "csrf"))
         raw: dict[str, Any] = {}
         for key in GameOptions.model_fields:
@@ -502,16 +538,16 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
         inv, game = await _invite(db, user, body)
         if game is not None:
             return RedirectResponse(f"/games/{game.id}", 303)
-        return RedirectResponse("/?flash=Invitation posted.", 303)
+        return RedirectResponse("/?flash=posted", 303)
 
     @app.post("/invitations/{inv_id}/{op}")
-    async def answer_form(request: Request, inv_id: int, op: str, db: Db, user: SignedIn) -> Response:
-        form = await request.form()
+    async def answer_form(request: Request, inv_id: InvitationId, op: str, db: Db, user: SignedIn) -> Response:
+        form = await request.form(max_files=0, max_fields=60)
         check_csrf(request, _field(form, "csrf"))
         game = await _answer(db, user, inv_id, op)
         if game is not None:
             return RedirectResponse(f"/games/{game.id}", 303)
-        return RedirectResponse(f"/?flash=Invitation {op}{'d' if op.endswith('e') else 'ed'}.", 303)
+        return RedirectResponse(f"/?flash={op}", 303)
 
     # --- profiles ---------------------------------------------------------------------------------
 
@@ -538,7 +574,7 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
 
     # --- games ------------------------------------------------------------------------------------
 
-    async def _visible(game_id: int, user: User | None) -> tuple[Runtime, int | None]:
+    async def _visible(game_id: GameId, user: User | None) -> tuple[Runtime, int | None]:
         try:
             rt = await service.runtime(game_id)
         except GameError as exc:
@@ -549,12 +585,12 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
         return rt, seat
 
     @app.get("/games/{game_id}", response_class=HTMLResponse)
-    async def game_page(request: Request, game_id: int, user: MaybeUser) -> Response:
+    async def game_page(request: Request, game_id: GameId, user: MaybeUser) -> Response:
         rt, seat = await _visible(game_id, user)
         return _page(request, "game.html", {"game_id": game_id, "seat": seat, "names": rt.names}, user)
 
     @app.get("/games/{game_id}/replay", response_class=HTMLResponse)
-    async def replay_page(request: Request, game_id: int, user: MaybeUser) -> Response:
+    async def replay_page(request: Request, game_id: GameId, user: MaybeUser) -> Response:
         rt, _seat = await _visible(game_id, user)
         if rt.game.status != "over":
             raise Problem(409, "the replay opens once the game is over")
@@ -565,30 +601,30 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
         return Response(CARDS_JSON, media_type="application/json", headers={"Cache-Control": "public, max-age=3600"})
 
     @app.get("/api/games/{game_id}")
-    async def api_game(game_id: int, user: MaybeUser) -> dict[str, Any]:
+    async def api_game(game_id: GameId, user: MaybeUser) -> dict[str, Any]:
         rt, seat = await _visible(game_id, user)
         return state_doc(rt, seat)
 
     @app.post("/api/games/{game_id}/actions", dependencies=[Csrf])
-    async def api_act(game_id: int, body: ActionBody, user: SignedIn) -> dict[str, Any]:
+    async def api_act(game_id: GameId, body: ActionBody, user: SignedIn) -> dict[str, Any]:
         await _visible(game_id, user)
         rt = await service.act(game_id, user.id, body.action, body.version)
         return state_doc(rt, rt.seat_of(user.id))
 
     @app.post("/api/games/{game_id}/resign", dependencies=[Csrf])
-    async def api_resign(game_id: int, user: SignedIn) -> dict[str, Any]:
+    async def api_resign(game_id: GameId, user: SignedIn) -> dict[str, Any]:
         await _visible(game_id, user)
         rt = await service.resign(game_id, user.id)
         return state_doc(rt, rt.seat_of(user.id))
 
     @app.post("/api/games/{game_id}/draw", dependencies=[Csrf])
-    async def api_draw(game_id: int, body: DrawBody, user: SignedIn) -> dict[str, Any]:
+    async def api_draw(game_id: GameId, body: DrawBody, user: SignedIn) -> dict[str, Any]:
         await _visible(game_id, user)
         rt = await service.draw(game_id, user.id, body.op)
         return state_doc(rt, rt.seat_of(user.id))
 
     @app.get("/api/games/{game_id}/record")
-    async def api_record(game_id: int, user: MaybeUser) -> Response:
+    async def api_record(game_id: GameId, user: MaybeUser) -> Response:
         rt, _seat = await _visible(game_id, user)
         if rt.game.status != "over":
             raise Problem(409, "the record can be downloaded once the game is over (it holds the seed and decks)")
@@ -597,7 +633,7 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
         return Response(body, media_type="application/json", headers=headers)
 
     @app.get("/api/games/{game_id}/replay")
-    async def api_replay(game_id: int, user: MaybeUser) -> dict[str, Any]:
+    async def api_replay(game_id: GameId, user: MaybeUser) -> dict[str, Any]:
         from lordsofwar.rules import notation
 
         rt, _seat = await _visible(game_id, user)
@@ -613,10 +649,11 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
         }
 
     @app.websocket("/api/games/{game_id}/ws")
-    async def game_socket(ws: WebSocket, game_id: int) -> None:
+    async def game_socket(ws: WebSocket, game_id: GameId) -> None:
         origin = ws.headers.get("origin")
         host = ws.headers.get("host")
-        if origin is not None and origin.split("://", 1)[-1] != host:
+        scheme = "https" if ws.url.scheme == "wss" else "http"
+        if origin is not None and origin != f"{scheme}://{host}":
             await ws.close(code=4403, reason="cross-site WebSocket refused")
             return
         async with sessions() as db:
@@ -628,23 +665,30 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
             return
         await ws.accept()
         conn = Connection(ws, game_id, seat, user.id if user else None)
-        hub.join(conn)
+        conn.start()
+        async with rt.lock:  # no change slips between the state and the first update
+            hub.join(conn)
+            conn.send({"type": "state", **state_doc(rt, seat)})
         try:
-            await conn.send({"type": "state", **state_doc(rt, seat)})
-            while True:
-                text = await ws.receive_text()
+            while not conn.closed:
+                message = await ws.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                text = message.get("text")
+                if text is None:
+                    conn.send({"type": "error", "message": "binary messages are not understood; send JSON text", "version": None})
+                    continue
                 await _on_message(conn, text)
-        except WebSocketDisconnect:
-            pass
-        except RuntimeError:  # the socket closed while a message was being sent to it
+        except (WebSocketDisconnect, RuntimeError):  # the socket closed under us
             pass
         finally:
             hub.leave(conn)
+            await conn.stop()
 
     async def _on_message(conn: Connection, text: str) -> None:
         async def refuse(message: str) -> None:
             rt = service.runtimes.get(conn.game_id)
-            await conn.send({"type": "error", "message": message, "version": rt.game.version if rt else None})
+            conn.send({"type": "error", "message": message, "version": rt.game.version if rt else None})
 
         if len(text) > WS_MESSAGE_LIMIT:
             await refuse(f"message too long ({len(text)} characters, at most {WS_MESSAGE_LIMIT})")
@@ -656,11 +700,16 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
             return
         kind = msg.get("type") if isinstance(msg, dict) else None
         if kind == "ping":
-            await conn.send({"type": "pong"})
+            conn.send({"type": "pong"})
             return
         if kind == "sync":
+            now = time.monotonic()
+            if now - conn.last_sync < 1.0:
+                await refuse("too many sync requests: at most one a second")
+                return
+            conn.last_sync = now
             rt = await service.runtime(conn.game_id)
-            await conn.send({"type": "state", **state_doc(rt, conn.seat)})
+            conn.send({"type": "state", **state_doc(rt, conn.seat)})
             return
         if kind not in ("action", "resign", "draw"):
             await refuse(f"unknown message type {str(kind)[:20]!r} (expected action, resign, draw, sync or ping)")
@@ -679,12 +728,22 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
             await refuse(str(exc))
             rt = await service.runtime(conn.game_id)
             if "refreshed" in str(exc):
-                await conn.send({"type": "state", **state_doc(rt, conn.seat)})
+                conn.send({"type": "state", **state_doc(rt, conn.seat)})
 
     return app
 
 
 CARDS_JSON = json.dumps([card.facts() for army in CORE.armies for card in CORE.army(army)])
+
+
+FLASHES = {
+    "welcome": "Welcome! Start a game below: against a bot, or challenge a player.",
+    "signed-out": "Signed out.",
+    "posted": "Invitation posted.",
+    "cancel": "Invitation cancelled.",
+    "decline": "Invitation declined.",
+}
+"""The only messages a redirect can show (?flash=KEY): a link cannot put words on a page."""
 
 
 def _field(form: FormData, name: str, limit: int = 1000) -> str:

@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 from sqlalchemy import delete, func, select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from lordsofwar.web.models import AuthSession, LoginFailure, User, utcnow
@@ -91,7 +92,11 @@ async def sign_up(db: AsyncSession, passwords: Passwords, name: str, password: s
     hashed = await asyncio.to_thread(passwords.hash, password)
     user = User(name=name, name_key=name.lower(), password_hash=hashed)
     db.add(user)
-    await db.flush()
+    try:
+        await db.flush()
+    except IntegrityError:  # the same name, signed up at the same moment
+        await db.rollback()
+        raise AuthError(f"the name {name!r} is taken; choose another", 409) from None
     return user
 
 
@@ -100,31 +105,55 @@ async def _failures(db: AsyncSession, keys: list[str], since: datetime) -> int:
     return int(count or 0)
 
 
+_name_locks: dict[str, asyncio.Lock] = {}
+
+
 async def sign_in(db: AsyncSession, passwords: Passwords, settings: Settings, name: str, password: str, ip: str) -> User:
-    """The user, or AuthError; too many recent failures for the name or the address → 429."""
+    """The user, or AuthError; too many recent failures for the name or the address → 429.
+
+    Each attempt is recorded as a failure before the password is checked (and the record
+    removed when it was right), and attempts on one name are checked one at a time in a
+    process: parallel guesses cannot slip past the limit.
+    """
+    name = name.strip()[: NAME_MAX + 1]
+    key = name.lower()
+    lock = _name_locks.setdefault(key, asyncio.Lock())
+    try:
+        async with lock:
+            return await _sign_in(db, passwords, settings, name, password, ip)
+    finally:
+        if not lock.locked() and not lock._waiters:  # type: ignore[attr-defined]
+            _name_locks.pop(key, None)
+
+
+async def _sign_in(db: AsyncSession, passwords: Passwords, settings: Settings, name: str, password: str, ip: str) -> User:
     now = utcnow()
-    name = name.strip()[:NAME_MAX + 1]
     keys = [f"name:{name.lower()}", f"ip:{ip}"]
     window = timedelta(seconds=settings.login_window_s)
     await db.execute(delete(LoginFailure).where(LoginFailure.at < now - window))
-    if await _failures(db, keys[:1], now - window) >= settings.login_attempts or await _failures(
+    attempt = [LoginFailure(key=k, at=now) for k in keys]
+    db.add_all(attempt)
+    await db.commit()  # recorded before the check; the connection goes back while verifying
+    if await _failures(db, keys[:1], now - window) > settings.login_attempts or await _failures(
         db, keys[1:], now - window
-    ) >= settings.login_attempts * 4:
+    ) > settings.login_attempts * 4:
+        await db.commit()
         minutes = max(1, settings.login_window_s // 60)
         raise AuthError(f"too many failed sign-ins; try again in {minutes} minutes", 429)
     user = await db.scalar(select(User).where(User.name_key == name.lower()))
-    await db.commit()  # hand the connection back while verifying
+    await db.commit()
     ok = user is not None and len(password) <= PASSWORD_MAX
     if ok:
         assert user is not None
         ok = await asyncio.to_thread(passwords.verify, user.password_hash, password)
     if not ok or user is None:
-        db.add_all([LoginFailure(key=k, at=now) for k in keys])
-        await db.commit()
         raise AuthError("wrong name or password", 401)
     if passwords.hasher.check_needs_rehash(user.password_hash):
         user.password_hash = await asyncio.to_thread(passwords.hash, password)
+        db.add(user)
+    # a right password clears the name's failures, this attempt's included
     await db.execute(delete(LoginFailure).where(LoginFailure.key == keys[0]))
+    await db.execute(delete(LoginFailure).where(LoginFailure.id.in_([a.id for a in attempt])))
     return user
 
 

@@ -29,7 +29,7 @@ from lordsofwar.rules import engine, notation
 from lordsofwar.rules.cards import CORE, CORE_ARMIES, CardSet
 from lordsofwar.rules.errors import LordsOfWarError
 from lordsofwar.rules.state import Position, Result, Variant
-from lordsofwar.web.models import Game, User, utcnow
+from lordsofwar.web.models import Game, Heartbeat, User, utcnow
 from lordsofwar.web.settings import Settings
 
 log = logging.getLogger("lordsofwar.web")
@@ -39,6 +39,10 @@ Army = Literal["orcs", "dwarves", "elves", "lizardmen", "templars", "undead", "r
 LENGTHS = {"15/3": (15, 3), "20/4": (20, 4), "25/5": (25, 5)}
 ACTION_MAX = 100
 BOT_NAMES = {"random": "Random bot", "greedy": "Greedy bot"}
+OPENING_MS = 5 * 60_000
+"""Live games: the openings (turns 1 and 2) use no clock time, but must be played within this
+(or the whole clock, if longer): a player who accepted a challenge and left loses by deadline."""
+RUNTIME_CACHE = 5000
 
 
 def _core_armies() -> list[CoreArmy]:
@@ -96,6 +100,7 @@ class Runtime:
     log: list[dict[str, Any]]
     names: dict[int, str]
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    action_version: int = 0  # the version right after the last change to the position
 
     @property
     def version(self) -> int:
@@ -135,7 +140,7 @@ def build(game: Game, names: dict[int, str], cards: CardSet = CORE) -> Runtime:
         if ending is not None:
             events = engine.end_early(pos, ending)
             entries.append({"n": len(entries) + 1, "turn": pos.turn, "player": ending[1], "action": None, "events": events})
-    return Runtime(game, pos, entries, names)
+    return Runtime(game, pos, entries, names, action_version=game.version)
 
 
 def hide_hand(doc: dict[str, Any], player: int) -> None:
@@ -158,7 +163,7 @@ def game_meta(rt: Runtime, seat: int | None, now: datetime | None = None) -> dic
     running = g.status == "running"
     waiting = g.waiting_for if running else None
     clocks = {"1": g.clock1_ms, "2": g.clock2_ms}
-    if g.mode == "live" and waiting is not None:
+    if g.mode == "live" and waiting is not None and rt.pos.turn > 2:  # openings use no clock time
         clocks[str(waiting)] = max(0, clocks[str(waiting)] - _ms(now - g.since))
     tc: dict[str, Any] = (
         {"mode": "live", "initial_s": g.initial_ms // 1000, "increment_s": g.increment_ms // 1000}
@@ -174,7 +179,7 @@ def game_meta(rt: Runtime, seat: int | None, now: datetime | None = None) -> dic
         "players": {str(p): {"name": rt.names[p], "bot": rt.bot_of(p)} for p in (1, 2)},
         "time_control": tc,
         "clocks": clocks if g.mode == "live" else None,
-        "clock_running": waiting,
+        "clock_running": waiting if g.mode == "turn" or rt.pos.turn > 2 else None,  # openings use no clock time
         "deadline": _iso(g.deadline_at) if running else None,
         "server_time": _iso(now),
         "draw_offer": g.draw_offer,
@@ -347,6 +352,13 @@ class BatchWriter:
             self.sync_engine.dispose()
 
 
+class _Opening:
+    """Stands for the opening position of a new game in :meth:`GameService.deadline`."""
+
+    decider = 1
+    turn = 1
+
+
 class GameService:
     """Owns the runtimes of this process and every change to a game."""
 
@@ -360,6 +372,7 @@ class GameService:
         self.listeners: list[Listener] = []
         self.tasks: set[asyncio.Task[None]] = set()
         self._load_locks: dict[int, asyncio.Lock] = {}
+        self.watched: Callable[[int], bool] = lambda _game_id: False
 
     # --- loading ---------------------------------------------------------------------------------
 
@@ -368,12 +381,27 @@ class GameService:
         if rt is not None:
             return rt
         lock = self._load_locks.setdefault(game_id, asyncio.Lock())
-        async with lock:
-            rt = self.runtimes.get(game_id)
-            if rt is None:
-                rt = await self._load(game_id)
-                self.runtimes[game_id] = rt
+        try:
+            async with lock:
+                rt = self.runtimes.get(game_id)
+                if rt is None:
+                    rt = await self._load(game_id)
+                    self.runtimes[game_id] = rt
+                    self._evict()
+        finally:
+            if not lock.locked():
+                self._load_locks.pop(game_id, None)
         return rt
+
+    def _evict(self) -> None:
+        """Keep at most RUNTIME_CACHE games in memory: drop the oldest-loaded that nobody
+        watches and no request is changing (finished ones first); they reload when asked."""
+        if len(self.runtimes) <= RUNTIME_CACHE:
+            return
+        idle = [gid for gid, r in self.runtimes.items() if not r.lock.locked() and not self.watched(gid)]
+        idle.sort(key=lambda gid: self.runtimes[gid].game.status == "running")
+        for gid in idle[: len(self.runtimes) - RUNTIME_CACHE]:
+            del self.runtimes[gid]
 
     async def _load(self, game_id: int) -> Runtime:
         async with self.sessions() as db:
@@ -446,7 +474,7 @@ class GameService:
             since=now,
             created_at=now,
         )
-        game.deadline_at = now + timedelta(milliseconds=initial if options.mode == "live" else game.turn_ms)
+        game.deadline_at = self.deadline(game, _Opening(), now, initial)  # type: ignore[arg-type]
         db.add(game)
         await db.flush()
         return game
@@ -474,7 +502,7 @@ class GameService:
         g, pos = rt.game, rt.pos
         if g.status != "running":
             raise GameError(f"the game is over ({g.reason})")
-        if version != g.version:
+        if not rt.action_version <= version <= g.version:  # a draw offer alone leaves it current
             raise GameError(
                 f"stale request: you acted on version {version} but the game is at version {g.version}; your board is refreshed"
             )
@@ -505,7 +533,7 @@ class GameService:
         values: dict[str, Any] = {}
         if g.mode == "live":
             key = f"clock{seat}_ms"
-            left = getattr(g, key) - _ms(now - g.since)
+            left = getattr(g, key) - (0 if pos.turn <= 2 else _ms(now - g.since))
             if new.turn != pos.turn and new.result is None:
                 left += g.increment_ms
             values[key] = left
@@ -513,6 +541,16 @@ class GameService:
         elif new.decider != pos.decider or new.turn != pos.turn:
             values["since"] = now
         return values
+
+    def deadline(self, g: Game, pos: Position, since: datetime, left_ms: int) -> datetime | None:
+        """When the player to act loses on time (None: a bot, never out of time)."""
+        if (g.bot1 if pos.decider == 1 else g.bot2) is not None:
+            return None
+        if g.mode == "turn":
+            return since + timedelta(milliseconds=g.turn_ms)
+        if pos.turn <= 2:
+            return since + timedelta(milliseconds=max(left_ms, OPENING_MS))
+        return since + timedelta(milliseconds=left_ms)
 
     def _finish_values(self, new: Position, now: datetime) -> dict[str, Any]:
         assert new.result is not None
@@ -533,12 +571,8 @@ class GameService:
             values.update(self._finish_values(new, now))
         else:
             values["waiting_for"] = new.decider
-            since = values.get("since", g.since)
-            if g.mode == "live":
-                left = values.get(f"clock{new.decider}_ms", getattr(g, f"clock{new.decider}_ms"))
-                values["deadline_at"] = since + timedelta(milliseconds=left)
-            else:
-                values["deadline_at"] = since + timedelta(milliseconds=g.turn_ms)
+            left = values.get(f"clock{new.decider}_ms", getattr(g, f"clock{new.decider}_ms"))
+            values["deadline_at"] = self.deadline(g, new, values.get("since", g.since), left)
         values["version"] = g.version + 1
         params = {name: values.get(name, getattr(g, name)) for name in CHANGING}
         params["b_id"], params["b_old"] = g.id, g.version
@@ -552,6 +586,8 @@ class GameService:
             raise GameError("the game changed meanwhile (another tab or server); your board is refreshed")
         for key, value in values.items():
             setattr(g, key, value)
+        if new is not rt.pos:
+            rt.action_version = g.version
         rt.pos = new
         rt.log.extend(entries)
         await self._notify(rt, entries)
@@ -608,10 +644,18 @@ class GameService:
     async def _end(self, rt: Runtime, ending: tuple[str, int | None], by: int | None, now: datetime | None = None) -> None:
         if rt.game.status != "running":
             raise GameError(f"the game is over ({rt.game.reason})")
+        g = rt.game
+        now = now or utcnow()
         new = rt.pos.copy()
         events = engine.end_early(new, ending)
         entry = {"n": len(rt.log) + 1, "turn": new.turn, "player": by, "action": None, "events": events}
-        await self._commit(rt, new, {"since": now or utcnow()}, [entry])
+        values: dict[str, Any] = {"since": now}
+        if g.mode == "live" and g.waiting_for is not None and rt.pos.turn > 2:
+            key = f"clock{g.waiting_for}_ms"  # the clock that was running stops where it is
+            values[key] = max(0, getattr(g, key) - _ms(now - g.since))
+        if ending[0] == "time" and ending[1] is not None:
+            values[f"clock{ending[1]}_ms"] = 0
+        await self._commit(rt, new, values, [entry])
 
     async def _expire(self, rt: Runtime, now: datetime) -> bool:
         """End the game when the player who must act is out of time; True if it ended."""
@@ -621,7 +665,8 @@ class GameService:
         if rt.bot_of(g.waiting_for) is not None:
             return False  # a bot is never out of time: it answers as soon as it runs
         loser = g.waiting_for
-        await self._end(rt, ("time" if g.mode == "live" else "deadline", loser), loser, now)
+        how = "time" if g.mode == "live" and rt.pos.turn > 2 else "deadline"
+        await self._end(rt, (how, loser), loser, now)
         return True
 
     async def sweep(self) -> int:
@@ -643,6 +688,35 @@ class GameService:
             except GameError:
                 continue
         return ended
+
+    async def heartbeat(self) -> None:
+        """Note that a server is up (each sweep): after a restart, the time it was down is
+        credited to the running games instead of the players' clocks."""
+        now = utcnow()
+        async with self.sessions() as db:
+            done = await db.execute(update(Heartbeat).where(Heartbeat.name == "server").values(at=now))
+            if done.rowcount == 0:  # type: ignore[attr-defined]
+                db.add(Heartbeat(name="server", at=now))
+            await db.commit()
+
+    async def credit_downtime(self, grace_s: float = 5.0) -> float:
+        """At start-up: when no server was up for a while, move every running game's clock start
+        and deadline on by that time (nobody loses on time while the server was down)."""
+        now = utcnow()
+        async with self.sessions() as db:
+            last = await db.scalar(select(Heartbeat.at).where(Heartbeat.name == "server"))
+            if last is None or (now - last).total_seconds() <= grace_s:
+                return 0.0
+            down = now - last
+            games = await db.scalars(select(Game).where(Game.status == "running"))
+            for game in games:
+                game.since = game.since + down
+                if game.deadline_at is not None:
+                    game.deadline_at = game.deadline_at + down
+            await db.commit()
+        self.runtimes.clear()
+        log.info("the server was down for %s; running games' clocks moved on by that", down)
+        return down.total_seconds()
 
     async def resume_bots(self) -> None:
         """After a restart: every running game waiting for a bot gets its bot going again."""
@@ -666,8 +740,12 @@ class GameService:
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
 
-    async def _bot_turn(self, game_id: int) -> None:
-        """The bot to act chooses from its own view (it never sees hidden cards) and acts."""
+    async def _bot_turn(self, game_id: int, attempt: int = 0) -> None:
+        """The bot to act chooses from its own view (it never sees hidden cards) and acts.
+
+        Should the bot fail, a random legal action of its view is played instead; should that
+        fail too, the turn is tried again a little later (a bot never loses on time).
+        """
         try:
             if self.settings.bot_delay > 0:
                 await asyncio.sleep(self.settings.bot_delay)
@@ -680,16 +758,23 @@ class GameService:
                 return
             version = rt.game.version
             view = notation.view(rt.pos, seat)
-            bot = make_bot(name, rt.game.seed ^ (version * 7919 + seat))
-            action = await asyncio.to_thread(bot.choose, view)
+            seed = rt.game.seed ^ (version * 7919 + seat)
+            try:
+                action = await asyncio.to_thread(make_bot(name, seed).choose, view)
+            except Exception:
+                log.exception("bot %s failed in game %s; a random action instead", name, game_id)
+                action = make_bot("random", seed).choose(view)
             async with rt.lock:
                 if rt.game.version != version or rt.game.status != "running":
                     return
                 await self._apply(rt, seat, str(action), version)
-        except GameError as exc:
-            log.warning("bot turn in game %s refused: %s", game_id, exc)
+        except asyncio.CancelledError:
+            raise
         except Exception:
-            log.exception("bot turn in game %s failed", game_id)
+            log.exception("bot turn in game %s failed (attempt %s)", game_id, attempt + 1)
+            if attempt < 5:
+                await asyncio.sleep(2.0 * (attempt + 1))
+                await self._bot_turn(game_id, attempt + 1)
 
     async def close(self) -> None:
         for task in list(self.tasks):

@@ -28,24 +28,68 @@ log = logging.getLogger("lordsofwar.web")
 CHANNEL = "lordsofwar:games"
 
 
+QUEUE_LIMIT = 256
+SEND_TIMEOUT = 10.0
+
+
 @dataclass(eq=False)
 class Connection:
+    """One WebSocket: messages for it wait in a bounded queue that its own task sends, so a
+    client that stops reading slows nobody else; when its queue overflows or a send hangs for
+    SEND_TIMEOUT seconds, the socket is closed (the client reconnects and gets a fresh state)."""
+
     ws: WebSocket
     game_id: int
     seat: int | None
     user_id: int | None
-    send_lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    queue: asyncio.Queue[str] = field(default_factory=lambda: asyncio.Queue(QUEUE_LIMIT))
+    task: asyncio.Task[None] | None = None
+    closed: bool = False
+    last_sync: float = 0.0
 
-    async def send(self, doc: dict[str, Any] | str) -> bool:
+    def start(self) -> None:
+        self.task = asyncio.get_running_loop().create_task(self._sender())
+
+    def send(self, doc: dict[str, Any] | str) -> None:
+        """Queue a message; never waits."""
+        if self.closed:
+            return
         text = doc if isinstance(doc, str) else json.dumps(doc, separators=(",", ":"))
         try:
-            async with self.send_lock:
+            self.queue.put_nowait(text)
+        except asyncio.QueueFull:
+            log.warning("closing a socket of game %s: its client does not read", self.game_id)
+            self.close(1013)
+
+    async def _sender(self) -> None:
+        try:
+            while True:
+                text = await self.queue.get()
                 if self.ws.client_state != WebSocketState.CONNECTED:
-                    return False
-                await self.ws.send_text(text)
-            return True
-        except Exception:
-            return False
+                    break
+                await asyncio.wait_for(self.ws.send_text(text), SEND_TIMEOUT)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # a send failed or hung: the client will reconnect
+            self.close(1011)
+
+    def close(self, code: int) -> None:
+        if self.closed:
+            return
+        self.closed = True
+
+        async def _close() -> None:
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self.ws.close(code), 2)
+
+        asyncio.get_running_loop().create_task(_close())
+
+    async def stop(self) -> None:
+        self.closed = True
+        if self.task is not None:
+            self.task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self.task
 
 
 class Hub:
@@ -56,7 +100,9 @@ class Hub:
         self.redis: Redis | None = None
         self.origin = f"{os.getpid()}-{id(self)}"
         self._listener: asyncio.Task[None] | None = None
+        self._tasks: set[asyncio.Task[None]] = set()
         service.listeners.append(self.changed)
+        service.watched = lambda game_id: game_id in self.games
 
     def join(self, conn: Connection) -> None:
         self.games.setdefault(conn.game_id, set()).add(conn)
@@ -72,31 +118,37 @@ class Hub:
         return len(self.games.get(game_id, ()))
 
     async def changed(self, rt: Runtime, entries: list[dict[str, Any]]) -> None:
-        await self.push_update(rt, entries)
+        """Called by the game service, under the game's lock, after each committed change: it
+        only queues messages (in version order) and never waits for a client."""
+        self.push_update(rt, entries)
         if self.redis is not None:
             message = json.dumps({"game": rt.game.id, "version": rt.game.version, "origin": self.origin})
-            try:
-                await self.redis.publish(CHANNEL, message)
-            except Exception:
-                log.exception("publishing a game change on Redis failed")
+            task = asyncio.get_running_loop().create_task(self._publish(message))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
 
-    async def push_update(self, rt: Runtime, entries: list[dict[str, Any]]) -> None:
+    async def _publish(self, message: str) -> None:
+        assert self.redis is not None
+        try:
+            await self.redis.publish(CHANNEL, message)
+        except Exception:
+            log.exception("publishing a game change on Redis failed")
+
+    def push_update(self, rt: Runtime, entries: list[dict[str, Any]]) -> None:
         conns = list(self.games.get(rt.game.id, ()))
-        if not conns:
-            return
         texts: dict[int | None, str] = {}
         for conn in conns:
             if conn.seat not in texts:
                 texts[conn.seat] = json.dumps(update_doc(rt, conn.seat, entries), separators=(",", ":"))
-        await asyncio.gather(*(conn.send(texts[conn.seat]) for conn in conns))
+            conn.send(texts[conn.seat])
 
-    async def push_state(self, rt: Runtime) -> None:
+    def push_state(self, rt: Runtime) -> None:
         conns = list(self.games.get(rt.game.id, ()))
         texts: dict[int | None, str] = {}
         for conn in conns:
             if conn.seat not in texts:
                 texts[conn.seat] = json.dumps({"type": "state", **state_doc(rt, conn.seat)}, separators=(",", ":"))
-        await asyncio.gather(*(conn.send(texts[conn.seat]) for conn in conns))
+            conn.send(texts[conn.seat])
 
     # --- several processes --------------------------------------------------------------------
 
@@ -128,7 +180,7 @@ class Hub:
                     if cached is None and game_id not in self.games:
                         continue
                     rt = await self.service.reload(game_id)
-                    await self.push_state(rt)
+                    self.push_state(rt)
                 except Exception:
                     log.exception("a game change from Redis could not be applied")
         finally:

@@ -106,4 +106,13 @@ class Game(Base):
     ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
 
 
+class Heartbeat(Base):
+    """When a server process was last seen alive (to credit downtime to running games)."""
+
+    __tablename__ = "heartbeats"
+
+    name: Mapped[str] = mapped_column(String(40), primary_key=True)
+    at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
 Index("ix_games_status_deadline", Game.status, Game.deadline_at)

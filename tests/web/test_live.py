@@ -188,9 +188,10 @@ def test_an_empty_clock_or_missed_deadline_loses(db_url: str, mode: str) -> None
     with TestClient(app) as client:
         alice, bob = Player(client, "alice").signup(), Player(client, "bob").signup()
         game = new_game(alice, bob, mode=mode, minutes=1, days=1)
+        play_openings(alice, bob, game)  # turns 1 and 2; alice plays turn 3
         s = alice.state(game)
-        alice.act(game, s["legal"][0], 0)
-        alice.act(game, "draw", 1)
+        alice.act(game, next(a for a in s["legal"] if a.startswith("deploy")), s["game"]["version"])
+        alice.act(game, "draw", s["game"]["version"] + 1)
         assert bob.state(game)["game"]["clock_running"] == 2
         # bob's time runs out while the server is down: the sweep after the restart ends the game
     _age(db_url, game, "deadline_at", 1)
@@ -212,32 +213,97 @@ def test_an_empty_clock_or_missed_deadline_loses(db_url: str, mode: str) -> None
         assert notation.replay(record)[-1].result == (1, reason)
 
 
+def play_openings(alice: Player, bob: Player, game: int) -> None:
+    for p in (alice, bob):
+        s = p.state(game)
+        p.act(game, s["legal"][0], s["game"]["version"])
+        p.act(game, "draw", s["game"]["version"] + 1)
+
+
 def test_acting_after_the_clock_ran_out_loses_instead(db_url: str) -> None:
     app = create_app(settings_for(db_url))
     with TestClient(app) as client:
         alice, bob = Player(client, "alice").signup(), Player(client, "bob").signup()
         game = new_game(alice, bob, minutes=1)
-        legal = alice.state(game)["legal"]
+        play_openings(alice, bob, game)
+        s = alice.state(game)
+        legal, version = s["legal"], s["game"]["version"]
         # the clock ran out 2 s ago but no sweep has run yet
         rt = client.portal.call(app.state.service.runtime, game)  # type: ignore[union-attr]
         rt.game.since = utcnow() - timedelta(seconds=62)
         rt.game.deadline_at = utcnow() - timedelta(seconds=2)
-        r = alice.act(game, legal[0], 0)
+        r = alice.act(game, legal[0], version)
         assert r.status_code == 409 and "ran out of time" in r.json()["detail"]
-        assert alice.state(game)["game"]["result"]["winner"] == 2
+        s = alice.state(game)
+        assert s["game"]["result"]["winner"] == 2
+        assert s["game"]["clocks"]["1"] == 0  # the loser's clock shows empty
 
 
-def test_live_clock_counts_down_and_adds_the_increment(alice: Player, bob: Player) -> None:
+def test_the_openings_use_no_clock_time_but_have_a_deadline(db_url: str) -> None:
+    app = create_app(settings_for(db_url))
+    with TestClient(app) as client:
+        alice, bob = Player(client, "alice").signup(), Player(client, "bob").signup()
+        game = new_game(alice, bob, minutes=1, increment=0)
+        s = alice.state(game)
+        assert s["game"]["clock_running"] is None and s["game"]["clocks"] == {"1": 60_000, "2": 60_000}
+        rt = client.portal.call(app.state.service.runtime, game)  # type: ignore[union-attr]
+        rt.game.since = utcnow() - timedelta(seconds=200)  # 200 s on turn 1: more than the clock
+        alice.act(game, s["legal"][0], 0)
+        alice.act(game, "draw", 1)
+        s = alice.state(game)
+        assert s["game"]["clocks"]["1"] == 60_000 and s["game"]["status"] == "running"
+        # but bob, who accepted and left, loses once the opening deadline (5 minutes) passes
+        rt.game.deadline_at = utcnow() - timedelta(seconds=1)
+        _age(db_url, game, "deadline_at", 1)
+        assert client.portal.call(app.state.service.sweep) == 1  # type: ignore[union-attr]
+        assert alice.state(game)["game"]["result"] == {"winner": 1, "reason": "player 2 missed the turn deadline"}
+
+
+def test_server_downtime_is_not_charged_to_the_players(db_url: str) -> None:
+    app = create_app(settings_for(db_url))
+    with TestClient(app) as client:
+        alice, bob = Player(client, "alice").signup(), Player(client, "bob").signup()
+        game = new_game(alice, bob, minutes=1)
+        play_openings(alice, bob, game)
+        before = alice.state(game)["game"]
+        cookies = dict(alice.cookies)
+    # the server was down for ten minutes, ten times alice's clock
+    _age(db_url, game, "since", 600)
+    _age(db_url, game, "deadline_at", 540)
+    engine = create_engine(settings_for(db_url).sync_url())
+    with engine.begin() as conn:
+        conn.execute(text("UPDATE heartbeats SET at = :t"), {"t": utcnow() - timedelta(seconds=600)})
+    engine.dispose()
+    app = create_app(settings_for(db_url, sweep_interval=0.05))
+    with TestClient(app) as client:
+        import time
+
+        time.sleep(0.3)  # several sweeps
+        alice = Player(client, "alice")
+        alice.cookies = cookies
+        after = alice.state(game)["game"]
+        assert after["status"] == "running"
+        assert after["clock_running"] == 1
+        assert before["clocks"]["1"] - 2_000 <= after["clocks"]["1"] <= before["clocks"]["1"]
+
+
+def test_live_clock_counts_down_and_adds_the_increment(client: TestClient, alice: Player, bob: Player) -> None:
     game = new_game(alice, bob, minutes=10, increment=5)
+    play_openings(alice, bob, game)
     s = alice.state(game)
-    assert s["game"]["clocks"] == {"1": 600_000, "2": 600_000} or s["game"]["clocks"]["1"] <= 600_000
-    alice.act(game, s["legal"][0], 0)
+    assert 604_000 <= s["game"]["clocks"]["1"] <= 605_000 and s["game"]["clocks"]["2"] == 605_000  # no time used
+    rt = client.portal.call(client.app.state.service.runtime, game)  # type: ignore[attr-defined]
+    rt.game.since = utcnow() - timedelta(seconds=30)  # alice thinks for 30 s
     s = alice.state(game)
-    assert s["game"]["clock_running"] == 1 and s["game"]["clocks"]["2"] == 600_000
-    alice.act(game, "draw", 1)
+    assert s["game"]["clock_running"] == 1
+    assert 574_000 <= s["game"]["clocks"]["1"] <= 575_500 and s["game"]["clocks"]["2"] == 605_000
+    v = s["game"]["version"]
+    alice.act(game, next(a for a in s["legal"] if a.startswith("deploy")), v)
+    alice.act(game, "draw", v + 1)
     s = alice.state(game)
     assert s["game"]["clock_running"] == 2
-    assert 600_000 < s["game"]["clocks"]["1"] <= 605_000  # the increment after the turn
+    assert 579_000 <= s["game"]["clocks"]["1"] <= 580_500  # 605 - 30 + 5
+    assert 603_000 <= s["game"]["clocks"]["2"] <= 605_000  # bob's clock runs now
 
 
 def test_restart_in_the_middle_of_a_game_loses_nothing(db_url: str) -> None:
