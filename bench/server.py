@@ -12,7 +12,8 @@ When a game ends its two players start a new one (invitation + accept over HTTP)
 stay live for the whole run (``--no-replace``: they do not). Every run stops by itself: after
 ``--duration`` seconds, or ``--max-actions`` actions, whichever comes first (both capped).
 
-    python bench/server.py                       # 200 games for 60 s, a table
+    python bench/server.py                       # 200 live games for 60 s, ~1 s per action, a table
+    python bench/server.py --think-ms 0          # players act at once: the server's saturation
     python bench/server.py --games 50 --json     # one JSON object
     python bench/server.py --database-url postgresql://postgres@127.0.0.1:5432/postgres
 
@@ -502,8 +503,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--games", type=int, default=200, help=f"concurrent games (at most {MAX_GAMES}; default 200)")
     p.add_argument("--duration", type=float, default=60.0, help=f"seconds of play (at most {MAX_DURATION_S:.0f}; default 60)")
     p.add_argument("--max-actions", type=int, default=MAX_ACTIONS, help="stop after this many actions sent in all")
-    p.add_argument("--think-ms", type=float, default=0.0,
-                   help="mean think time before each action (exponential; default 0: act at once)")
+    p.add_argument("--think-ms", type=float, default=1000.0,
+                   help="mean think time before each action (exponential; default 1000: a player who acts "
+                        "within a second or so, faster than people play; 0: act at once, the saturation test)")
     p.add_argument("--no-replace", dest="replace", action="store_false",
                    help="do not start a new game in place of one that ends")
     p.add_argument("--no-compression", dest="compression", action="store_false",
