@@ -16,6 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
+from lordsofwar.rules import notation
 from tests.web.server import CHROMIUM_ARGS, chromium_path, running_server
 
 CHROMIUM = chromium_path()
@@ -45,10 +46,10 @@ def card_classes(server: str) -> dict[str, str]:
     return {c["id"]: c["class"] for c in httpx.get(server + "/api/cards").json()}
 
 
-def shot(page: Any, name: str) -> None:
+def shot(page: Any, name: str, full_page: bool = False) -> None:
     if SHOTS is not None:
         SHOTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(SHOTS / name))
+        page.screenshot(path=str(SHOTS / name), full_page=full_page)
 
 
 def sign_up(browser: Any, server: str, name: str) -> Any:
@@ -110,7 +111,7 @@ def test_two_players_invite_accept_play_and_resign(browser: Any, server: str, ca
 
     # bob's open lobby shows it by itself, and he accepts
     bob.wait_for_selector("#invitations li:has-text('alice challenges you')", timeout=20_000)
-    shot(bob, "lobby.png")
+    shot(bob, "lobby.png", full_page=True)
     bob.click("#invitations button:has-text('Accept')")
     bob.wait_for_url("**/games/*")
     wait_live(bob)
@@ -146,8 +147,11 @@ def test_two_players_invite_accept_play_and_resign(browser: Any, server: str, ca
         elif recalls and done["recall"] < 1 and done["deploy"] >= 6:
             action = rng.choice(recalls)
         elif deploys:
+            # look ahead on this player's own view for a deployment after which a shot is legal
+            view = notation.parse_position(page.evaluate("() => window.LoW.live.S.view"))
+            aiming = [a for a in deploys if any(x.kind == "shoot" for x in view.apply(a)[0].legal_actions())]
             ranged = [a for a in deploys if card_classes[a.split()[1]] == "ranged"]
-            action = rng.choice(ranged or deploys)
+            action = rng.choice(aiming or ranged or deploys)
         else:
             action = "draw" if "draw" in legal else rng.choice(legal)
         perform(page, action)
