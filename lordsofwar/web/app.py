@@ -165,16 +165,17 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
         request.state.csrf = fresh or csrf
         response: Response = await call_next(request)
         if fresh:
-            _set_cookie(response, auth.CSRF_COOKIE, fresh)
+            _set_cookie(response, auth.CSRF_COOKIE, fresh, request=request)
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("X-Frame-Options", "DENY")
         response.headers.setdefault("Referrer-Policy", "same-origin")
         return response
 
-    def _set_cookie(response: Response, name: str, value: str, max_age: int | None = None) -> None:
-        response.set_cookie(
-            name, value, max_age=max_age, httponly=True, samesite="lax", secure=settings.secure_cookies, path="/"
-        )
+    def _set_cookie(
+        response: Response, name: str, value: str, max_age: int | None = None, request: Request | None = None
+    ) -> None:
+        secure = settings.secure_cookies or (request is not None and request.url.scheme == "https")
+        response.set_cookie(name, value, max_age=max_age, httponly=True, samesite="lax", secure=secure, path="/")
 
     async def get_db() -> AsyncIterator[AsyncSession]:
         async with sessions() as db:
@@ -244,11 +245,11 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
 
     # --- accounts ---------------------------------------------------------------------------------
 
-    async def _signed_in(response: Response, db: AsyncSession, user: User) -> Response:
+    async def _signed_in(request: Request, response: Response, db: AsyncSession, user: User) -> Response:
         token = await auth.open_session(db, user, settings)
         await db.commit()
-        _set_cookie(response, auth.SESSION_COOKIE, token, settings.session_days * 86400)
-        _set_cookie(response, auth.CSRF_COOKIE, auth.new_token())  # a new token after signing in
+        _set_cookie(response, auth.SESSION_COOKIE, token, settings.session_days * 86400, request)
+        _set_cookie(response, auth.CSRF_COOKIE, auth.new_token(), request=request)  # a new token after signing in
         return response
 
     def _ip(request: Request) -> str:
@@ -260,19 +261,22 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
         return {"user": None if user is None else {"name": user.name}, "csrf": request.state.csrf}
 
     @app.post("/api/signup", dependencies=[Csrf])
-    async def api_signup(body: Credentials, db: Db) -> Response:
+    async def api_signup(request: Request, body: Credentials, db: Db) -> Response:
         user = await auth.sign_up(db, passwords, body.name, body.password)
-        return await _signed_in(JSONResponse({"user": {"name": user.name}}, 201), db, user)
+        return await _signed_in(request, JSONResponse({"user": {"name": user.name}}, 201), db, user)
 
     @app.post("/api/signin", dependencies=[Csrf])
     async def api_signin(request: Request, body: Credentials, db: Db) -> Response:
         user = await auth.sign_in(db, passwords, settings, body.name, body.password, _ip(request))
-        return await _signed_in(JSONResponse({"user": {"name": user.name}}), db, user)
+        return await _signed_in(request, JSONResponse({"user": {"name": user.name}}), db, user)
 
     @app.post("/api/signout", dependencies=[Csrf])
     async def api_signout(request: Request, db: Db) -> Response:
+        signed_out = await auth.session_user(db, request.cookies.get(auth.SESSION_COOKIE))
         await auth.close_session(db, request.cookies.get(auth.SESSION_COOKIE))
         await db.commit()
+        if signed_out is not None:
+            hub.drop_user(signed_out.id)
         response = JSONResponse({"user": None})
         response.delete_cookie(auth.SESSION_COOKIE, path="/")
         return response
@@ -300,7 +304,7 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
             user = await auth.sign_up(db, passwords, name, password)
         except auth.AuthError as exc:
             return _page(request, "signup.html", {"error": str(exc), "name": name[:30]}, None, exc.status)
-        return await _signed_in(RedirectResponse("/?flash=welcome", 303), db, user)
+        return await _signed_in(request, RedirectResponse("/?flash=welcome", 303), db, user)
 
     @app.post("/signin", response_class=HTMLResponse)
     async def signin_form(request: Request, db: Db) -> Response:
@@ -312,14 +316,17 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
         except auth.AuthError as exc:
             ctx = {"error": str(exc), "name": name[:30], "next": _next(request, form)}
             return _page(request, "signin.html", ctx, None, exc.status)
-        return await _signed_in(RedirectResponse(_next(request, form), 303), db, user)
+        return await _signed_in(request, RedirectResponse(_next(request, form), 303), db, user)
 
     @app.post("/signout")
     async def signout_form(request: Request, db: Db) -> Response:
         form = await request.form(max_files=0, max_fields=60)
         check_csrf(request, _field(form, "csrf"))
+        signed_out = await auth.session_user(db, request.cookies.get(auth.SESSION_COOKIE))
         await auth.close_session(db, request.cookies.get(auth.SESSION_COOKIE))
         await db.commit()
+        if signed_out is not None:
+            hub.drop_user(signed_out.id)
         response = RedirectResponse("/?flash=signed-out", 303)
         response.delete_cookie(auth.SESSION_COOKIE, path="/")
         return response

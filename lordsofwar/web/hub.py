@@ -114,6 +114,13 @@ class Hub:
             if not conns:
                 del self.games[conn.game_id]
 
+    def drop_user(self, user_id: int) -> None:
+        """Close the sockets a user opened (on sign-out): they act with the old session no more."""
+        for conns in list(self.games.values()):
+            for conn in list(conns):
+                if conn.user_id == user_id:
+                    conn.close(4401)
+
     def watchers(self, game_id: int) -> int:
         return len(self.games.get(game_id, ()))
 
@@ -159,12 +166,11 @@ class Hub:
 
         self.redis = Redis.from_url(self.redis_url)
         await self.redis.ping()
-        self._listener = asyncio.get_running_loop().create_task(self._listen())
-
-    async def _listen(self) -> None:
-        assert self.redis is not None
         pubsub = self.redis.pubsub()
-        await pubsub.subscribe(CHANNEL)
+        await pubsub.subscribe(CHANNEL)  # subscribed before the server takes its first request
+        self._listener = asyncio.get_running_loop().create_task(self._listen(pubsub))
+
+    async def _listen(self, pubsub: Any) -> None:
         try:
             async for message in pubsub.listen():
                 if message.get("type") != "message":
