@@ -34,6 +34,19 @@ def until(ws: Any, kind: str, limit: int = 20) -> dict[str, Any]:
     raise AssertionError(f"no {kind} message")
 
 
+def replies(ws: Any) -> list[dict[str, Any]]:
+    """Every message up to the answer to a ping sent now: a refusal that never comes fails the
+    test instead of leaving it waiting for a message forever."""
+    ws.send_text(json.dumps({"type": "ping"}))
+    got = []
+    for _ in range(20):
+        msg = json.loads(ws.receive_text())
+        if msg["type"] == "pong":
+            return got
+        got.append(msg)
+    raise AssertionError(f"no pong after {got}")
+
+
 def count(url: str, sql: str, **params: Any) -> int:
     engine = create_engine(settings_for(url).sync_url())
     try:
@@ -380,10 +393,9 @@ def test_binary_socket_frames_get_an_error(alice: Player, bob: Player) -> None:
     with alice.socket(game) as ws:
         until(ws, "state")
         ws.send_bytes(b'{"type": "ping"}')
-        err = until(ws, "error")
-        assert "binary messages are not understood" in err["message"]
-        ws.send_text(json.dumps({"type": "ping"}))
-        assert until(ws, "pong") == {"type": "pong"}
+        got = replies(ws)
+        assert [m["type"] for m in got] == ["error"], got
+        assert "binary messages are not understood" in got[0]["message"]
 
 
 @pytest.mark.parametrize("origin", ["http://evil.example", "https://testserver", "http://testserver:8080", "null"])
@@ -403,8 +415,9 @@ def test_same_origin_socket_is_accepted_and_sync_is_rate_limited(alice: Player, 
         ws.send_text(json.dumps({"type": "sync"}))
         assert until(ws, "state")["game"]["version"] == 0
         ws.send_text(json.dumps({"type": "sync"}))
-        err = until(ws, "error")
-        assert "too many sync requests" in err["message"]
+        got = replies(ws)
+        assert [m["type"] for m in got] == ["error"], got
+        assert "too many sync requests" in got[0]["message"]
 
 
 # --- 7. slow consumers (no database) --------------------------------------------------------------
@@ -531,7 +544,9 @@ def test_an_old_session_cookie_opens_no_player_socket(alice: Player, bob: Player
     public = new_game(alice, bob)
     private = new_game(alice, bob, public=False)
     with alice.socket(public) as ws:
-        assert until(ws, "state")["game"]["you"] == 1
+        first = until(ws, "state")
+        assert first["game"]["you"] == 1
+        legal = first["legal"]  # what alice could play while signed in
     old = dict(alice.cookies)
     assert alice.post("/api/signout").status_code == 200
     alice.cookies = old  # the signed-out session token, replayed
@@ -539,12 +554,26 @@ def test_an_old_session_cookie_opens_no_player_socket(alice: Player, bob: Player
     with alice.socket(public) as ws:
         state = until(ws, "state")
         assert state["game"]["you"] is None and state["legal"] == []
-        ws.send_text(json.dumps({"type": "action", "action": "draw", "version": 0}))
-        assert "spectators cannot act" in until(ws, "error")["message"]
-        ws.send_text(json.dumps({"type": "resign"}))
-        assert "spectators cannot act" in until(ws, "error")["message"]
+        for message in ({"type": "action", "action": legal[0], "version": 0}, {"type": "resign"}):
+            ws.send_text(json.dumps(message))
+            got = replies(ws)
+            assert [m["type"] for m in got] == ["error"], got
+            assert "spectators cannot act" in got[0]["message"]
     with pytest.raises(WebSocketDisconnect) as refused, alice.socket(private) as ws:
         ws.receive_text()
     assert refused.value.code == 4403
     s = bob.state(public)
     assert s["game"]["version"] == 0 and s["game"]["status"] == "running"
+
+
+def test_signing_out_closes_the_sockets_already_open(alice: Player, bob: Player) -> None:
+    game = new_game(alice, bob)
+    with alice.socket(game) as wa, bob.socket(game) as wb:
+        until(wa, "state")
+        until(wb, "state")
+        assert alice.post("/api/signout").status_code == 200
+        with pytest.raises(WebSocketDisconnect) as closed:
+            replies(wa)
+        assert closed.value.code == 4401
+        assert replies(wb) == []  # the other player's socket stays open
+    assert bob.state(game)["game"]["version"] == 0
