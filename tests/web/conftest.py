@@ -7,6 +7,7 @@ reason shown in the summary (``-ra``).
 
 from __future__ import annotations
 
+import json
 import os
 import uuid
 from collections.abc import Iterator
@@ -130,6 +131,15 @@ class Player:
         if version is None:
             version = self.state(game_id)["game"]["version"]
         return self.post(f"/api/games/{game_id}/actions", {"action": action, "version": version})
+
+
+def until(ws: Any, kind: str, limit: int = 20) -> dict[str, Any]:
+    """The next WebSocket message of this type (skipping up to ``limit`` others)."""
+    for _ in range(limit):
+        msg = json.loads(ws.receive_text())
+        if msg["type"] == kind:
+            return dict(msg)
+    raise AssertionError(f"no {kind} message")
 
 
 def new_game(a: Player, b: Player, **options: Any) -> int:

@@ -21,17 +21,9 @@ from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from lordsofwar.web import hub
 from lordsofwar.web.app import create_app
-from tests.web.conftest import Player, new_game, settings_for
+from tests.web.conftest import Player, new_game, settings_for, until
 
 HUGE = 10**30
-
-
-def until(ws: Any, kind: str, limit: int = 20) -> dict[str, Any]:
-    for _ in range(limit):
-        msg = json.loads(ws.receive_text())
-        if msg["type"] == kind:
-            return dict(msg)
-    raise AssertionError(f"no {kind} message")
 
 
 def replies(ws: Any) -> list[dict[str, Any]]:

@@ -15,15 +15,7 @@ from sqlalchemy import create_engine, text
 from lordsofwar.rules import notation
 from lordsofwar.web.app import create_app
 from lordsofwar.web.models import utcnow
-from tests.web.conftest import Player, new_game, settings_for
-
-
-def until(ws: Any, kind: str, limit: int = 20) -> dict[str, Any]:
-    for _ in range(limit):
-        msg = json.loads(ws.receive_text())
-        if msg["type"] == kind:
-            return dict(msg)
-    raise AssertionError(f"no {kind} message")
+from tests.web.conftest import Player, new_game, settings_for, until
 
 
 def test_both_players_and_a_spectator_see_each_action_at_once(client: TestClient, alice: Player, bob: Player) -> None:

@@ -434,9 +434,30 @@
   }
 
   // Expose the renderer for replay.js.
+  // The cell size (px) at which the mat, the hands (handF cells high in all) and the rest of the
+  // board column fit the window; on a phone, the width alone decides.
+  function fitCellSize(root, v, handF, least) {
+    const wrap = $('#mat-wrap');
+    let cols = 7, rows = 6;
+    if (v && v.variant && v.variant.mat === 'unbordered') {
+      const m = $('#mat'); cols = Number(m.style.getPropertyValue('--cols')) || 9; rows = Number(m.style.getPropertyValue('--rows')) || 8;
+    }
+    const byW = Math.floor((((wrap && wrap.clientWidth) || window.innerWidth) - 4) / cols);
+    if (window.innerWidth < 760) return Math.max(40, Math.min(130, byW));
+    const col = $('.board-col', root);
+    const top = col.getBoundingClientRect().top + window.scrollY;
+    let fixed = 0;
+    for (const ch of col.children) {
+      if (ch.id === 'mat-wrap' || ch.classList.contains('hand-row') || ch.hidden) continue;
+      fixed += ch.getBoundingClientRect().height;
+    }
+    const avail = window.innerHeight - top - fixed - 56;
+    return Math.max(least, Math.min(140, byW, Math.floor(avail / (rows + handF))));
+  }
+
   window.LoW = {
     CARDS, DIRS, h, $, loadCards, cardEl, magnify, renderMat, entrySquares, describeEntry, describeText, entryEl,
-    resultText, scoreEl, parseSq, sqName, norm, isCommand, card, cardName, store, setHighContrast,
+    resultText, scoreEl, parseSq, sqName, norm, isCommand, card, cardName, store, setHighContrast, fitCellSize,
   };
 
   // =============================================================================================
@@ -490,32 +511,12 @@
     }
 
     function fitCell() {
-      const wrap = $('#mat-wrap');
       const v = S.view;
-      let cols = 7, rows = 6;
-      if (v && v.variant && v.variant.mat === 'unbordered') {
-        const m = $('#mat'); cols = Number(m.style.getPropertyValue('--cols')) || 9; rows = Number(m.style.getPropertyValue('--rows')) || 8;
-      }
-      const width = (wrap && wrap.clientWidth) || window.innerWidth;
-      const byW = Math.floor((width - 4) / cols);
-      const phone = window.innerWidth < 760;
-      if (phone) return Math.max(40, Math.min(130, byW));
-      // height left for the mat: the viewport minus everything in the board column but the mat,
-      // with the hands scaling with the cell (own hand 0.86, opponent 0.5 or 0.66)
-      const col = $('.board-col', root);
-      const top = col.getBoundingClientRect().top + window.scrollY;
-      let fixed = 0;
-      for (const ch of col.children) {
-        if (ch.id === 'mat-wrap' || ch.classList.contains('hand-row') || ch.hidden) continue;
-        fixed += ch.getBoundingClientRect().height;
-      }
       const topHand = (v && v.players && v.players[3 - bottom()] && v.players[3 - bottom()].hand) || [];
-      const visible = topHand.some((x) => x != null);
       const botHand = (v && v.players && v.players[bottom()] && v.players[bottom()].hand) || [];
-      const handF = (botHand.some((x) => x != null) ? 0.86 : 0.4) + (visible ? 0.7 : 0.4) + 0.12;
-      const avail = window.innerHeight - top - fixed - 56;
-      const byH = Math.floor(avail / (rows + handF));
-      return Math.max(48, Math.min(140, byW, byH));
+      // the hands scale with the cell (own hand 0.86, opponent 0.5 or 0.66)
+      const handF = (botHand.some((x) => x != null) ? 0.86 : 0.4) + (topHand.some((x) => x != null) ? 0.7 : 0.4) + 0.12;
+      return fitCellSize(root, v, handF, 48);
     }
 
     function render() {

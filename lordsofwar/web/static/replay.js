@@ -46,22 +46,7 @@
 
   function cellSize(v) {
     if (R.zoom !== 'fit') return Number(R.zoom) || 90;
-    const wrap = $('#mat-wrap');
-    let cols = 7, rows = 6;
-    if (v.variant && v.variant.mat === 'unbordered') {
-      const m = $('#mat'); cols = Number(m.style.getPropertyValue('--cols')) || 9; rows = Number(m.style.getPropertyValue('--rows')) || 8;
-    }
-    const byW = Math.floor(((wrap && wrap.clientWidth) || window.innerWidth) - 4) / cols;
-    if (window.innerWidth < 760) return Math.max(40, Math.min(130, Math.floor(byW)));
-    const col = $('.board-col', root);
-    const top = col.getBoundingClientRect().top + window.scrollY;
-    let fixed = 0;
-    for (const ch of col.children) {
-      if (ch.id === 'mat-wrap' || ch.classList.contains('hand-row') || ch.hidden) continue;
-      fixed += ch.getBoundingClientRect().height;
-    }
-    const avail = window.innerHeight - top - fixed - 56;
-    return Math.max(44, Math.min(140, Math.floor(byW), Math.floor(avail / (rows + 0.7 + 0.7 + 0.12))));
+    return LoW.fitCellSize(root, v, 0.7 + 0.7 + 0.12, 44);
   }
 
   function render() {
