@@ -257,3 +257,43 @@ def test_the_page_reconnects_after_a_server_restart_and_nothing_is_lost(
         perform(page, next(a for a in legal if a.startswith("deploy ")))
         assert live(page)["game"]["version"] == before + 1
     page.context.close()
+
+
+def test_cancel_decline_and_watching_through_the_lobby(browser: Any, server: str) -> None:
+    erin = sign_up(browser, server, "erin")
+    frank = sign_up(browser, server, "frank")
+    # an open challenge, cancelled by its creator
+    erin.click("#create-game")
+    assert "open to anyone" in erin.inner_text("#invitations")
+    erin.click("#invitations button:has-text('Cancel')")
+    assert "Invitation cancelled" in erin.inner_text(".flash")
+    assert "open to anyone" not in erin.inner_text("#invitations")
+    # a direct challenge, declined by the challenged player
+    erin.check("input[name=against][value=player]")
+    erin.fill("#opponent-name", "frank")
+    erin.click("#create-game")
+    frank.wait_for_selector("#invitations li:has-text('erin challenges you')", timeout=20_000)
+    frank.click("#invitations button:has-text('Decline')")
+    assert "Invitation declined" in frank.inner_text(".flash")
+    erin.goto(server + "/")
+    assert "to frank" not in erin.inner_text("#invitations")
+    # a public game against the bot, watched by frank: both hands hidden, no controls
+    erin.check("input[name=against][value='bot:random']")
+    erin.select_option("select[name=creator_side]", "1")
+    erin.click("#create-game")
+    erin.wait_for_url("**/games/*")
+    wait_live(erin)
+    frank.goto(server + "/")
+    frank.click("#open-challenges a:has-text('Open') >> nth=0")
+    wait_live(frank)
+    assert frank.url == erin.url
+    assert live(frank)["game"]["you"] is None and live(frank)["legal"] == []
+    assert frank.locator("#hand-bottom .hand-card").count() == 0  # no face-up hand for a spectator
+    assert frank.locator("#hand-top .opp-card.face").count() == 0
+    assert frank.locator("#btn-resign").is_hidden()
+    # the spectator sees erin's action at once
+    perform(erin, next(a for a in live(erin)["legal"] if a.startswith("deploy ")))
+    frank.wait_for_function("() => window.LoW.live.S.game.version >= 1")
+    assert frank.locator("#mat .unit").count() >= 1
+    erin.context.close()
+    frank.context.close()
