@@ -49,6 +49,8 @@ def card_classes(server: str) -> dict[str, str]:
 def shot(page: Any, name: str, full_page: bool = False) -> None:
     if SHOTS is not None:
         SHOTS.mkdir(parents=True, exist_ok=True)
+        page.evaluate("() => window.scrollTo(0, 0)")
+        page.wait_for_timeout(300)
         page.screenshot(path=str(SHOTS / name), full_page=full_page)
 
 
