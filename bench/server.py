@@ -90,6 +90,39 @@ def proc_cpu_s(pid: int) -> float | None:
     return (int(fields[11]) + int(fields[12])) / CLK_TCK
 
 
+def group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
+def tree_cpu_s(pid: int) -> float | None:
+    """utime + stime of a process and all its descendants (the server and its workers)."""
+    parents: dict[int, int] = {}
+    cpu: dict[int, float] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        fields = text[text.rindex(")") + 2 :].split()
+        child = int(stat.parent.name)
+        parents[child] = int(fields[1])
+        cpu[child] = (int(fields[11]) + int(fields[12])) / CLK_TCK
+    if pid not in cpu:
+        return None
+    total = 0.0
+    for p in cpu:
+        q = p
+        while q and q != pid and q in parents:
+            q = parents[q]
+        if q == pid:
+            total += cpu[p]
+    return total
+
+
 def machine_jiffies() -> tuple[float, float, float] | None:
     """(busy, stolen, total) jiffies of the whole machine from /proc/stat (steal: time the
     hypervisor gave to other guests, a sign of a noisy neighbour)."""
@@ -111,7 +144,7 @@ def client_cpu_s() -> float:
 class Server:
     """``lordsofwar serve`` in a subprocess; :meth:`stop` always ends it."""
 
-    def __init__(self, database_url: str, workdir: Path, port: int):
+    def __init__(self, database_url: str, workdir: Path, port: int, workers: int = 1, redis_url: str | None = None):
         self.port = port
         self.base = f"http://{HOST}:{port}"
         self.log_path = workdir / "server.log"
@@ -119,9 +152,11 @@ class Server:
         env.update(ARGON2_ENV)
         env.update({"LOW_DATABASE_URL": database_url, "LOW_BOT_DELAY": "0", "LOW_DATA_DIR": str(workdir)})
         env.pop("LOW_REDIS_URL", None)
+        if redis_url:
+            env["LOW_REDIS_URL"] = redis_url
         self._log = self.log_path.open("wb")
         self.proc = subprocess.Popen(
-            [*server_command(), "serve", "--host", HOST, "--port", str(port)],
+            [*server_command(), "serve", "--host", HOST, "--port", str(port), "--workers", str(workers)],
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=self._log,
@@ -148,18 +183,21 @@ class Server:
         raise RuntimeError(f"the server did not answer within {timeout:.0f} s:\n{self.log_tail()}")
 
     def cpu_s(self) -> float | None:
-        return proc_cpu_s(self.proc.pid)
+        return tree_cpu_s(self.proc.pid)  # the server and its workers
 
     def stop(self) -> None:
-        if self.proc.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    self.proc.kill()
-                self.proc.wait(timeout=15)
+        """SIGTERM to the server's whole process group (its workers too), SIGKILL after 15 s."""
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.proc.pid, signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(timeout=15)
+        deadline = time.monotonic() + 15
+        while time.monotonic() < deadline and group_alive(self.proc.pid):
+            time.sleep(0.1)
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            self.proc.wait(timeout=5)
         self._log.close()
 
 
@@ -475,7 +513,7 @@ class Bench:
         }
 
     def server_cpu(self) -> float | None:
-        return proc_cpu_s(self.args.server_pid) if self.args.server_pid else None
+        return tree_cpu_s(self.args.server_pid) if self.args.server_pid else None
 
 
 def percentile(sorted_values: list[float], q: float) -> float:
@@ -517,6 +555,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="postgresql://user@127.0.0.1:5432/postgres: run on a fresh database created there "
                    "(and dropped after); default: a temporary SQLite file")
     p.add_argument("--port", type=int, default=0, help="server port (default: a free one)")
+    p.add_argument("--workers", type=int, default=1,
+                   help="server processes (above 1 needs --database-url postgresql://... and --redis-url)")
+    p.add_argument("--redis-url", default=None, help="Redis for several server processes, e.g. redis://127.0.0.1:6379/0")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     args = p.parse_args(argv)
     if not 1 <= args.games <= MAX_GAMES:
@@ -529,6 +570,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         p.error("--think-ms must be 0 to 60000")
     if not 1 <= args.setup_concurrency <= 256:
         p.error("--setup-concurrency must be 1 to 256")
+    if not 1 <= args.workers <= 16:
+        p.error("--workers must be 1 to 16")
+    if args.workers > 1 and not (args.redis_url and (args.database_url or "").startswith("postgres")):
+        p.error("--workers above 1 needs --database-url postgresql://... and --redis-url redis://...")
     return args
 
 
@@ -574,7 +619,7 @@ def main(argv: list[str] | None = None) -> int:
             if not args.json:
                 print(f"starting the server on {HOST}:{port} ({db_kind}; Argon2 cost lowered for the sign-ups: "
                       f"LOW_ARGON2_TIME_COST=1 LOW_ARGON2_MEMORY_KIB=8192; LOW_BOT_DELAY=0) ...", flush=True)
-            server = Server(db_url, workdir, port)
+            server = Server(db_url, workdir, port, args.workers, args.redis_url)
             try:
                 start_s = server.wait_ready()
                 args.server_pid = server.proc.pid
@@ -585,6 +630,7 @@ def main(argv: list[str] | None = None) -> int:
                 timeout = SETUP_TIMEOUT_S + args.duration + 4 * GRACE_S + 30
                 result = asyncio.run(asyncio.wait_for(bench.run(), timeout))
                 result["database"] = db_kind
+                result["workers"] = args.workers
                 result["server_start_s"] = round(start_s, 2)
                 result["argon2"] = {"time_cost": 1, "memory_kib": 8192}
                 if server.proc.poll() is not None:

@@ -654,6 +654,7 @@ def serve_command(host: str, port: int, workers: int) -> None:
         workers=workers,
         log_level="warning",
         ws_max_size=64 * 1024,
+        timeout_graceful_shutdown=5,  # open sockets do not keep a stopping server alive
     )
 
 

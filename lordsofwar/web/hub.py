@@ -100,7 +100,8 @@ class Hub:
         self.redis: Redis | None = None
         self.origin = f"{os.getpid()}-{id(self)}"
         self._listener: asyncio.Task[None] | None = None
-        self._tasks: set[asyncio.Task[None]] = set()
+        self._outbox: asyncio.Queue[str] = asyncio.Queue()
+        self._publishing: asyncio.Task[None] | None = None
         service.listeners.append(self.changed)
         service.watched = lambda game_id: game_id in self.games
 
@@ -129,17 +130,22 @@ class Hub:
         only queues messages (in version order) and never waits for a client."""
         self.push_update(rt, entries)
         if self.redis is not None:
-            message = json.dumps({"game": rt.game.id, "version": rt.game.version, "origin": self.origin})
-            task = asyncio.get_running_loop().create_task(self._publish(message))
-            self._tasks.add(task)
-            task.add_done_callback(self._tasks.discard)
+            self._outbox.put_nowait(json.dumps({"game": rt.game.id, "version": rt.game.version, "origin": self.origin}))
 
-    async def _publish(self, message: str) -> None:
+    async def _publisher(self) -> None:
+        """Publishes the changes of this process on Redis, all waiting ones in one pipeline."""
         assert self.redis is not None
-        try:
-            await self.redis.publish(CHANNEL, message)
-        except Exception:
-            log.exception("publishing a game change on Redis failed")
+        while True:
+            batch = [await self._outbox.get()]
+            while not self._outbox.empty() and len(batch) < 500:
+                batch.append(self._outbox.get_nowait())
+            try:
+                async with self.redis.pipeline(transaction=False) as pipe:
+                    for message in batch:
+                        pipe.publish(CHANNEL, message)
+                    await pipe.execute()
+            except Exception:
+                log.exception("publishing %s game changes on Redis failed", len(batch))
 
     def push_update(self, rt: Runtime, entries: list[dict[str, Any]]) -> None:
         conns = list(self.games.get(rt.game.id, ()))
@@ -169,6 +175,7 @@ class Hub:
         pubsub = self.redis.pubsub()
         await pubsub.subscribe(CHANNEL)  # subscribed before the server takes its first request
         self._listener = asyncio.get_running_loop().create_task(self._listen(pubsub))
+        self._publishing = asyncio.get_running_loop().create_task(self._publisher())
 
     async def _listen(self, pubsub: Any) -> None:
         try:
@@ -194,9 +201,10 @@ class Hub:
                 await pubsub.unsubscribe(CHANNEL)
 
     async def close(self) -> None:
-        if self._listener is not None:
-            self._listener.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._listener
+        for task in (self._listener, self._publishing):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
         if self.redis is not None:
             await self.redis.aclose()
