@@ -7,6 +7,7 @@ progress and the replay viewer.
 
 from __future__ import annotations
 
+import json
 import os
 import random
 from collections.abc import Iterator
@@ -25,9 +26,19 @@ pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is n
 SHOTS = Path(os.environ["LOW_SCREENSHOT_DIR"]) if os.environ.get("LOW_SCREENSHOT_DIR") else None
 
 
+DATABASES: dict[str, Path] = {}
+
+
+def server_db_path(base: str) -> Path:
+    """The SQLite file of the test server at ``base``."""
+    return DATABASES[base]
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with running_server(tmp_path_factory.mktemp("server")) as base:
+    data = tmp_path_factory.mktemp("server")
+    with running_server(data) as base:
+        DATABASES[base] = data / "low.sqlite3"
         yield base
 
 
@@ -84,11 +95,16 @@ def perform(page: Any, action: str) -> None:
         page.click(f'#hand-bottom .hand-card[data-card="{args[0]}"] >> nth=0')
         page.click(f'#mat [data-square="{args[1]}"]')
     elif kind in ("shoot", "move", "advance"):
-        page.click(f'#mat [data-square="{args[0]}"]')
-        menu = page.locator(f'#popup [data-menu="{kind}"]')
-        if page.locator("#popup").is_visible():
-            menu.click()
-        page.click(f'#mat [data-square="{args[1]}"]')
+        target = page.locator(f'#mat [data-square="{args[1]}"]')
+        # the page may have selected the unit already (a berserker choice waits): then its
+        # destinations are lit, and clicking the unit again would magnify it
+        source = page.locator(f'#mat [data-square="{args[0]}"]')
+        lit = "target" in (target.get_attribute("class") or "").split()
+        if not (lit and "selected" in (source.get_attribute("class") or "").split()):
+            page.click(f'#mat [data-square="{args[0]}"]')
+            if page.locator("#popup").is_visible():
+                page.click(f'#popup [data-menu="{kind}"]')
+        target.click()
     elif kind == "recall":
         page.click(f'#mat [data-square="{args[0]}"]')
         page.click('#popup [data-menu="recall"]')
@@ -299,3 +315,67 @@ def test_cancel_decline_and_watching_through_the_lobby(browser: Any, server: str
     assert frank.locator("#mat .unit").count() >= 1
     erin.context.close()
     frank.context.close()
+
+
+def _to_a_berserker_choice() -> tuple[list[list[str]], int, list[str]]:
+    """Decks, seed and actions of a game where player 1 must choose where a berserker advances
+    (found by seeded random play with the engine)."""
+    from lordsofwar.rules.cards import CORE
+
+    decks = [CORE.standard_deck("orcs"), CORE.standard_deck("templars")]
+    pos = notation.deal(decks, 15)
+    rng = random.Random(15)
+    actions: list[str] = []
+    while not (pos.decider == 1 and any(a.kind == "advance" for a in pos.legal_actions())):
+        assert pos.result is None and len(actions) < 300, "no berserker choice on this path"
+        action = rng.choice(sorted(pos.legal_actions(), key=str))
+        actions.append(str(action))
+        pos.push(action)
+    return decks, 15, actions
+
+
+def test_a_berserker_choice_through_the_page(browser: Any, server: str) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    from sqlalchemy import create_engine, text
+
+    from lordsofwar.rules.state import Variant
+
+    gina = sign_up(browser, server, "gina")
+    hugo = sign_up(browser, server, "hugo")
+    decks, seed, actions = _to_a_berserker_choice()
+    engine = create_engine(f"sqlite:///{server_db_path(server)}")  # the game is set up in the server's database
+    now = datetime.now(UTC)
+    with engine.begin() as conn:
+        ids = dict(conn.execute(text("SELECT name_key, id FROM users WHERE name_key IN ('gina', 'hugo')")).all())
+        row = {
+            "p1": ids["gina"], "p2": ids["hugo"], "variant": json.dumps(Variant().to_json()),
+            "decks": json.dumps(decks), "armies": json.dumps(["orcs", "templars"]), "seed": seed,
+            "actions": json.dumps(actions), "version": len(actions), "now": now,
+            "deadline": now + timedelta(days=3), "turn_ms": 3 * 86_400_000,
+        }
+        conn.execute(
+            text(
+                "INSERT INTO games (player1_id, player2_id, public, variant, decks, armies, seed, actions, version,"
+                " status, waiting_for, mode, initial_ms, increment_ms, turn_ms, clock1_ms, clock2_ms, since,"
+                " deadline_at, created_at) VALUES (:p1, :p2, 1, :variant, :decks, :armies, :seed, :actions, :version,"
+                " 'running', 1, 'turn', 0, 0, :turn_ms, 0, 0, :now, :deadline, :now)"
+            ),
+            row,
+        )
+        game = conn.execute(text("SELECT max(id) FROM games")).scalar_one()
+    engine.dispose()
+    gina.goto(f"{server}/games/{game}")
+    wait_live(gina)
+    legal = live(gina)["legal"]
+    assert legal and all(a.startswith("advance ") for a in legal)
+    assert "berserker" in gina.inner_text("#status").lower() or "advance" in gina.inner_text("#status").lower()
+    perform(gina, legal[0])
+    state = live(gina)
+    assert state["game"]["version"] == len(actions) + 1
+    assert "advances" in gina.inner_text("#log")
+    hugo.goto(f"{server}/games/{game}")
+    wait_live(hugo)
+    assert live(hugo)["game"]["version"] == len(actions) + 1
+    gina.context.close()
+    hugo.context.close()
