@@ -26,7 +26,16 @@ from lordsofwar.bots import BOTS
 from lordsofwar.rules.cards import CORE
 from lordsofwar.web import auth
 from lordsofwar.web.db import make_engine, make_sessionmaker, migrate
-from lordsofwar.web.games import BOT_NAMES, GameError, GameOptions, GameService, Runtime, record_doc, state_doc
+from lordsofwar.web.games import (
+    BOT_NAMES,
+    GameError,
+    GameOptions,
+    GameService,
+    Runtime,
+    record_doc,
+    rematch_options,
+    state_doc,
+)
 from lordsofwar.web.hub import Connection, Hub
 from lordsofwar.web.models import Game, Invitation, User
 from lordsofwar.web.settings import Settings
@@ -629,6 +638,29 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
         await _visible(game_id, user)
         rt = await service.draw(game_id, user.id, body.op)
         return state_doc(rt, rt.seat_of(user.id))
+
+    @app.post("/api/games/{game_id}/rematch", dependencies=[Csrf], status_code=201)
+    async def api_rematch(game_id: GameId, db: Db, user: SignedIn) -> dict[str, Any]:
+        """A new game with the same options and the sides swapped: at once against a bot, else
+        a challenge to the opponent (it waits in their lobby)."""
+        rt, seat = await _visible(game_id, user)
+        if seat is None:
+            raise Problem(403, "only the players of a game can ask for a rematch")
+        g = rt.game
+        if g.status != "over":
+            raise Problem(409, "the game is still running")
+        options = rematch_options(g, seat)
+        bot = rt.bot_of(3 - seat)
+        if bot is not None:
+            _inv, game = await _invite(db, user, NewInvitation(options=options, opponent=None, bot=bot))
+            assert game is not None
+            return {"game": game.id}
+        opponent = await db.get(User, g.player2_id if seat == 1 else g.player1_id)
+        if opponent is None:
+            raise Problem(404, "the opponent's account no longer exists")
+        inv, _game = await _invite(db, user, NewInvitation(options=options, opponent=opponent.name, bot=None))
+        assert inv is not None
+        return {"invitation": inv.id, "opponent": opponent.name}
 
     @app.get("/api/games/{game_id}/record")
     async def api_record(game_id: GameId, user: MaybeUser) -> Response:

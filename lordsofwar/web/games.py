@@ -83,6 +83,29 @@ class GameOptions(BaseModel):
         return " · ".join(parts)
 
 
+def rematch_options(game: Game, seat: int) -> GameOptions:
+    """The options of a finished game for a rematch asked by ``seat``: the same rules, armies
+    and time control, the sides swapped."""
+    variant = notation.parse_variant(game.variant)
+    length = next((k for k, (u, c) in LENGTHS.items() if (u, c) == (variant.units_to_win, variant.commands_to_win)), "20/4")
+    return GameOptions.model_validate(
+        {
+            "rules": variant.rules,
+            "hands": variant.hands,
+            "mat": variant.mat,
+            "length": length,
+            "creator_army": game.armies[seat - 1],
+            "opponent_army": game.armies[2 - seat],
+            "creator_side": str(3 - seat),
+            "mode": game.mode,
+            "minutes": max(1, game.initial_ms // 60_000) if game.mode == "live" else 10,
+            "increment": game.increment_ms // 1000 if game.mode == "live" else 10,
+            "days": max(1, game.turn_ms // 86_400_000) if game.mode == "turn" else 3,
+            "public": game.public,
+        }
+    )
+
+
 class GameError(Exception):
     """A request about a game that is refused; nothing changed."""
 

@@ -258,3 +258,34 @@ def test_unknown_game(alice: Player) -> None:
     r = alice.get("/api/games/999")
     assert r.status_code == 404 and "no game 999" in r.json()["detail"]
     assert alice.get("/api/games/abc").status_code == 422
+
+
+def test_rematch_swaps_sides_and_keeps_the_options(client: TestClient, alice: Player, bob: Player) -> None:
+    game = new_game(alice, bob, hands="visible", length="15/3", mode="turn", days=2, public=False)
+    assert alice.post(f"/api/games/{game}/rematch").status_code == 409  # still running
+    bob.post(f"/api/games/{game}/resign")
+    carol = Player(client, "carol").signup()
+    assert carol.post(f"/api/games/{game}/rematch").status_code == 403
+    r = bob.post(f"/api/games/{game}/rematch")
+    assert r.status_code == 201 and r.json()["opponent"] == "alice"
+    incoming = alice.get("/api/lobby").json()["incoming"]
+    assert [i["id"] for i in incoming] == [r.json()["invitation"]]
+    options = incoming[0]["options"]
+    assert options["creator_side"] == "1"  # bob played 2: now he plays first
+    assert (options["creator_army"], options["opponent_army"]) == ("dwarves", "orcs")
+    assert (options["hands"], options["length"], options["mode"], options["days"], options["public"]) == (
+        "visible", "15/3", "turn", 2, False
+    )
+    new = alice.post(f"/api/invitations/{r.json()['invitation']}/accept").json()["game"]
+    s = alice.state(new)
+    assert s["game"]["players"]["1"]["name"] == "bob" and s["game"]["you"] == 2
+    assert s["view"]["players"]["1"]["army"] == "dwarves"
+
+
+def test_rematch_against_a_bot_starts_at_once(alice: Player) -> None:
+    game = alice.post("/api/invitations", {"bot": "random", "options": {"creator_side": "1"}}).json()["game"]
+    alice.post(f"/api/games/{game}/resign")
+    r = alice.post(f"/api/games/{game}/rematch")
+    assert r.status_code == 201
+    s = alice.state(r.json()["game"])
+    assert s["game"]["you"] == 2 and s["game"]["players"]["1"]["bot"] == "random"

@@ -17,7 +17,7 @@
  *   #popup [data-menu="shoot"|"move"|"advance"|"recall"|"magnify"]   the unit popup menu
  *   #magnify                       magnified card overlay (click or Esc closes)
  *   #status                        what the player must do now
- *   #result                        the result banner once over; #link-record, #link-replay
+ *   #result                        the result banner once over; #link-record, #link-replay, #btn-rematch (players)
  *   #log .log-entry[data-n]        one per log entry; .last-turn on the last turn's entries
  *   #panel-top / #panel-bottom     player panels: .pp-name, .clock, .score (hover lists eliminated cards)
  *   #zoom (range) #btn-fit #btn-flip #btn-contrast   (high contrast: body.hc, persisted)
@@ -779,6 +779,7 @@
       dof.classList.toggle('incoming', !!offer && offer !== me);
       for (const id of ['#btn-resign', '#btn-offer-draw', '#btn-accept-draw', '#btn-decline-draw']) $(id).disabled = UI.pending;
       $('#over-links').hidden = !over();
+      $('#btn-rematch').hidden = !over() || me == null;
       $('#controls').hidden = me == null && !over();
     }
 
@@ -942,6 +943,23 @@
       if (!wsSend(msg)) post(path, body);
     }
 
+    async function rematch() {
+      const meta = document.querySelector('meta[name="csrf-token"]');
+      $('#btn-rematch').disabled = true;
+      try {
+        const r = await fetch(`/api/games/${gameId}/rematch`, {
+          method: 'POST', credentials: 'same-origin',
+          headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': meta ? meta.content : '' }, body: '{}',
+        });
+        const data = await r.json().catch(() => ({}));
+        if (!r.ok) { toast(data.detail || `request failed (${r.status})`); $('#btn-rematch').disabled = false; return; }
+        if (data.game) { window.location.href = `/games/${data.game}`; return; }
+        toast(`Rematch offered to ${data.opponent}: it waits in their lobby.`, 'info');
+      } catch (e) {
+        toast('Network error: ' + e.message); $('#btn-rematch').disabled = false;
+      }
+    }
+
     async function post(path, body) {
       try {
         const meta = document.querySelector('meta[name="csrf-token"]');
@@ -1083,6 +1101,7 @@
     // ---- wiring ----------------------------------------------------------------------------------------
     $('#mat').addEventListener('click', onMatClick);
     $('#btn-draw').addEventListener('click', () => { if (S.legal.includes('draw')) sendAction('draw'); });
+    $('#btn-rematch').addEventListener('click', rematch);
     $('#btn-pass').addEventListener('click', () => { if (S.legal.includes('pass')) sendAction('pass'); });
     $('#btn-resign').addEventListener('click', () => { $('#confirm').hidden = false; $('#btn-resign-cancel').focus(); });
     $('#btn-resign-cancel').addEventListener('click', () => { $('#confirm').hidden = true; });
