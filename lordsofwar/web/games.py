@@ -434,6 +434,40 @@ class GameService:
             names = {1: await self._name(db, game.player1_id, game.bot1), 2: await self._name(db, game.player2_id, game.bot2)}
         return build(game, names, self.cards)
 
+    async def apply_remote(self, game_id: int, version: int, action: str) -> dict[str, Any] | None:
+        """Another process applied ``action`` as change ``version``: apply it to this process's
+        cached position too, with the game's fields read back from the database. None (and the
+        caller reloads the game) unless the cache is exactly one change behind and the database
+        agrees."""
+        rt = self.runtimes.get(game_id)
+        if rt is None:
+            return None
+        async with rt.lock:
+            g = rt.game
+            if g.version != version - 1 or g.status != "running":
+                return None
+            table: Table = Game.__table__  # type: ignore[assignment]
+            async with self.sessions() as db:
+                row = (await db.execute(select(*[table.c[name] for name in CHANGING]).where(table.c.id == game_id))).first()
+            if row is None:
+                return None
+            values = dict(zip(CHANGING, row, strict=True))
+            if values["version"] != version or values["actions"] != [*g.actions, action]:
+                return None
+            try:
+                new = rt.pos.copy()
+                player, turn = new.decider, new.turn
+                events = new.push(notation.parse_action(action, new))
+            except LordsOfWarError:
+                return None
+            entry = {"n": len(rt.log) + 1, "turn": turn, "player": player, "action": action, "events": events}
+            for key, value in values.items():
+                setattr(g, key, value)
+            rt.pos = new
+            rt.log.append(entry)
+            rt.action_version = version
+            return entry
+
     async def reload(self, game_id: int) -> Runtime:
         """Forget this process's copy (another process changed the game) and read it again."""
         self.runtimes.pop(game_id, None)

@@ -130,7 +130,9 @@ class Hub:
         only queues messages (in version order) and never waits for a client."""
         self.push_update(rt, entries)
         if self.redis is not None:
-            self._outbox.put_nowait(json.dumps({"game": rt.game.id, "version": rt.game.version, "origin": self.origin}))
+            action = entries[0]["action"] if len(entries) == 1 else None  # lets the others apply it
+            doc = {"game": rt.game.id, "version": rt.game.version, "origin": self.origin, "action": action}
+            self._outbox.put_nowait(json.dumps(doc))
 
     async def _publisher(self) -> None:
         """Publishes the changes of this process on Redis, all waiting ones in one pipeline."""
@@ -192,6 +194,11 @@ class Hub:
                         continue
                     if cached is None and game_id not in self.games:
                         continue
+                    if cached is not None and isinstance(doc.get("action"), str):
+                        entry = await self.service.apply_remote(game_id, int(doc["version"]), doc["action"])
+                        if entry is not None:  # applied to the cached position: a plain update
+                            self.push_update(cached, [entry])
+                            continue
                     rt = await self.service.reload(game_id)
                     self.push_state(rt)
                 except Exception:

@@ -55,11 +55,18 @@ def test_an_action_on_one_server_reaches_sockets_on_the_other(db_url: str, redis
         alice_b.refresh()
         with bob_b.socket(game) as ws:
             assert json.loads(ws.receive_text())["game"]["version"] == 0
+            cached = app_b.state.service.runtimes[game]
             legal = alice.state(game)["legal"]
             assert alice.act(game, legal[0], 0).status_code == 200  # on server A
             seen = wait_for(ws, 1)  # pushed by server B
+            assert seen["type"] == "update"  # B applied the action to its cached position
+            assert app_b.state.service.runtimes[game] is cached
             assert seen["log"][-1]["action"] == legal[0]
             assert all(c is None for c in seen["view"]["players"]["1"]["hand"])
+            assert seen["view"] == alice.state(game)["view"] | {"players": seen["view"]["players"]}
+            a_view = Player(ca, "bob")
+            a_view.cookies = dict(bob.cookies)
+            assert a_view.state(game)["view"] == seen["view"]  # the same view as server A gives bob
         # server B's copy was refreshed: alice continues there
         r = alice_b.act(game, "draw", 1)
         assert r.status_code == 200, r.text
