@@ -23,6 +23,7 @@ from lordsofwar.rules.notation import (
     parse_action,
     parse_position,
     parse_record,
+    play_through,
     position_from_text,
     position_to_json,
     record_from_text,
@@ -888,3 +889,25 @@ def test_replay_conserves_cards_at_every_step() -> None:
     for pos in replay(record):
         for p in (1, 2):
             assert holdings(pos, p) == Counter(record.decks[p - 1])
+
+
+def test_spectator_view_hides_both_hidden_hands_and_both_decks() -> None:
+    record, _ = played_record(4)
+    pos = replay(record)[12]
+    doc = view_json(pos, None)
+    for p in ("1", "2"):
+        assert doc["players"][p]["hand"] == [None] * len(pos.hands[int(p)])
+        assert doc["players"][p]["deck"] == len(pos.decks[int(p)])
+    assert view_json(pos, 1)["players"]["1"]["hand"] == pos.hands[1]
+
+
+def test_play_through_yields_each_step_with_its_events() -> None:
+    record, _ = played_record(9)
+    record.actions = record.actions[:20]
+    record.result = Result(2, "player 1 resigned")
+    pos = record.start()
+    entries = list(play_through(pos, record.actions, record.result))
+    assert [e["action"] for e in entries] == [*record.actions, None]
+    assert entries[-1]["events"][0] == {"type": "resign", "player": 1}
+    assert [e["n"] for e in entries] == list(range(1, 22))
+    assert pos.result == record.result

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -493,14 +493,16 @@ def dumps(doc: Any) -> str:
 # --- views (9.2) ---------------------------------------------------------------------------------
 
 
-def view_json(pos: Position, player: int, events: list[dict[str, Any]] | None = None) -> dict[str, Any]:
-    """What ``player`` may know: no deck order or contents, no hidden opponent hand (9.2)."""
+def view_json(pos: Position, player: int | None, events: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """What ``player`` may know: no deck order or contents, no hidden opponent hand (9.2).
+    ``player`` None is a spectator: in the hidden-hands variant both hands are hidden."""
     doc = position_to_json(pos, None)
-    opponent = str(3 - player)
     for p in ("1", "2"):
         doc["players"][p]["deck"] = len(pos.decks[int(p)])
     if pos.variant.hands == "hidden" and pos.result is None:
-        doc["players"][opponent]["hand"] = [None] * len(pos.hands[3 - player])
+        for seat in (1, 2):
+            if seat != player:
+                doc["players"][str(seat)]["hand"] = [None] * len(pos.hands[seat])
     if events is not None:
         doc["events"] = list(events)  # every event is public: draws name no card
     return doc
@@ -613,6 +615,37 @@ def parse_record(doc: Any, cards: CardSet = CORE) -> GameRecord:
     return GameRecord(decks, seed, variant, names, list(actions), _parse_result(d.get("result")))
 
 
+def play_through(pos: Position, actions: Sequence[str], result: Result | None) -> Iterator[dict[str, Any]]:
+    """Apply a record's actions, then its ending off the board if it has one, to ``pos`` in
+    place; yield a log entry after each step: ``{"n", "turn", "player", "action", "events"}``
+    (``action`` is None for the ending). Checks each action and the result as :func:`replay`.
+    """
+    for i, text in enumerate(actions):
+        player, turn = pos.decider, pos.turn
+        try:
+            events = pos.push(parse_action(text, pos))
+        except (InvalidActionError, IllegalActionError) as exc:
+            raise NotationError(f"actions[{i}]: {exc}") from None
+        yield {"n": i + 1, "turn": turn, "player": player, "action": text, "events": events}
+    if result is None and pos.result is not None:
+        raise NotationError(
+            f"result: the record gives none, but its actions end the game ({pos.result.reason}, winner {pos.result.winner})"
+        )
+    if result is not None:
+        if pos.result is None:
+            ending = engine.early_ending(result)
+            if ending is None:
+                raise NotationError(
+                    f"result: the record says the game ended ({_clip(result.reason, 60)}) but after its actions it is still running"
+                )
+            events = engine.end_early(pos, ending)
+            yield {"n": len(actions) + 1, "turn": pos.turn, "player": ending[1], "action": None, "events": events}
+        elif pos.result.winner != result.winner:
+            raise NotationError(
+                f"result: the record names winner {result.winner}, the replay ends with {pos.result.winner} ({pos.result.reason})"
+            )
+
+
 def replay(record: GameRecord, cards: CardSet = CORE) -> list[Position]:
     """Every position of the game, the opening first; checks each action and the result.
 
@@ -623,29 +656,8 @@ def replay(record: GameRecord, cards: CardSet = CORE) -> list[Position]:
     """
     pos = record.start(cards)
     positions = [pos.copy()]
-    for i, text in enumerate(record.actions):
-        try:
-            pos.push(parse_action(text, pos))
-        except (InvalidActionError, IllegalActionError) as exc:
-            raise NotationError(f"actions[{i}]: {exc}") from None
+    for _entry in play_through(pos, record.actions, record.result):
         positions.append(pos.copy())
-    if record.result is None and pos.result is not None:
-        raise NotationError(
-            f"result: the record gives none, but its actions end the game ({pos.result.reason}, winner {pos.result.winner})"
-        )
-    if record.result is not None:
-        if pos.result is None:
-            ending = engine.early_ending(record.result)
-            if ending is None:
-                raise NotationError(
-                    f"result: the record says the game ended ({_clip(record.result.reason, 60)}) but after its actions it is still running"
-                )
-            engine.end_early(pos, ending)
-            positions.append(pos.copy())
-        elif pos.result.winner != record.result.winner:
-            raise NotationError(
-                f"result: the record names winner {record.result.winner}, the replay ends with {pos.result.winner} ({pos.result.reason})"
-            )
     return positions
 
 
@@ -662,6 +674,7 @@ __all__ = [
     "parse_position",
     "parse_record",
     "parse_variant",
+    "play_through",
     "position_from_text",
     "position_to_json",
     "record_from_text",

@@ -32,7 +32,7 @@ from lordsofwar.web.games import (
     GameOptions,
     GameService,
     Runtime,
-    record_doc,
+    record_of,
     rematch_options,
     state_doc,
 )
@@ -358,16 +358,12 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
             "running": [],
             "watch": [],
         }
+        async def name_of(uid: int | None) -> str | None:
+            # the session's identity map keeps each user once: no query twice for the same name
+            found = await db.get(User, uid) if uid is not None else None
+            return found.name if found else None
+
         if user is not None:
-            names: dict[int, str] = {}
-
-            async def name_of(uid: int | None) -> str | None:
-                if uid is None:
-                    return None
-                if uid not in names:
-                    names[uid] = (await db.get(User, uid)).name  # type: ignore[union-attr]
-                return names[uid]
-
             invs = await db.scalars(
                 select(Invitation)
                 .where(
@@ -386,24 +382,22 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
                 .order_by(Game.id.desc())
             )
             for g in games:
-                item = await _game_json(db, g, user, name_of)
+                item = await _game_json(db, g, user)
                 data["running"].append(item)
                 if item["your_turn"]:
                     data["your_turn"].append(item)
         watch = await db.scalars(
             select(Game).where(Game.status == "running", Game.public.is_(True)).order_by(Game.id.desc()).limit(20)
         )
-        data["watch"] = [await _game_json(db, g, user, None) for g in watch]
+        data["watch"] = [await _game_json(db, g, user) for g in watch]
         return data
 
-    async def _game_json(db: AsyncSession, g: Game, user: User | None, name_of: Any) -> dict[str, Any]:
+    async def _game_json(db: AsyncSession, g: Game, user: User | None) -> dict[str, Any]:
         async def name(uid: int | None, bot: str | None) -> str:
             if bot:
                 return BOT_NAMES.get(bot, bot)
-            if name_of is not None:
-                return str(await name_of(uid))
-            u = await db.get(User, uid) if uid else None
-            return u.name if u else "?"
+            found = await db.get(User, uid) if uid else None
+            return found.name if found else "?"
 
         seat = None if user is None else (1 if g.player1_id == user.id else 2 if g.player2_id == user.id else None)
         return {
@@ -578,7 +572,7 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
         else:  # private games only for their players
             query = query.where(or_(Game.public.is_(True), Game.player1_id == user.id, Game.player2_id == user.id))
         games = await db.scalars(query.order_by(Game.id.desc()).limit(200))
-        items = [await _game_json(db, g, player, None) for g in games]
+        items = [await _game_json(db, g, player) for g in games]
         if user is None or user.id != player.id:
             for item in items:  # "your turn" is the visitor's business only on their own page
                 item["your_turn"] = False
@@ -667,7 +661,7 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
         rt, _seat = await _visible(game_id, user)
         if rt.game.status != "over":
             raise Problem(409, "the record can be downloaded once the game is over (it holds the seed and decks)")
-        body = json.dumps(record_doc(rt), indent=1, ensure_ascii=False)
+        body = json.dumps(record_of(rt).to_json(), indent=1, ensure_ascii=False)
         headers = {"Content-Disposition": f'attachment; filename="lordsofwar-game-{game_id}.json"'}
         return Response(body, media_type="application/json", headers=headers)
 
@@ -678,10 +672,10 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
         rt, _seat = await _visible(game_id, user)
         if rt.game.status != "over":
             raise Problem(409, "the replay opens once the game is over")
-        record = record_doc(rt)
-        positions = notation.replay(notation.parse_record(record))
+        record = record_of(rt)
+        positions = notation.replay(record)
         return {
-            "record": record,
+            "record": record.to_json(),
             "positions": [notation.position_to_json(p) for p in positions],
             "log": rt.log,
             "names": {"1": rt.names[1], "2": rt.names[2]},

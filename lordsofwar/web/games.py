@@ -28,7 +28,7 @@ from lordsofwar.bots import BOTS, make_bot
 from lordsofwar.rules import engine, notation
 from lordsofwar.rules.cards import CORE, CORE_ARMIES, CardSet
 from lordsofwar.rules.errors import LordsOfWarError
-from lordsofwar.rules.state import Position, Result, Variant
+from lordsofwar.rules.state import LENGTHS, Position, Result, Variant
 from lordsofwar.web.models import Game, Heartbeat, User, utcnow
 from lordsofwar.web.settings import Settings
 
@@ -36,7 +36,6 @@ log = logging.getLogger("lordsofwar.web")
 
 CoreArmy = Literal["orcs", "dwarves", "elves", "lizardmen", "templars", "undead"]
 Army = Literal["orcs", "dwarves", "elves", "lizardmen", "templars", "undead", "random"]
-LENGTHS = {"15/3": (15, 3), "20/4": (20, 4), "25/5": (25, 5)}
 ACTION_MAX = 100
 BOT_NAMES = {"random": "Random bot", "greedy": "Greedy bot"}
 OPENING_MS = 5 * 60_000
@@ -153,31 +152,14 @@ def _iso(t: datetime | None) -> str | None:
 def build(game: Game, names: dict[int, str], cards: CardSet = CORE) -> Runtime:
     """Rebuild the position and log of a stored game with the rules engine."""
     pos = notation.deal(game.decks, game.seed, notation.parse_variant(game.variant), cards, game.armies)
-    entries: list[dict[str, Any]] = []
-    for i, text in enumerate(game.actions):
-        player, turn = pos.decider, pos.turn
-        events = pos.push(notation.parse_action(text, pos))
-        entries.append({"n": i + 1, "turn": turn, "player": player, "action": text, "events": events})
-    if game.status == "over" and pos.result is None and game.reason is not None:
-        ending = engine.early_ending(Result(game.winner, game.reason))
-        if ending is not None:
-            events = engine.end_early(pos, ending)
-            entries.append({"n": len(entries) + 1, "turn": pos.turn, "player": ending[1], "action": None, "events": events})
+    result = Result(game.winner, game.reason) if game.status == "over" and game.reason is not None else None
+    entries = list(notation.play_through(pos, game.actions, result))
     return Runtime(game, pos, entries, names, action_version=game.version)
-
-
-def hide_hand(doc: dict[str, Any], player: int) -> None:
-    hand = doc["players"][str(player)]["hand"]
-    doc["players"][str(player)]["hand"] = [None] * len(hand)
 
 
 def view_doc(rt: Runtime, seat: int | None) -> dict[str, Any]:
     """What ``seat`` (None: a spectator) may see of the position (clarifications 9.2)."""
-    pos = rt.pos
-    doc = notation.view_json(pos, seat or 1)
-    if seat is None and pos.variant.hands == "hidden" and pos.result is None:
-        hide_hand(doc, 1)
-    return doc
+    return notation.view_json(rt.pos, seat)
 
 
 def game_meta(rt: Runtime, seat: int | None, now: datetime | None = None) -> dict[str, Any]:
@@ -231,9 +213,10 @@ def update_doc(rt: Runtime, seat: int | None, entries: list[dict[str, Any]]) -> 
     }
 
 
-def record_doc(rt: Runtime) -> dict[str, Any]:
+def record_of(rt: Runtime) -> notation.GameRecord:
+    """The game record (notation.md section 5) of a game."""
     g = rt.game
-    record = notation.GameRecord(
+    return notation.GameRecord(
         [list(d) for d in g.decks],
         g.seed,
         notation.parse_variant(g.variant),
@@ -241,7 +224,6 @@ def record_doc(rt: Runtime) -> dict[str, Any]:
         list(g.actions),
         None if g.status != "over" else Result(g.winner, g.reason or ""),
     )
-    return record.to_json()
 
 
 Listener = Callable[[Runtime, list[dict[str, Any]]], Awaitable[None]]
@@ -568,15 +550,13 @@ class GameService:
         now = utcnow()
         if await self._expire(rt, now):
             raise GameError(f"too late: {rt.game.reason}")
+        new = pos.copy()  # the engine refuses an illegal action (explaining why) and changes nothing
         try:
             action = notation.parse_action(text, pos)
+            events = new.push(action)
         except LordsOfWarError as exc:
             raise GameError(str(exc), 400) from None
-        if not engine.is_legal(pos, action):
-            raise GameError(engine.explain_illegal(pos, action), 400)
-        new = pos.copy()
         turn = pos.turn
-        events = new.push(action)
         entry = {"n": len(g.actions) + 1, "turn": turn, "player": seat, "action": str(action), "events": events}
         values = self._clock_after(rt, seat, new, now)
         values["actions"] = [*g.actions, str(action)]

@@ -14,6 +14,7 @@ import contextlib
 import json
 import logging
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -150,19 +151,17 @@ class Hub:
                 log.exception("publishing %s game changes on Redis failed", len(batch))
 
     def push_update(self, rt: Runtime, entries: list[dict[str, Any]]) -> None:
-        conns = list(self.games.get(rt.game.id, ()))
-        texts: dict[int | None, str] = {}
-        for conn in conns:
-            if conn.seat not in texts:
-                texts[conn.seat] = json.dumps(update_doc(rt, conn.seat, entries), separators=(",", ":"))
-            conn.send(texts[conn.seat])
+        self._push(rt, lambda seat: update_doc(rt, seat, entries))
 
     def push_state(self, rt: Runtime) -> None:
-        conns = list(self.games.get(rt.game.id, ()))
+        self._push(rt, lambda seat: {"type": "state", **state_doc(rt, seat)})
+
+    def _push(self, rt: Runtime, doc_for: Callable[[int | None], dict[str, Any]]) -> None:
+        """Queue a message for every socket of the game, built once per seat (1, 2, spectators)."""
         texts: dict[int | None, str] = {}
-        for conn in conns:
+        for conn in list(self.games.get(rt.game.id, ())):
             if conn.seat not in texts:
-                texts[conn.seat] = json.dumps({"type": "state", **state_doc(rt, conn.seat)}, separators=(",", ":"))
+                texts[conn.seat] = json.dumps(doc_for(conn.seat), separators=(",", ":"))
             conn.send(texts[conn.seat])
 
     # --- several processes --------------------------------------------------------------------
