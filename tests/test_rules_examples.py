@@ -17,16 +17,7 @@ from helpers import all_squares, board_of, events_of, legal, lost_of, make_posit
 
 from lordsofwar.rules import mat
 
-DIRECTIONS = {
-    "F": (0, 1),
-    "FR": (1, 1),
-    "R": (1, 0),
-    "BR": (1, -1),
-    "B": (0, -1),
-    "BL": (-1, -1),
-    "L": (-1, 0),
-    "FL": (-1, 1),
-}
+DIRECTIONS = mat.DIRECTION_VECTORS
 
 
 def damage_on(pos, square: str) -> int:
