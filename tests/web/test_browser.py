@@ -69,7 +69,7 @@ def sign_up(browser: Any, server: str, name: str) -> Any:
     context = browser.new_context(viewport={"width": 1366, "height": 768})
     page = context.new_page()
     page.set_default_timeout(30_000)
-    page.goto(server + "/")
+    visit(page, server + "/")
     page.click("text=Create an account")
     page.fill("input[name=name]", name)
     page.fill("input[name=password]", "password-123")
@@ -77,6 +77,22 @@ def sign_up(browser: Any, server: str, name: str) -> Any:
     page.click("#signup-submit")
     page.wait_for_selector("#new-game-form")
     return page
+
+
+def visit(page: Any, url: str) -> None:
+    """Open ``url``. An open lobby reloads itself when its lists change, and a reload that starts
+    while Playwright navigates aborts that navigation (net::ERR_ABORTED): leave such a page for a
+    blank one first, where no script runs, then go."""
+    from playwright.sync_api import Error
+
+    for attempt in range(3):
+        try:
+            page.goto("about:blank")
+            page.goto(url)
+            return
+        except Error as e:
+            if "ERR_ABORTED" not in str(e) or attempt == 2:
+                raise
 
 
 def live(page: Any) -> dict[str, Any]:
@@ -135,7 +151,7 @@ def test_two_players_invite_accept_play_and_resign(browser: Any, server: str, ca
     wait_live(bob)
     game_url = bob.url
 
-    alice.goto(server + "/")
+    visit(alice, server + "/")
     alice.click("#your-turn a:has-text('Play') >> nth=0")
     alice.wait_for_url(game_url)
     wait_live(alice)
@@ -299,7 +315,7 @@ def test_cancel_decline_and_watching_through_the_lobby(browser: Any, server: str
     frank.wait_for_selector("#invitations li:has-text('erin challenges you')", timeout=20_000)
     frank.click("#invitations button:has-text('Decline')")
     assert "Invitation declined" in frank.inner_text(".flash")
-    erin.goto(server + "/")
+    visit(erin, server + "/")
     assert "to frank" not in erin.inner_text("#invitations")
     # a public game against the bot, watched by frank: both hands hidden, no controls
     erin.check("input[name=against][value='bot:random']")
@@ -307,7 +323,7 @@ def test_cancel_decline_and_watching_through_the_lobby(browser: Any, server: str
     erin.click("#create-game")
     erin.wait_for_url("**/games/*")
     wait_live(erin)
-    frank.goto(server + "/")
+    visit(frank, server + "/")
     frank.click("#open-challenges a:has-text('Open') >> nth=0")
     wait_live(frank)
     assert frank.url == erin.url
@@ -371,7 +387,7 @@ def test_a_berserker_choice_through_the_page(browser: Any, server: str) -> None:
         )
         game = conn.execute(text("SELECT max(id) FROM games")).scalar_one()
     engine.dispose()
-    gina.goto(f"{server}/games/{game}")
+    visit(gina, f"{server}/games/{game}")
     wait_live(gina)
     legal = live(gina)["legal"]
     assert legal and all(a.startswith("advance ") for a in legal)
@@ -380,7 +396,7 @@ def test_a_berserker_choice_through_the_page(browser: Any, server: str) -> None:
     state = live(gina)
     assert state["game"]["version"] == len(actions) + 1
     assert "advances" in gina.inner_text("#log")
-    hugo.goto(f"{server}/games/{game}")
+    visit(hugo, f"{server}/games/{game}")
     wait_live(hugo)
     assert live(hugo)["game"]["version"] == len(actions) + 1
     gina.context.close()
