@@ -25,6 +25,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from lordsofwar.bots import BOTS
 from lordsofwar.rules.cards import CORE
 from lordsofwar.web import auth
+from lordsofwar.web import decks as deckweb
 from lordsofwar.web.db import make_engine, make_sessionmaker, migrate
 from lordsofwar.web.games import (
     BOT_NAMES,
@@ -217,6 +218,12 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
 
     @app.exception_handler(Problem)
     async def on_problem(request: Request, exc: Problem) -> Response:
+        if _wants_html(request):
+            return _page(request, "error.html", {"status": exc.status, "message": exc.message}, None, exc.status)
+        return JSONResponse({"detail": exc.message}, exc.status)
+
+    @app.exception_handler(deckweb.DeckProblem)
+    async def on_deck_problem(request: Request, exc: deckweb.DeckProblem) -> Response:
         if _wants_html(request):
             return _page(request, "error.html", {"status": exc.status, "message": exc.message}, None, exc.status)
         return JSONResponse({"detail": exc.message}, exc.status)
@@ -558,6 +565,26 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
         if game is not None:
             return RedirectResponse(f"/games/{game.id}", 303)
         return RedirectResponse(f"/?flash={op}", 303)
+
+    # --- decks -----------------------------------------------------------------------------------
+
+    app.include_router(deckweb.router(Db, SignedIn, Csrf))
+
+    @app.get("/decks", response_class=HTMLResponse)
+    async def decks_page(request: Request, db: Db, user: MaybeUser) -> Response:
+        if user is None:
+            return RedirectResponse("/signin?next=/decks", 303)
+        items = [deckweb.summary(d) for d in await deckweb.list_decks(db, user)]
+        ctx = {"decks": items, "armies": list(CORE.armies), "limit": deckweb.DECKS_PER_PLAYER}
+        return _page(request, "decks.html", ctx, user)
+
+    @app.get("/decks/{deck_id}", response_class=HTMLResponse)
+    async def deck_page(request: Request, deck_id: deckweb.DeckId, db: Db, user: MaybeUser) -> Response:
+        if user is None:
+            return RedirectResponse(f"/signin?next=/decks/{deck_id}", 303)
+        deck = await deckweb.owned(db, user, deck_id)
+        ctx = {"deck": deckweb.full(deck), "armies": list(CORE.armies)}
+        return _page(request, "deck_editor.html", ctx, user)
 
     # --- profiles ---------------------------------------------------------------------------------
 

@@ -1,0 +1,334 @@
+"""Custom decks (clarifications 8.4): reading and writing deck files, the editor's rules and the
+deck statistics. Used by the deck editor on the web and by ``lordsofwar deck check``.
+
+Two file formats (docs/decks.md):
+
+* plain text: one card id a line; ``#`` starts a comment, to the end of the line; blank lines
+  are skipped. A first comment ``# name: ...`` names the deck.
+* JSON: ``{"format": "lordsofwar-deck", "version": 1, "name": "...", "cards": ["orcs:01", ...]}``,
+  or just the list of ids.
+
+A *draft* may hold fewer than 36 cards, but never more cards of a rank than a deck holds: that is
+what the editor keeps. A deck is *complete* when every rank is full; only a complete deck is
+played, and only in a game that allows custom decks from all of its armies.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from lordsofwar.rules.cards import CLASSES, DECK_SIZE, DIRECTIONS, RANK_COUNTS, RANKS, Card, CardSet
+from lordsofwar.rules.errors import DeckError, UnknownCardError
+
+NAME_LIMIT = 40
+FILE_LIMIT = 32 * 1024
+FORMAT = "lordsofwar-deck"
+
+
+@dataclass(frozen=True)
+class DeckFile:
+    """What a deck file holds: its name (if it gives one) and its card ids, in file order."""
+
+    name: str | None
+    cards: list[str]
+
+
+# --- reading -----------------------------------------------------------------------------------
+
+
+def parse(text: str, cards: CardSet, where: str = "") -> DeckFile:
+    """A deck file in either format (JSON when it starts with ``{`` or ``[``).
+
+    Every error names the line (and ``where``, a file name, when given): a line that is not one
+    card id, an unknown card, JSON that does not parse, a wrong shape. The ids are not checked
+    against the deck rules here (see :func:`draft_problem` and :func:`game_problem`).
+    """
+    prefix = f"{where}: " if where else ""
+    if len(text) > FILE_LIMIT:
+        raise DeckError(f"{prefix}the file is too long ({len(text)} characters, at most {FILE_LIMIT})")
+    if text.lstrip().startswith(("{", "[")):
+        return _parse_json(text, cards, prefix)
+    return _parse_text(text, cards, prefix)
+
+
+def _parse_text(text: str, cards: CardSet, prefix: str) -> DeckFile:
+    name = None
+    ids: list[str] = []
+    for n, line in enumerate(text.splitlines(), 1):
+        entry, _, comment = line.partition("#")
+        entry = entry.strip()
+        if not entry:
+            label, _, value = comment.strip().partition(":")
+            if name is None and not ids and label.strip().lower() == "name" and value.strip():
+                name = value.strip()[:NAME_LIMIT]
+            continue
+        if len(entry.split()) != 1:
+            raise DeckError(f"{prefix}line {n}: expected one card id a line, got {entry[:60]!r}")
+        _known(cards, entry, f"{prefix}line {n}")
+        ids.append(entry)
+    return DeckFile(name, ids)
+
+
+def _line(text: str, index: int) -> int:
+    return text.count("\n", 0, index) + 1
+
+
+def _parse_json(text: str, cards: CardSet, prefix: str) -> DeckFile:
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise DeckError(f"{prefix}line {exc.lineno}: not valid JSON ({exc.msg})") from None
+    name = None
+    if isinstance(doc, dict):
+        unknown = sorted(set(doc) - {"format", "version", "name", "cards"})
+        if unknown:
+            raise DeckError(f"{prefix}line 1: unknown field {unknown[0]!r} (expected format, version, name, cards)")
+        if doc.get("format", FORMAT) != FORMAT:
+            raise DeckError(f"{prefix}line 1: format must be {FORMAT!r}, got {str(doc.get('format'))[:40]!r}")
+        if doc.get("version", 1) != 1:
+            raise DeckError(f"{prefix}line 1: unknown version {str(doc.get('version'))[:20]} (this program reads version 1)")
+        raw_name = doc.get("name")
+        if raw_name is not None and not isinstance(raw_name, str):
+            raise DeckError(f"{prefix}line {_key_line(text, 'name')}: name must be a string")
+        name = raw_name.strip()[:NAME_LIMIT] if raw_name and raw_name.strip() else None
+        if "cards" not in doc:
+            raise DeckError(f"{prefix}line 1: the field 'cards' (a list of card ids) is missing")
+        items, start = doc["cards"], _key_value_start(text, "cards")
+    else:
+        items, start = doc, text.index("[")
+    if not isinstance(items, list):
+        raise DeckError(f"{prefix}line {_line(text, start)}: expected a list of card ids such as [\"orcs:07\", ...]")
+    lines = _item_lines(text, start)
+    ids: list[str] = []
+    for i, item in enumerate(items):
+        where = f"{prefix}line {lines[i] if i < len(lines) else _line(text, start)} (card {i + 1})"
+        if not isinstance(item, str):
+            raise DeckError(f"{where}: expected a card id such as 'orcs:07', got {json.dumps(item)[:40]}")
+        _known(cards, item, where)
+        ids.append(item)
+    return DeckFile(name, ids)
+
+
+def _key_line(text: str, key: str) -> int:
+    return _line(text, max(0, text.find(f'"{key}"')))
+
+
+def _key_value_start(text: str, key: str) -> int:
+    """Where the value of the top-level ``key`` starts (found by decoding the object's members)."""
+    decoder = json.JSONDecoder()
+    i = text.index("{") + 1
+    while True:
+        i = _skip(text, i, ",")
+        k, i = decoder.raw_decode(text, i)
+        i = _skip(text, i, ":")
+        if k == key:
+            return i
+        _v, i = decoder.raw_decode(text, i)
+
+
+def _item_lines(text: str, start: int) -> list[int]:
+    """The line of each item of the JSON array that starts at ``start``."""
+    decoder = json.JSONDecoder()
+    lines = []
+    i = _skip(text, start, "")
+    if text[i] != "[":
+        return []
+    i += 1
+    while True:
+        i = _skip(text, i, ",")
+        if text[i] == "]":
+            return lines
+        lines.append(_line(text, i))
+        _v, i = decoder.raw_decode(text, i)
+
+
+def _skip(text: str, i: int, seps: str) -> int:
+    while i < len(text) and (text[i].isspace() or text[i] in seps):
+        i += 1
+    return i
+
+
+def _known(cards: CardSet, card_id: str, where: str) -> None:
+    try:
+        cards.card(card_id)
+    except UnknownCardError as exc:
+        raise DeckError(f"{where}: {exc}") from None
+
+
+# --- writing -----------------------------------------------------------------------------------
+
+
+def to_text(name: str, ids: Iterable[str], cards: CardSet) -> str:
+    """The plain-text file: the name, then the cards grouped by rank, each with its name."""
+    ids = list(ids)
+    out = [f"# name: {name}", f"# Lords of War deck, {len(ids)} of {DECK_SIZE} cards: one card id a line"]
+    for rank in RANKS:
+        of_rank = [c for c in ids if cards.card(c).rank == rank]
+        out.append("")
+        out.append(f"# {rank} ({len(of_rank)} of {RANK_COUNTS[rank]})")
+        for c in of_rank:
+            card = cards.card(c)
+            out.append(f"{c:<14}# {card.name} ({card.army}, {card.cls})")
+    return "\n".join(out) + "\n"
+
+
+def to_json(name: str, ids: Iterable[str]) -> str:
+    return json.dumps({"format": FORMAT, "version": 1, "name": name, "cards": list(ids)}, indent=1) + "\n"
+
+
+# --- the editor's rules ------------------------------------------------------------------------
+
+
+def sort_key(cards: CardSet) -> Any:
+    """Order of cards in a deck: by rank, then army, then number."""
+    return lambda c: (RANKS.index(cards.card(c).rank), cards.card(c).army, cards.card(c).number, c)
+
+
+def rank_counts(ids: Iterable[str], cards: CardSet) -> Counter[str]:
+    return Counter(cards.card(c).rank for c in ids)
+
+
+def add_problem(ids: Iterable[str], card_id: str, cards: CardSet) -> str | None:
+    """Why ``card_id`` cannot join the draft ``ids`` (its rank is full), or None."""
+    card = cards.card(card_id)
+    have = rank_counts(ids, cards)[card.rank]
+    need = RANK_COUNTS[card.rank]
+    if have >= need:
+        return (
+            f"the {card.rank} rank is full ({have} of {need}): take a {card.rank} card out before adding "
+            f"{card.name}"
+        )
+    return None
+
+
+def draft_problem(ids: Iterable[str], cards: CardSet) -> str | None:
+    """Why ``ids`` cannot be kept as a draft (a rank over its count), or None. Unknown ids raise."""
+    ids = list(ids)
+    counts = rank_counts(ids, cards)
+    over = [f"{counts[r]} {r} cards ({counts[r] - RANK_COUNTS[r]} over the {RANK_COUNTS[r]} allowed)"
+            for r in RANKS if counts[r] > RANK_COUNTS[r]]
+    if over:
+        return "the deck has " + "; ".join(over)
+    return None
+
+
+def first_over(ids: list[str], cards: CardSet) -> int | None:
+    """The index of the first card that puts its rank over the count, or None."""
+    seen: Counter[str] = Counter()
+    for i, c in enumerate(ids):
+        rank = cards.card(c).rank
+        seen[rank] += 1
+        if seen[rank] > RANK_COUNTS[rank]:
+            return i
+    return None
+
+
+def missing(ids: Iterable[str], cards: CardSet) -> list[str]:
+    """What a draft still lacks, one phrase per rank (empty when complete)."""
+    counts = rank_counts(ids, cards)
+    return [
+        f"{RANK_COUNTS[r] - counts[r]} {r} card{'s' * (RANK_COUNTS[r] - counts[r] > 1)}"
+        for r in RANKS
+        if counts[r] < RANK_COUNTS[r]
+    ]
+
+
+def game_problem(ids: Iterable[str], cards: CardSet, allowed_armies: Iterable[str] | None) -> str | None:
+    """Why the deck cannot be played in a game allowing custom decks from ``allowed_armies``
+    (None: any army), or None when it can."""
+    ids = list(ids)
+    lacking = missing(ids, cards)
+    if lacking:
+        return f"it is not complete: it needs {', '.join(lacking)} more"
+    try:
+        cards.validate_deck(ids, allowed_armies)
+    except DeckError as exc:
+        return str(exc)
+    return None
+
+
+# --- statistics ----------------------------------------------------------------------------------
+
+
+def stats(ids: Iterable[str], cards: CardSet) -> dict[str, Any]:
+    """The editor's figures for a deck (or draft)."""
+    units: list[Card] = [cards.card(c) for c in ids]
+    n = len(units)
+    ranged = [u for u in units if u.ranged is not None]
+    by_army = Counter(u.army for u in units)
+    return {
+        "cards": n,
+        "ranks": {r: {"have": sum(1 for u in units if u.rank == r), "need": RANK_COUNTS[r]} for r in RANKS},
+        "classes": {c: sum(1 for u in units if u.cls == c) for c in CLASSES},
+        "armies": dict(sorted(by_army.items(), key=lambda kv: (-kv[1], kv[0]))),
+        "average_defence": round(sum(u.defence for u in units) / n, 2) if n else None,
+        "attack": {d: sum(u.attacks.get(d, 0) for u in units) for d in DIRECTIONS},
+        "attack_total": sum(sum(u.attacks.values()) for u in units),
+        "ranged_units": len(ranged),
+        "ranged_damage": sum(u.ranged.damage for u in ranged if u.ranged is not None),
+        "support_units": sum(1 for u in units if u.is_support),
+        "support_share": round(sum(1 for u in units if u.is_support) / n, 3) if n else None,
+        "command_units": sum(1 for u in units if u.is_command),
+    }
+
+
+def analyse(ids: Iterable[str], cards: CardSet, allowed_armies: Iterable[str] | None = None) -> dict[str, Any]:
+    """Everything the editor shows about a draft: what is missing or over, whether it is a core
+    army's standard deck, whether a game with ``allowed_armies`` could use it, and its figures."""
+    ids = list(ids)
+    over = draft_problem(ids, cards)
+    lacking = missing(ids, cards)
+    complete = not lacking and over is None
+    return {
+        "complete": complete,
+        "missing": lacking,
+        "over": over,
+        "standard_army": cards.standard_army_of(ids) if complete else None,
+        "game_problem": game_problem(ids, cards, allowed_armies),
+        "stats": stats(ids, cards),
+    }
+
+
+def check(ids: list[str], cards: CardSet, allowed_armies: Iterable[str] | None) -> list[str]:
+    """Every problem of a deck file for a game allowing ``allowed_armies``: for ``deck check``."""
+    problems = []
+    over_at = first_over(ids, cards)
+    if over_at is not None:
+        problems.append(draft_problem(ids, cards) or "")
+    lacking = missing(ids, cards)
+    if lacking:
+        problems.append(f"the deck holds {len(ids)} of {DECK_SIZE} cards: it needs {', '.join(lacking)} more")
+    if allowed_armies is not None:
+        allowed = set(allowed_armies)
+        outside = sorted({cards.card(c).army for c in ids} - allowed)
+        for army in outside:
+            which = [c for c in ids if cards.card(c).army == army]
+            problems.append(
+                f"{len(which)} card{'s' * (len(which) > 1)} from army {army!r} ({', '.join(dict.fromkeys(which))}), "
+                f"which the game does not allow (allowed: {', '.join(sorted(allowed))})"
+            )
+    return problems
+
+
+__all__ = [
+    "FORMAT",
+    "NAME_LIMIT",
+    "DeckFile",
+    "add_problem",
+    "analyse",
+    "check",
+    "draft_problem",
+    "first_over",
+    "game_problem",
+    "missing",
+    "parse",
+    "rank_counts",
+    "sort_key",
+    "stats",
+    "to_json",
+    "to_text",
+]

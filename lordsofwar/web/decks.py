@@ -1,0 +1,328 @@
+"""Players' decks on the web: the deck API (/api/decks), the decks pages, and the choice of a
+deck for a game. The deck rules themselves live in lordsofwar.decks."""
+
+# no `from __future__ import annotations`: FastAPI reads the route annotations, which name this
+# module's closures
+
+from datetime import UTC, datetime
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Path, Query
+from fastapi.responses import Response
+from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy import func, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from lordsofwar import decks as rules
+from lordsofwar.rules.cards import CORE, CORE_ARMIES, DECK_SIZE, RANK_COUNTS, CardSet
+from lordsofwar.rules.errors import LordsOfWarError
+from lordsofwar.web.models import Deck, User
+
+DeckId = Annotated[int, Path(ge=1, le=2**31 - 1, description="a deck number")]
+DECKS_PER_PLAYER = 100
+CardId = Annotated[str, Field(max_length=20)]
+
+
+class DeckProblem(Exception):
+    """A deck request that is refused; nothing changed."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
+# --- request bodies ----------------------------------------------------------------------------
+
+
+class NewDeck(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    name: str = Field(max_length=200)
+    army: str | None = Field(None, max_length=20, description="start from this core army's standard deck")
+    cards: list[CardId] | None = Field(None, max_length=DECK_SIZE, description="start from these cards")
+
+
+class DeckChange(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    name: str = Field(max_length=200)
+    cards: list[CardId] = Field(max_length=DECK_SIZE)
+    version: int
+
+
+class DeckCopy(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    name: str | None = Field(None, max_length=200)
+
+
+class DeckImport(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    text: str = Field(max_length=rules.FILE_LIMIT)
+    name: str | None = Field(None, max_length=200)
+
+
+class Analyse(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    cards: list[CardId] = Field(max_length=2 * DECK_SIZE)
+    allowed_armies: list[str] | None = Field(None, max_length=20)
+
+
+# --- the store ---------------------------------------------------------------------------------
+
+
+def clean_name(name: str) -> str:
+    name = " ".join(name.split())
+    if not name:
+        raise DeckProblem(422, "a deck needs a name")
+    if len(name) > rules.NAME_LIMIT:
+        raise DeckProblem(422, f"the name is too long ({len(name)} characters, at most {rules.NAME_LIMIT})")
+    return name
+
+
+def checked_cards(ids: list[str], cards: CardSet = CORE) -> list[str]:
+    """A draft as it may be kept: known cards, no rank over its count; in deck order."""
+    for i, c in enumerate(ids, 1):
+        try:
+            cards.card(c)
+        except LordsOfWarError as exc:
+            raise DeckProblem(422, f"card {i}: {exc}") from None
+    over = rules.draft_problem(ids, cards)
+    if over:
+        raise DeckProblem(422, over + " (clarifications 8.4)")
+    return sorted(ids, key=rules.sort_key(cards))
+
+
+def armies_of(ids: list[str], cards: CardSet = CORE) -> list[str]:
+    return sorted({cards.card(c).army for c in ids})
+
+
+def summary(deck: Deck, cards: CardSet = CORE) -> dict[str, Any]:
+    lacking = rules.missing(deck.cards, cards)
+    return {
+        "id": deck.id,
+        "name": deck.name,
+        "version": deck.version,
+        "cards": list(deck.cards),
+        "size": len(deck.cards),
+        "complete": not lacking,
+        "missing": lacking,
+        "armies": armies_of(deck.cards, cards),
+        "standard_army": cards.standard_army_of(deck.cards) if not lacking else None,
+        "updated_at": deck.updated_at.isoformat(),
+    }
+
+
+def full(deck: Deck, cards: CardSet = CORE) -> dict[str, Any]:
+    return {**summary(deck, cards), "created_at": deck.created_at.isoformat(), "analysis": rules.analyse(deck.cards, cards)}
+
+
+async def owned(db: AsyncSession, user: User, deck_id: int) -> Deck:
+    """The user's deck ``deck_id``; another player's deck is refused (403), a missing one 404."""
+    deck = await db.get(Deck, deck_id)
+    if deck is None:
+        raise DeckProblem(404, f"there is no deck {deck_id}")
+    if deck.owner_id != user.id:
+        raise DeckProblem(403, f"deck {deck_id} belongs to another player")
+    return deck
+
+
+async def _name_taken(db: AsyncSession, user: User, name: str, but: int | None = None) -> bool:
+    query = select(Deck.id).where(Deck.owner_id == user.id, Deck.name_key == name.lower())
+    if but is not None:
+        query = query.where(Deck.id != but)
+    return (await db.scalar(query)) is not None
+
+
+async def _free_name(db: AsyncSession, user: User, base: str) -> str:
+    """``base``, or ``base (2)``, ``base (3)``... whichever is free among the user's decks."""
+    base = clean_name(base)
+    if not await _name_taken(db, user, base):
+        return base
+    for n in range(2, DECKS_PER_PLAYER + 2):
+        suffix = f" ({n})"
+        name = base[: rules.NAME_LIMIT - len(suffix)] + suffix
+        if not await _name_taken(db, user, name):
+            return name
+    raise DeckProblem(409, f"you already have decks called {base!r} and every numbered copy of it")
+
+
+async def _add(db: AsyncSession, user: User, name: str, ids: list[str]) -> Deck:
+    count = await db.scalar(select(func.count()).select_from(Deck).where(Deck.owner_id == user.id))
+    if (count or 0) >= DECKS_PER_PLAYER:
+        raise DeckProblem(409, f"you have {DECKS_PER_PLAYER} decks, the most a player may keep; delete one first")
+    if await _name_taken(db, user, name):
+        raise DeckProblem(409, f"you already have a deck called {name!r}")
+    now = datetime.now(UTC)
+    deck = Deck(owner_id=user.id, name=name, name_key=name.lower(), cards=ids, version=1, created_at=now, updated_at=now)
+    db.add(deck)
+    try:
+        await db.commit()
+    except IntegrityError:  # the same name, saved meanwhile from another tab
+        await db.rollback()
+        raise DeckProblem(409, f"you already have a deck called {name!r}") from None
+    return deck
+
+
+async def create(db: AsyncSession, user: User, body: NewDeck) -> Deck:
+    name = clean_name(body.name)
+    if body.army is not None and body.cards is not None:
+        raise DeckProblem(422, "start from an army or from a list of cards, not both")
+    if body.army is not None:
+        if body.army not in CORE_ARMIES:
+            raise DeckProblem(422, f"unknown army {body.army[:20]!r} (core armies: {', '.join(CORE_ARMIES)})")
+        ids = CORE.standard_deck(body.army)
+    else:
+        ids = checked_cards(list(body.cards or []))
+    return await _add(db, user, name, sorted(ids, key=rules.sort_key(CORE)))
+
+
+async def change(db: AsyncSession, user: User, deck_id: int, body: DeckChange) -> Deck:
+    deck = await owned(db, user, deck_id)
+    name = clean_name(body.name)
+    ids = checked_cards(list(body.cards))
+    if body.version != deck.version:
+        raise DeckProblem(
+            409, f"the deck was changed elsewhere (you edited version {body.version}, it is now {deck.version}): reload it"
+        )
+    if await _name_taken(db, user, name, but=deck.id):
+        raise DeckProblem(409, f"you already have a deck called {name!r}")
+    from sqlalchemy import update
+
+    done = await db.execute(
+        update(Deck)
+        .where(Deck.id == deck.id, Deck.version == body.version)
+        .values(name=name, name_key=name.lower(), cards=ids, version=body.version + 1, updated_at=datetime.now(UTC))
+    )
+    if done.rowcount != 1:  # type: ignore[attr-defined]
+        await db.rollback()
+        raise DeckProblem(409, "the deck was changed elsewhere meanwhile: reload it")
+    try:
+        await db.commit()
+    except IntegrityError:
+        await db.rollback()
+        raise DeckProblem(409, f"you already have a deck called {name!r}") from None
+    await db.refresh(deck)
+    return deck
+
+
+async def copy(db: AsyncSession, user: User, deck_id: int, body: DeckCopy) -> Deck:
+    deck = await owned(db, user, deck_id)
+    if body.name is not None:
+        name = clean_name(body.name)
+    else:
+        name = await _free_name(db, user, deck.name[: rules.NAME_LIMIT - 7] + " (copy)")
+    return await _add(db, user, name, list(deck.cards))
+
+
+async def delete(db: AsyncSession, user: User, deck_id: int) -> None:
+    deck = await owned(db, user, deck_id)
+    await db.delete(deck)
+    await db.commit()
+
+
+async def import_deck(db: AsyncSession, user: User, body: DeckImport) -> Deck:
+    try:
+        parsed = rules.parse(body.text, CORE)
+    except LordsOfWarError as exc:
+        raise DeckProblem(422, f"the file was not imported: {exc}") from None
+    over_at = rules.first_over(parsed.cards, CORE)
+    if over_at is not None:
+        card = CORE.card(parsed.cards[over_at])
+        raise DeckProblem(
+            422,
+            f"the file was not imported: card {over_at + 1} ({card.id}, {card.name}) is one {card.rank} card too many "
+            f"(a deck holds {RANK_COUNTS[card.rank]}) (clarifications 8.4)",
+        )
+    if body.name is not None and body.name.strip():
+        name = clean_name(body.name)
+    else:
+        name = await _free_name(db, user, parsed.name or "Imported deck")
+    return await _add(db, user, name, sorted(parsed.cards, key=rules.sort_key(CORE)))
+
+
+async def list_decks(db: AsyncSession, user: User) -> list[Deck]:
+    return list(await db.scalars(select(Deck).where(Deck.owner_id == user.id).order_by(Deck.name_key)))
+
+
+def choices(decks: list[Deck], allowed_armies: list[str], cards: CardSet = CORE) -> list[dict[str, Any]]:
+    """Each deck with why it cannot be used in a game allowing ``allowed_armies`` (or None)."""
+    return [
+        {"id": d.id, "name": d.name, "problem": rules.game_problem(d.cards, cards, allowed_armies)} for d in decks
+    ]
+
+
+async def pick(db: AsyncSession, user: User, deck_id: int, custom_decks: bool, allowed: list[str]) -> dict[str, Any]:
+    """The copy of ``deck_id`` that goes into a game with these options: {"name", "cards"}."""
+    if not custom_decks:
+        raise DeckProblem(409, "this game does not allow custom decks: you play a core army's standard deck")
+    deck = await owned(db, user, deck_id)
+    problem = rules.game_problem(deck.cards, CORE, allowed)
+    if problem:
+        raise DeckProblem(409, f"your deck {deck.name!r} does not fit this game: {problem}")
+    return {"name": deck.name, "cards": list(deck.cards)}
+
+
+# --- routes --------------------------------------------------------------------------------------
+
+
+def router(Db: Any, SignedIn: Any, Csrf: Any) -> APIRouter:
+    """The deck API. ``Db``, ``SignedIn`` and ``Csrf`` are the application's dependencies."""
+    api = APIRouter()
+
+    @api.get("/api/decks")
+    async def api_decks(db: Db, user: SignedIn) -> dict[str, Any]:
+        return {"decks": [summary(d) for d in await list_decks(db, user)], "limit": DECKS_PER_PLAYER}
+
+    @api.post("/api/decks", dependencies=[Csrf], status_code=201)
+    async def api_create(body: NewDeck, db: Db, user: SignedIn) -> dict[str, Any]:
+        return full(await create(db, user, body))
+
+    @api.post("/api/decks/import", dependencies=[Csrf], status_code=201)
+    async def api_import(body: DeckImport, db: Db, user: SignedIn) -> dict[str, Any]:
+        return full(await import_deck(db, user, body))
+
+    @api.post("/api/decks/analyse")
+    async def api_analyse(body: Analyse) -> dict[str, Any]:
+        """What the editor shows for a list of cards (changes nothing)."""
+        for i, c in enumerate(body.cards, 1):
+            try:
+                CORE.card(c)
+            except LordsOfWarError as exc:
+                raise DeckProblem(422, f"card {i}: {exc}") from None
+        if body.allowed_armies is not None:
+            unknown = [a for a in body.allowed_armies if a not in CORE_ARMIES]
+            if unknown:
+                raise DeckProblem(422, f"unknown army {unknown[0][:20]!r} (core armies: {', '.join(CORE_ARMIES)})")
+        return rules.analyse(body.cards, CORE, body.allowed_armies)
+
+    @api.get("/api/decks/{deck_id}")
+    async def api_deck(deck_id: DeckId, db: Db, user: SignedIn) -> dict[str, Any]:
+        return full(await owned(db, user, deck_id))
+
+    @api.put("/api/decks/{deck_id}", dependencies=[Csrf])
+    async def api_change(deck_id: DeckId, body: DeckChange, db: Db, user: SignedIn) -> dict[str, Any]:
+        return full(await change(db, user, deck_id, body))
+
+    @api.post("/api/decks/{deck_id}/copy", dependencies=[Csrf], status_code=201)
+    async def api_copy(deck_id: DeckId, body: DeckCopy, db: Db, user: SignedIn) -> dict[str, Any]:
+        return full(await copy(db, user, deck_id, body))
+
+    @api.delete("/api/decks/{deck_id}", dependencies=[Csrf])
+    async def api_delete(deck_id: DeckId, db: Db, user: SignedIn) -> dict[str, Any]:
+        await delete(db, user, deck_id)
+        return {"deleted": deck_id}
+
+    @api.get("/api/decks/{deck_id}/export")
+    async def api_export(
+        deck_id: DeckId, db: Db, user: SignedIn, format: Annotated[Literal["text", "json"], Query()] = "text"
+    ) -> Response:
+        deck = await owned(db, user, deck_id)
+        stem = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in deck.name).strip("-") or "deck"
+        if format == "json":
+            body, media, ext = rules.to_json(deck.name, deck.cards), "application/json", "json"
+        else:
+            body, media, ext = rules.to_text(deck.name, deck.cards, CORE), "text/plain; charset=utf-8", "txt"
+        headers = {"Content-Disposition": f'attachment; filename="{stem}.{ext}"'}
+        return Response(body, media_type=media, headers=headers)
+
+    return api
