@@ -133,7 +133,7 @@ def _key_value_start(text: str, key: str) -> int:
 def _item_lines(text: str, start: int) -> list[int]:
     """The line of each item of the JSON array that starts at ``start``."""
     decoder = json.JSONDecoder()
-    lines = []
+    lines: list[int] = []
     i = _skip(text, start, "")
     if text[i] != "[":
         return []
