@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import contextlib
 import importlib
-import json
 import os
 import random
 import secrets
@@ -23,9 +22,9 @@ from typing import IO, Any, TypeVar
 
 import click
 
-from lordsofwar import __version__
+from lordsofwar import __version__, decks
 from lordsofwar.rules.cards import DECK_SIZE, Card, CardSet, load_card_set
-from lordsofwar.rules.errors import DeckError, LordsOfWarError, UnknownCardError
+from lordsofwar.rules.errors import DeckError, LordsOfWarError
 from lordsofwar.rules.notation import (
     GameRecord,
     deal,
@@ -347,38 +346,11 @@ def _variant(
 
 
 def read_deck_file(path: str, cards: CardSet) -> list[str]:
-    """A custom deck file: one card id a line (``#`` starts a comment), or a JSON list of ids.
+    """A custom deck file (docs/decks.md): one card id a line (``#`` starts a comment), or JSON.
 
-    Errors name the file and the line (or list item); the deck itself is not checked here.
+    Errors name the file and the line; the deck itself is not checked here.
     """
-    text = _read_text(path, "deck")
-    ids: list[str] = []
-    if text.lstrip().startswith(("[", "{")):
-        doc = loads(text, path)
-        if not isinstance(doc, list):
-            raise DeckError(f"{path}: expected a JSON list of card ids")
-        for i, item in enumerate(doc, 1):
-            if not isinstance(item, str):
-                raise DeckError(f"{path}: item {i}: expected a card id such as 'orcs:07', got {json.dumps(item)}")
-            _known_card(cards, item, f"{path}: item {i}")
-            ids.append(item)
-        return ids
-    for n, line in enumerate(text.splitlines(), 1):
-        entry = line.split("#", 1)[0].strip()
-        if not entry:
-            continue
-        if len(entry.split()) != 1:
-            raise DeckError(f"{path}: line {n}: expected one card id a line, got {entry!r}")
-        _known_card(cards, entry, f"{path}: line {n}")
-        ids.append(entry)
-    return ids
-
-
-def _known_card(cards: CardSet, card_id: str, where: str) -> None:
-    try:
-        cards.card(card_id)
-    except UnknownCardError as exc:
-        raise DeckError(f"{where}: {exc}") from None
+    return decks.parse(_read_text(path, "deck"), cards, _label(path, "deck")).cards
 
 
 def _choose_decks(
@@ -668,6 +640,58 @@ def db_upgrade_command() -> None:
     """Create the schema or upgrade it to the newest revision (serve does this too)."""
     settings = _migrated_settings()
     click.echo(f"database at the newest schema: {settings.database_url.split('@')[-1]}")
+
+
+@cli.group("deck")
+def deck_group() -> None:
+    """Custom decks (clarifications 8.4; file formats in docs/decks.md)."""
+
+
+@deck_group.command("check")
+@click.argument("file")
+@click.option(
+    "--allowed-armies",
+    default=None,
+    callback=_allowed_value,
+    metavar="A,B,...",
+    help="The armies the game allows custom decks from [default: any].",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the verdict, the problems and the statistics as JSON.")
+@_cards_option
+def deck_check_command(file: str, allowed_armies: list[str] | None, as_json: bool) -> None:
+    """Check the deck FILE ('-' for stdin) for a game allowing custom decks from the given armies.
+
+    A valid deck: exit status 0 and a summary. A deck that breaks a rule: every problem on stdout,
+    then one error line and exit status 2, as for a malformed file.
+    """
+    cards = _card_set()
+    for army in allowed_armies or ():
+        cards.army(army)  # an unknown army is bad input
+    label = _label(file, "deck")
+    parsed = decks.parse(_read_text(file, "deck"), cards, label)
+    problems = decks.check(parsed.cards, cards, allowed_armies)
+    stats = decks.stats(parsed.cards, cards)
+    kind = None
+    if not problems:
+        kind = decks.kind(parsed.cards, cards)
+    if as_json:
+        doc = {"file": label, "name": parsed.name, "valid": not problems, "problems": problems, "kind": kind}
+        _print_json({**doc, "stats": stats})
+    elif problems:
+        for problem in problems:
+            click.echo(f"- {problem}")
+    else:
+        allowed = ", ".join(allowed_armies) if allowed_armies else "any army"
+        armies = ", ".join(f"{a} {n}" for a, n in stats["armies"].items())
+        click.echo(f"{label}: a valid deck ({kind}: {armies}) for a game allowing custom decks from {allowed}")
+        classes = ", ".join(f"{n} {c}" for c, n in stats["classes"].items() if n)
+        click.echo(f"  {classes}; average defence {stats['average_defence']}; {stats['attack_total']} attack in all")
+        click.echo(
+            f"  {stats['ranged_units']} ranged units ({stats['ranged_damage']} damage a volley); "
+            f"{stats['support_units']} support units ({round(100 * stats['support_share'])}%)"
+        )
+    if problems:
+        raise CliError(f"{label}: not a valid deck ({len(problems)} problem{'s' * (len(problems) > 1)})")
 
 
 def main(argv: Sequence[str] | None = None) -> None:

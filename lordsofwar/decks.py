@@ -251,6 +251,16 @@ def game_problem(ids: Iterable[str], cards: CardSet, allowed_armies: Iterable[st
     return None
 
 
+def kind(ids: list[str], cards: CardSet) -> str:
+    """The army shown for a complete deck: its core army for a standard deck, "custom <army>" for
+    a personalised deck of one army, "mercenary" for a deck mixing armies."""
+    standard = cards.standard_army_of(ids)
+    if standard is not None:
+        return standard
+    armies = {cards.card(c).army for c in ids}
+    return f"custom {armies.pop()}" if len(armies) == 1 else "mercenary"
+
+
 # --- statistics ----------------------------------------------------------------------------------
 
 
@@ -308,10 +318,15 @@ def check(ids: list[str], cards: CardSet, allowed_armies: Iterable[str] | None) 
         for army in outside:
             which = [c for c in ids if cards.card(c).army == army]
             problems.append(
-                f"{len(which)} card{'s' * (len(which) > 1)} from army {army!r} ({', '.join(dict.fromkeys(which))}), "
+                f"{len(which)} card{'s' * (len(which) > 1)} from army {army!r} ({_some(which)}), "
                 f"which the game does not allow (allowed: {', '.join(sorted(allowed))})"
             )
     return problems
+
+
+def _some(ids: list[str], most: int = 5) -> str:
+    distinct = list(dict.fromkeys(ids))
+    return ", ".join(distinct[:most]) + (f" and {len(distinct) - most} more" if len(distinct) > most else "")
 
 
 __all__ = [
@@ -324,6 +339,7 @@ __all__ = [
     "draft_problem",
     "first_over",
     "game_problem",
+    "kind",
     "missing",
     "parse",
     "rank_counts",

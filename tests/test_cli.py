@@ -293,9 +293,9 @@ def test_new_deck_file_errors_name_the_line(tmp_path: Path) -> None:
     path = write(tmp_path / "two.txt", "orcs:01 orcs:02\n")
     assert_bad_input(run("new", "--deck1", path, "--seed", "1"), "two.txt", "line 1", "one card id")
     path = write(tmp_path / "deck.json", ["orcs:01", 7])
-    assert_bad_input(run("new", "--deck1", path, "--seed", "1"), "deck.json", "item 2")
+    assert_bad_input(run("new", "--deck1", path, "--seed", "1"), "deck.json", "line 1 (card 2)", "expected a card id")
     path = write(tmp_path / "obj.json", {"deck": ORCS})
-    assert_bad_input(run("new", "--deck1", path, "--seed", "1"), "obj.json", "JSON list")
+    assert_bad_input(run("new", "--deck1", path, "--seed", "1"), "obj.json", "unknown field 'deck'")
     assert_bad_input(run("new", "--deck2", str(tmp_path / "missing.txt")), "missing.txt", "cannot read")
 
 

@@ -33,6 +33,7 @@ from lordsofwar.web.games import (
     GameOptions,
     GameService,
     Runtime,
+    deck_label,
     record_of,
     rematch_options,
     state_doc,
@@ -103,6 +104,12 @@ class NewInvitation(BaseModel):
     options: GameOptions = Field(default_factory=lambda: GameOptions())
     opponent: str | None = Field(None, max_length=100, description="a player's name for a direct challenge")
     bot: str | None = Field(None, max_length=20, description="play against this bot at once")
+    deck: int | None = Field(None, ge=1, le=2**31 - 1, description="your custom deck (when the options allow custom decks)")
+
+
+class Answer(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    deck: int | None = Field(None, ge=1, le=2**31 - 1, description="your custom deck, to accept with it")
 
 
 class ActionBody(BaseModel):
@@ -383,6 +390,13 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
                 item = _inv_json(inv, await name_of(inv.creator_id), await name_of(inv.opponent_id))
                 (data["outgoing"] if inv.creator_id == user.id else data["incoming"]).append(item)
             data["open"] = [i for i in data["open"] if i["creator"] != user.name]
+            mine = await deckweb.list_decks(db, user)
+            data["decks"] = [
+                {k: v for k, v in deckweb.summary(d).items() if k != "cards"} for d in mine
+            ]
+            for item in data["open"] + data["incoming"]:
+                if item["options"]["custom_decks"]:  # which of my decks fit, and why the others do not
+                    item["deck_choices"] = deckweb.choices(mine, item["options"]["custom_armies"])
             games = await db.scalars(
                 select(Game)
                 .where(Game.status == "running", or_(Game.player1_id == user.id, Game.player2_id == user.id))
@@ -430,6 +444,8 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
             "summary": options.summary(),
             "status": inv.status,
             "game": inv.game_id,
+            # the creator's custom deck is named by its kind only: its cards stay the creator's secret
+            "creator_deck": None if not inv.creator_deck else deck_label(inv.creator_deck["cards"], CORE),
         }
 
     @app.get("/api/lobby")
@@ -442,11 +458,19 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
         ctx = {"lobby": data, "armies": list(CORE.armies), "bots": sorted(BOTS), "bot_names": BOT_NAMES}
         return _page(request, "lobby.html", ctx, user)
 
-    async def _invite(db: AsyncSession, user: User, body: NewInvitation) -> tuple[Invitation | None, Game | None]:
+    async def _invite(
+        db: AsyncSession, user: User, body: NewInvitation, deck_copy: dict[str, Any] | None = None
+    ) -> tuple[Invitation | None, Game | None]:
+        """Post an invitation (or start a bot game). ``deck_copy`` is a deck already copied (a
+        rematch keeps the deck played); else ``body.deck`` is copied now, when it is chosen."""
+        options = body.options
+        if body.deck is not None:
+            deck_copy = await deckweb.pick(db, user, body.deck, options.custom_decks, list(options.custom_armies))
         if body.bot is not None:
             if body.bot not in BOTS:
                 raise Problem(400, f"unknown bot {body.bot!r} (known: {', '.join(sorted(BOTS))})")
-            game = await service.create(db, body.options, user, None, body.bot)
+            custom = (deck_copy["cards"] if deck_copy else None, None)
+            game = await service.create(db, body.options, user, None, body.bot, custom)
             await db.commit()
             service.started(game)
             return None, game
@@ -467,12 +491,15 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
             opponent_id=opponent.id if opponent else None,
             status="open",
             options=body.options.model_dump(),
+            creator_deck=deck_copy,
         )
         db.add(inv)
         await db.commit()
         return inv, None
 
-    async def _answer(db: AsyncSession, user: User, inv_id: InvitationId, op: str) -> Game | None:
+    async def _answer(
+        db: AsyncSession, user: User, inv_id: InvitationId, op: str, deck_id: int | None = None
+    ) -> Game | None:
         inv = await db.get(Invitation, inv_id)
         if inv is None:
             raise Problem(404, f"there is no invitation {inv_id}")
@@ -494,6 +521,12 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
             new_status = "accepted"
         else:
             raise Problem(400, f"unknown answer {op!r}")
+        if deck_id is not None and op != "accept":
+            raise Problem(400, f"a deck goes with accepting, not with {op}")
+        options = GameOptions.model_validate(inv.options)
+        deck_copy = None
+        if deck_id is not None:  # copied into the game now, as it is
+            deck_copy = await deckweb.pick(db, user, deck_id, options.custom_decks, list(options.custom_armies))
         from sqlalchemy import update
 
         done = await db.execute(
@@ -506,7 +539,9 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
         if op == "accept":
             creator = await db.get(User, inv.creator_id)
             assert creator is not None
-            game = await service.create(db, GameOptions.model_validate(inv.options), creator, user)
+            creator_cards = inv.creator_deck["cards"] if inv.creator_deck else None
+            custom = (creator_cards, deck_copy["cards"] if deck_copy else None)
+            game = await service.create(db, options, creator, user, None, custom)
             inv.game_id = game.id
         await db.commit()
         if game is not None:
@@ -522,8 +557,10 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
         return {"invitation": inv.id}
 
     @app.post("/api/invitations/{inv_id}/{op}", dependencies=[Csrf])
-    async def api_answer(inv_id: InvitationId, op: str, db: Db, user: SignedIn) -> dict[str, Any]:
-        game = await _answer(db, user, inv_id, op)
+    async def api_answer(
+        inv_id: InvitationId, op: str, db: Db, user: SignedIn, body: Answer | None = None
+    ) -> dict[str, Any]:
+        game = await _answer(db, user, inv_id, op, body.deck if body else None)
         return {"game": None if game is None else game.id}
 
     @app.post("/invitations")
@@ -545,7 +582,7 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
             options = GameOptions.model_validate(raw)
         except ValidationError as exc:
             raise Problem(422, _validation_message(exc.errors())) from None
-        body = NewInvitation(options=options, opponent=None, bot=None)
+        body = NewInvitation(options=options, opponent=None, bot=None, deck=_deck_field(form))
         if against.startswith("bot:"):
             body.bot = against[4:]
         elif against == "player":
@@ -561,7 +598,7 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
     async def answer_form(request: Request, inv_id: InvitationId, op: str, db: Db, user: SignedIn) -> Response:
         form = await request.form(max_files=0, max_fields=60)
         check_csrf(request, _field(form, "csrf"))
-        game = await _answer(db, user, inv_id, op)
+        game = await _answer(db, user, inv_id, op, _deck_field(form))
         if game is not None:
             return RedirectResponse(f"/games/{game.id}", 303)
         return RedirectResponse(f"/?flash={op}", 303)
@@ -672,14 +709,17 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
             raise Problem(409, "the game is still running")
         options = rematch_options(g, seat)
         bot = rt.bot_of(3 - seat)
+        kept = None  # a custom deck is played again, as it was in this game
+        if g.armies[seat - 1] not in CORE.armies:
+            kept = {"name": g.armies[seat - 1], "cards": list(g.decks[seat - 1])}
         if bot is not None:
-            _inv, game = await _invite(db, user, NewInvitation(options=options, opponent=None, bot=bot))
+            _inv, game = await _invite(db, user, NewInvitation(options=options, opponent=None, bot=bot, deck=None), kept)
             assert game is not None
             return {"game": game.id}
         opponent = await db.get(User, g.player2_id if seat == 1 else g.player1_id)
         if opponent is None:
             raise Problem(404, "the opponent's account no longer exists")
-        inv, _game = await _invite(db, user, NewInvitation(options=options, opponent=opponent.name, bot=None))
+        inv, _game = await _invite(db, user, NewInvitation(options=options, opponent=opponent.name, bot=None, deck=None), kept)
         assert inv is not None
         return {"invitation": inv.id, "opponent": opponent.name}
 
@@ -813,6 +853,16 @@ def _field(form: FormData, name: str, limit: int = 1000) -> str:
     if len(value) > limit:
         raise Problem(413, f"{name}: too long (at most {limit} characters)")
     return value
+
+
+def _deck_field(form: FormData) -> int | None:
+    """The form's ``deck`` choice: empty for the standard army deck, else a deck number."""
+    value = _field(form, "deck", 20).strip()
+    if not value or value == "standard":
+        return None
+    if not value.isdigit() or not 1 <= int(value) < 2**31:
+        raise Problem(422, f"deck: expected a deck number, got {value!r}")
+    return int(value)
 
 
 def _wants_html(request: Request) -> bool:

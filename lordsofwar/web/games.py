@@ -25,6 +25,7 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker
 
 from lordsofwar.bots import BOTS, make_bot
+from lordsofwar.decks import kind as deck_label
 from lordsofwar.rules import engine, notation
 from lordsofwar.rules.cards import CORE, CORE_ARMIES, CardSet
 from lordsofwar.rules.errors import LordsOfWarError
@@ -93,8 +94,11 @@ def rematch_options(game: Game, seat: int) -> GameOptions:
             "hands": variant.hands,
             "mat": variant.mat,
             "length": length,
-            "creator_army": game.armies[seat - 1],
-            "opponent_army": game.armies[2 - seat],
+            "creator_army": game.armies[seat - 1] if game.armies[seat - 1] in CORE_ARMIES else "random",
+            "opponent_army": game.armies[2 - seat] if game.armies[2 - seat] in CORE_ARMIES else "random",
+            "custom_decks": any(a not in CORE_ARMIES for a in game.armies),
+            "custom_armies": sorted({c.split(":")[0] for deck in game.decks for c in deck} & set(CORE_ARMIES))
+            or list(CORE_ARMIES),
             "creator_side": str(3 - seat),
             "mode": game.mode,
             "minutes": max(1, game.initial_ms // 60_000) if game.mode == "live" else 10,
@@ -473,15 +477,22 @@ class GameService:
         creator: User,
         opponent: User | None,
         bot: str | None = None,
+        custom: tuple[list[str] | None, list[str] | None] = (None, None),
     ) -> Game:
-        """A new running game between ``creator`` and ``opponent`` (or a bot), added to ``db``."""
+        """A new running game between ``creator`` and ``opponent`` (or a bot), added to ``db``.
+
+        ``custom`` holds the creator's and the opponent's custom decks (already checked against
+        the options), copied into the game; a side without one plays its army's standard deck."""
         if bot is not None and bot not in BOTS:
             raise GameError(f"unknown bot {bot!r} (known: {', '.join(sorted(BOTS))})", 400)
         side = int(options.creator_side) if options.creator_side != "random" else 1 + secrets.randbelow(2)
         armies: list[str] = [options.creator_army, options.opponent_army]
         armies = [a if a != "random" else secrets.choice(CORE_ARMIES) for a in armies]
+        decks = [list(deck) if deck else self.cards.standard_deck(army) for deck, army in zip(custom, armies, strict=True)]
+        armies = [army if deck is None else deck_label(deck, self.cards) for deck, army in zip(custom, armies, strict=True)]
         if side == 2:
             armies.reverse()
+            decks.reverse()
         seats: list[int | None] = [creator.id, opponent.id if opponent else None]
         bots: list[str | None] = [None, bot]
         if side == 2:
@@ -497,7 +508,7 @@ class GameService:
             bot2=bots[1],
             public=options.public,
             variant=variant.to_json(),
-            decks=[self.cards.standard_deck(a) for a in armies],
+            decks=decks,
             armies=armies,
             seed=secrets.randbelow(2**63),
             actions=[],

@@ -1,25 +1,76 @@
 /* The lobby keeps itself current: it asks /api/lobby every few seconds and, when challenges or
- * games changed, reloads the lists (unless the player is filling in the new-game form, in which
- * case a notice offers the reload). */
+ * games changed, fetches the page again and swaps in the new lists (the new-game form is left
+ * alone). While the player is choosing a deck in an accept form, a notice offers the refresh
+ * instead.
+ *
+ * In the new-game form, the "Your deck" choice follows the custom-deck options: a deck that is
+ * not complete, or uses an army the invitation does not allow, cannot be chosen, and the note
+ * under it says why. (The server checks again when the invitation is posted.)
+ */
 (function () {
   'use strict';
   const notice = document.getElementById('lobby-changed');
+  let busy = false; // a deck choice in an accept form is being made
+  document.addEventListener('change', (e) => {
+    if (e.target.closest && e.target.closest('.accept-form')) busy = true;
+  });
+
+  // --- the new-game form's deck choice ---------------------------------------------------------
   const form = document.getElementById('new-game-form');
-  let touched = false;
-  if (form) form.addEventListener('input', () => { touched = true; });
-  const key = (d) => JSON.stringify([d.open, d.incoming, d.outgoing, d.your_turn, d.running].map(
+  const deckSelect = document.getElementById('creator-deck');
+  const deckNote = document.getElementById('creator-deck-note');
+  function deckFit() {
+    if (!form || !deckSelect) return;
+    const custom = form.querySelector('input[name=custom_decks]').checked;
+    const allowed = new Set([...form.querySelectorAll('input[name=custom_armies]:checked')].map((i) => i.value));
+    const why = [];
+    deckSelect.disabled = !custom;
+    for (const opt of deckSelect.options) {
+      if (!opt.value) continue;
+      const missing = opt.dataset.missing;
+      const outside = (opt.dataset.armies || '').split(' ').filter((a) => a && !allowed.has(a));
+      let problem = null;
+      if (missing) problem = 'not complete: it needs ' + missing + ' more';
+      else if (outside.length) problem = 'uses ' + outside.join(', ') + ' cards, which this game would not allow';
+      opt.disabled = !!problem;
+      opt.textContent = opt.textContent.replace(/ \(does not fit\)$/, '') + (problem ? ' (does not fit)' : '');
+      if (problem) why.push(opt.textContent.replace(/ \(does not fit\)$/, '') + ': ' + problem);
+    }
+    if (deckSelect.selectedOptions[0] && deckSelect.selectedOptions[0].disabled) deckSelect.value = '';
+    if (deckNote && deckSelect.options.length > 1) {
+      deckNote.textContent = !custom ? 'Allow custom decks to play one of yours.'
+        : why.length ? 'Not available: ' + why.join('; ') + '.' : '';
+    }
+  }
+  if (form && deckSelect) {
+    form.addEventListener('change', deckFit);
+    deckFit();
+  }
+
+  // --- keeping the lists current ------------------------------------------------------------------
+  const key = (d) => JSON.stringify([d.open, d.incoming, d.outgoing, d.your_turn, d.running, d.watch].map(
     (list) => (list || []).map((x) => [x.id, x.status, x.your_turn, x.turns]),
   ));
-  let first = null;
+  let last = null;
+  async function swapLists() {
+    const r = await fetch(location.pathname, { credentials: 'same-origin', cache: 'no-store' });
+    if (!r.ok) return false;
+    const doc = new DOMParser().parseFromString(await r.text(), 'text/html');
+    const fresh = doc.querySelector('.lobby-grid > .column');
+    const here = document.querySelector('.lobby-grid > .column');
+    if (!fresh || !here) return false;
+    here.replaceWith(document.importNode(fresh, true));
+    return true;
+  }
   async function poll() {
     try {
       const r = await fetch('/api/lobby', { credentials: 'same-origin', cache: 'no-store' });
       if (r.ok) {
         const k = key(await r.json());
-        if (first === null) first = k;
-        else if (k !== first) {
-          if (!touched) { window.location.reload(); return; }
-          if (notice) notice.hidden = false;
+        if (last === null) last = k;
+        else if (k !== last) {
+          if (busy) { if (notice) notice.hidden = false; }
+          else if (await swapLists()) last = k;
         }
       }
     } catch (e) { /* offline for a moment: try again later */ }
