@@ -104,7 +104,7 @@ class NewInvitation(BaseModel):
     options: GameOptions = Field(default_factory=lambda: GameOptions())
     opponent: str | None = Field(None, max_length=100, description="a player's name for a direct challenge")
     bot: str | None = Field(None, max_length=20, description="play against this bot at once")
-    deck: int | None = Field(None, ge=1, le=2**31 - 1, description="your custom deck (when the options allow custom decks)")
+    deck: int | None = Field(None, ge=1, le=2**31 - 1, strict=True, description="your custom deck (when the options allow custom decks)")
 
 
 class Answer(BaseModel):

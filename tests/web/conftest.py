@@ -117,6 +117,13 @@ class Player:
         self._keep()
         return r
 
+    def send(self, method: str, path: str, body: Any = None, csrf: str | None = None) -> Any:
+        """PUT, DELETE or any other method, with the CSRF header."""
+        headers = {"X-CSRF-Token": self.csrf if csrf is None else csrf}
+        r = self.use().request(method, path, json=body, headers=headers)
+        self._keep()
+        return r
+
     @contextmanager
     def socket(self, game_id: int, **kw: Any) -> Iterator[Any]:
         with self.use().websocket_connect(f"/api/games/{game_id}/ws", **kw) as ws:
