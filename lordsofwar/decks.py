@@ -58,7 +58,7 @@ def parse(text: str, cards: CardSet, where: str = "") -> DeckFile:
 def _parse_text(text: str, cards: CardSet, prefix: str) -> DeckFile:
     name = None
     ids: list[str] = []
-    for n, line in enumerate(text.splitlines(), 1):
+    for n, line in enumerate(text.split("\n"), 1):  # lines as editors count them
         entry, _, comment = line.partition("#")
         entry = entry.strip()
         if not entry:
@@ -165,6 +165,7 @@ def _known(cards: CardSet, card_id: str, where: str) -> None:
 def to_text(name: str, ids: Iterable[str], cards: CardSet) -> str:
     """The plain-text file: the name, then the cards grouped by rank, each with its name."""
     ids = list(ids)
+    name = " ".join(name.split())
     out = [f"# name: {name}", f"# Lords of War deck, {len(ids)} of {DECK_SIZE} cards: one card id a line"]
     for rank in RANKS:
         of_rank = [c for c in ids if cards.card(c).rank == rank]
@@ -311,7 +312,7 @@ def check(ids: list[str], cards: CardSet, allowed_armies: Iterable[str] | None) 
         problems.append(draft_problem(ids, cards) or "")
     lacking = missing(ids, cards)
     if lacking:
-        problems.append(f"the deck holds {len(ids)} of {DECK_SIZE} cards: it needs {', '.join(lacking)} more")
+        problems.append(f"the deck lacks {', '.join(lacking)} (it holds {len(ids)} of {DECK_SIZE} cards)")
     if allowed_armies is not None:
         allowed = set(allowed_armies)
         outside = sorted({cards.card(c).army for c in ids} - allowed)

@@ -1,181 +1,130 @@
-"""Deck validation (clarifications 8.4): size, rank counts, allowed armies, custom decks."""
+"""Deck files, the editor's rules and statistics (lordsofwar.decks), and ``lordsofwar deck check``."""
 
 from __future__ import annotations
 
-import random
+import json
+from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from lordsofwar.rules.cards import CORE, RANKS
-from lordsofwar.rules.errors import DeckError, LordsOfWarError, UnknownCardError
-from lordsofwar.rules.notation import deal
+from lordsofwar import decks
+from lordsofwar.rules.cards import CORE, RANK_COUNTS, RANKS
+from lordsofwar.rules.errors import DeckError
+from tests.test_cli import assert_bad_input, ok, run, write
 
-ARMIES = ("orcs", "dwarves", "elves", "lizardmen", "templars", "undead")
+ALL = [c.id for a in CORE.armies for c in CORE.army(a)]
 
 
-def of_rank(army: str, rank: str) -> list[str]:
+def of(army: str, rank: str) -> list[str]:
     return [c.id for c in CORE.army(army) if c.rank == rank]
 
 
-def swap(deck: list[str], old: str, new: str) -> list[str]:
-    out = list(deck)
-    out[out.index(old)] = new
-    return out
-
-
-@pytest.mark.parametrize("army", ARMIES)
-def test_standard_deck_is_valid(army: str) -> None:
-    deck = CORE.standard_deck(army)
-    assert CORE.validate_deck(deck) == deck
-
-
-def test_validate_deck_accepts_any_iterable_and_order() -> None:
-    deck = CORE.standard_deck("elves")
-    shuffled = list(deck)
-    random.Random(5).shuffle(shuffled)
-    assert CORE.validate_deck(iter(shuffled)) == shuffled
-    assert CORE.validate_deck(tuple(shuffled), custom=False) == shuffled
-
-
-@pytest.mark.parametrize("size", [35, 37, 0])
-def test_wrong_deck_size_is_refused_with_the_count(size: int) -> None:
+def mercenary() -> list[str]:
     deck = CORE.standard_deck("orcs")
-    deck = deck[:size] if size <= 36 else deck + of_rank("orcs", "recruit")[: size - 36]
-    with pytest.raises(DeckError) as err:
-        CORE.validate_deck(deck)
-    assert str(size) in str(err.value)
-    assert "36" in str(err.value)
+    for out, new in zip(of("orcs", "elite")[:2], of("lizardmen", "elite")[:2], strict=True):
+        deck[deck.index(out)] = new
+    return deck
 
 
-def test_seven_recruits_and_nine_regulars_names_both_ranks() -> None:
-    deck = swap(CORE.standard_deck("orcs"), of_rank("orcs", "recruit")[0], of_rank("orcs", "regular")[0])
-    with pytest.raises(DeckError) as err:
-        CORE.validate_deck(deck)
-    message = str(err.value)
-    assert "regular" in message and "recruit" in message
-    assert "over" in message and "under" in message
-    assert "8.4" in message
-    # "over" belongs to the regulars, "under" to the recruits
-    parts = message.split(";")
-    assert len(parts) == 2
-    regular_part = next(p for p in parts if "regular" in p)
-    recruit_part = next(p for p in parts if "recruit" in p)
-    assert "9" in regular_part and "over" in regular_part
-    assert "7" in recruit_part and "under" in recruit_part
+@st.composite
+def drafts(draw: st.DrawFn) -> list[str]:
+    """Any draft the editor may keep: up to the count of each rank, from any army."""
+    ids: list[str] = []
+    for rank in RANKS:
+        pool = [c for c in ALL if CORE.card(c).rank == rank]
+        ids += draw(st.lists(st.sampled_from(pool), max_size=RANK_COUNTS[rank]))
+    return draw(st.permutations(ids))
 
 
-@pytest.mark.parametrize("rank", RANKS)
-def test_every_rank_count_is_checked(rank: str) -> None:
-    """Swap one card of ``rank`` for a card of another rank: both ranks are named."""
-    deck = CORE.standard_deck("dwarves")
-    other = "recruit" if rank != "recruit" else "regular"
-    bad = swap(deck, of_rank("dwarves", rank)[0], of_rank("dwarves", other)[0])
-    with pytest.raises(DeckError) as err:
-        CORE.validate_deck(bad)
-    assert rank in str(err.value) and other in str(err.value)
+@settings(max_examples=60, deadline=None)
+@given(drafts(), st.text(min_size=1, max_size=40).filter(lambda s: s.strip() and "\n" not in s and "\r" not in s))
+def test_both_file_formats_read_back_what_they_wrote(ids: list[str], name: str) -> None:
+    text = decks.parse(decks.to_text(name.strip(), ids, CORE), CORE)
+    assert sorted(text.cards) == sorted(ids)
+    assert text.name == " ".join(name.split())
+    doc = decks.parse(decks.to_json(name, ids), CORE)
+    assert doc.cards == ids
 
 
-def test_mercenary_deck_of_same_rank_swaps_is_accepted() -> None:
+@settings(max_examples=60, deadline=None)
+@given(drafts())
+def test_a_draft_is_complete_exactly_when_nothing_is_missing(ids: list[str]) -> None:
+    a = decks.analyse(ids, CORE)
+    assert a["over"] is None
+    assert a["complete"] == (len(ids) == 36) == (a["missing"] == [])
+    assert (a["game_problem"] is None) == a["complete"]
+    assert a["stats"]["cards"] == len(ids) == sum(a["stats"]["classes"].values())
+    for card_id in ALL[::7]:
+        full = a["stats"]["ranks"][CORE.card(card_id).rank]
+        assert (decks.add_problem(ids, card_id, CORE) is None) == (full["have"] < full["need"])
+
+
+def test_the_refusal_to_add_names_the_rank_and_the_card() -> None:
     deck = CORE.standard_deck("orcs")
-    for rank, army in (("elite", "elves"), ("recruit", "undead"), ("command", "dwarves"), ("general", "templars")):
-        for old, new in zip(of_rank("orcs", rank)[:2], of_rank(army, rank), strict=False):
-            deck = swap(deck, old, new)
-    assert {CORE[c].army for c in deck} == {"orcs", "elves", "undead", "dwarves", "templars"}
-    assert CORE.validate_deck(deck) == deck
-    assert CORE.validate_deck(deck, allowed_armies=["orcs", "elves", "undead", "dwarves", "templars"]) == deck
-    assert CORE.standard_army_of(deck) is None
+    quill = of("lizardmen", "elite")[0]
+    message = decks.add_problem(deck, quill, CORE)
+    assert message is not None and "elite rank is full (4 of 4)" in message and CORE.card(quill).name in message
 
 
-def test_random_same_rank_swaps_always_validate() -> None:
-    rng = random.Random(8_4)
-    by_rank = {r: [c for c in CORE if CORE[c].rank == r] for r in RANKS}
-    for _ in range(50):
-        deck = CORE.standard_deck(rng.choice(ARMIES))
-        for _ in range(rng.randint(1, 36)):
-            i = rng.randrange(36)
-            deck[i] = rng.choice(by_rank[CORE[deck[i]].rank])
-        assert CORE.validate_deck(deck) == deck
+def test_kinds_of_deck() -> None:
+    assert decks.kind(CORE.standard_deck("elves"), CORE) == "elves"
+    assert decks.kind(mercenary(), CORE) == "mercenary"
+    twice = CORE.standard_deck("orcs")
+    twice[twice.index(of("orcs", "elite")[0])] = of("orcs", "elite")[1]
+    assert decks.kind(twice, CORE) == "custom orcs"
 
 
-def test_copies_of_one_card_are_not_limited() -> None:
-    deck = CORE.standard_deck("lizardmen")
-    recruits = of_rank("lizardmen", "recruit")
-    for r in recruits[1:]:
-        deck = swap(deck, r, recruits[0])
-    assert deck.count(recruits[0]) == 8
-    assert CORE.validate_deck(deck) == deck
+def test_statistics_of_a_standard_deck() -> None:
+    s = decks.stats(CORE.standard_deck("orcs"), CORE)
+    cards = [CORE.card(c) for c in CORE.standard_deck("orcs")]
+    assert s["classes"] == {k: sum(1 for c in cards if c.cls == k) for k in ("infantry", "cavalry", "berserker", "spear", "ranged")}
+    assert s["attack_total"] == sum(s["attack"].values()) == sum(sum(c.attacks.values()) for c in cards)
+    assert s["ranged_units"] == sum(1 for c in cards if c.ranged) and s["command_units"] == 6
+    assert decks.stats([], CORE)["average_defence"] is None
 
 
-def test_allowed_armies_refuses_a_card_from_another_army() -> None:
-    elf = of_rank("elves", "elite")[0]
-    deck = swap(CORE.standard_deck("orcs"), of_rank("orcs", "elite")[0], elf)
-    with pytest.raises(DeckError) as err:
-        CORE.validate_deck(deck, allowed_armies=["orcs", "dwarves"])
-    assert elf in str(err.value)
-    assert "elves" in str(err.value)
-    assert CORE.validate_deck(deck, allowed_armies=["orcs", "elves"]) == deck
+def test_names_come_from_the_first_comment_only() -> None:
+    assert decks.parse("# name: Fast elves\norcs:01\n", CORE).name == "Fast elves"
+    assert decks.parse("orcs:01\n# name: late\n", CORE).name is None
+    assert decks.parse("# a comment\norcs:01\n", CORE).name is None
+    with pytest.raises(DeckError, match="too long"):
+        decks.parse("orcs:01\n" * 10_000, CORE)
 
 
-def test_allowed_armies_applies_to_standard_decks_too() -> None:
-    with pytest.raises(DeckError, match="undead"):
-        CORE.validate_deck(CORE.standard_deck("undead"), allowed_armies=["orcs"])
+# --- lordsofwar deck check --------------------------------------------------------------------------
 
 
-def test_custom_false_refuses_a_custom_deck() -> None:
-    deck = swap(CORE.standard_deck("orcs"), of_rank("orcs", "veteran")[0], of_rank("orcs", "veteran")[1])
-    assert CORE.validate_deck(deck) == deck  # a legal custom deck (copies are not limited)
-    with pytest.raises(DeckError) as err:
-        CORE.validate_deck(deck, custom=False)
-    assert "custom" in str(err.value) or "standard" in str(err.value)
+def test_deck_check_accepts_a_valid_deck(tmp_path: Path) -> None:
+    path = write(tmp_path / "mercs.txt", decks.to_text("Mercs", mercenary(), CORE))
+    out = ok(run("deck", "check", path, "--allowed-armies", "orcs,lizardmen"))
+    assert "a valid deck (mercenary: orcs 34, lizardmen 2)" in out and "orcs, lizardmen" in out
+    assert "support units" in out and "average defence" in out
+    doc = json.loads(ok(run("deck", "check", path, "--json")))
+    assert doc["valid"] and doc["problems"] == [] and doc["name"] == "Mercs" and doc["kind"] == "mercenary"
+    assert doc["stats"]["armies"] == {"orcs": 34, "lizardmen": 2}
+    assert json.loads(ok(run("deck", "check", "-", "--json", input=json.dumps(mercenary()))))["valid"]
 
 
-def test_custom_false_accepts_every_standard_deck() -> None:
-    for army in ARMIES:
-        deck = CORE.standard_deck(army)
-        assert CORE.validate_deck(list(reversed(deck)), custom=False) == list(reversed(deck))
+def test_deck_check_lists_every_problem(tmp_path: Path) -> None:
+    deck = mercenary()[:-1] + of("orcs", "general")
+    path = write(tmp_path / "bad.txt", "\n".join(deck))
+    result = run("deck", "check", path, "--allowed-armies", "orcs")
+    assert result.exit_code == 2
+    assert "2 general cards (1 over the 1 allowed)" in result.stdout
+    assert f"lacks 1 {CORE.card(mercenary()[-1]).rank} card (it holds 36 of 36 cards)" in result.stdout
+    assert "2 cards from army 'lizardmen'" in result.stdout and "allowed: orcs" in result.stdout
+    assert result.stderr.strip() == f"error: {path}: not a valid deck (3 problems)"
+    doc = json.loads(run("deck", "check", path, "--json", "--allowed-armies", "orcs").stdout)
+    assert not doc["valid"] and len(doc["problems"]) == 3 and doc["kind"] is None
 
 
-def test_unknown_card_is_refused_by_id() -> None:
-    deck = swap(CORE.standard_deck("orcs"), "orcs:09", "orcs:99")
-    with pytest.raises(LordsOfWarError) as err:
-        CORE.validate_deck(deck)
-    assert isinstance(err.value, (UnknownCardError, DeckError))
-    assert "orcs:99" in str(err.value)
-
-
-def test_two_generals_are_refused() -> None:
-    general = of_rank("orcs", "general")[0]
-    deck = swap(CORE.standard_deck("orcs"), of_rank("orcs", "recruit")[0], general)
-    assert deck.count(general) == 2
-    with pytest.raises(DeckError) as err:
-        CORE.validate_deck(deck)
-    assert "general" in str(err.value) and "over" in str(err.value)
-
-
-def test_two_generals_of_different_armies_are_refused() -> None:
-    deck = swap(CORE.standard_deck("orcs"), of_rank("orcs", "command")[0], of_rank("elves", "general")[0])
-    with pytest.raises(DeckError, match="general"):
-        CORE.validate_deck(deck)
-
-
-def test_deal_refuses_a_deck_without_exactly_one_general() -> None:
-    general = of_rank("orcs", "general")[0]
-    deck = swap(CORE.standard_deck("orcs"), of_rank("orcs", "recruit")[0], general)
-    with pytest.raises(DeckError, match="general"):
-        deal([deck, CORE.standard_deck("elves")], 1)
-
-
-def test_deal_puts_the_general_and_five_cards_in_hand() -> None:
-    """1.4: the deck is shuffled without its general; the top 5 plus the general form the hand."""
-    decks = [CORE.standard_deck("orcs"), CORE.standard_deck("undead")]
-    pos = deal(decks, 123)
-    for p, deck in ((1, decks[0]), (2, decks[1])):
-        hand, rest = pos.hands[p], pos.decks[p]
-        assert len(hand) == 6 and len(rest) == 30
-        assert sum(1 for c in hand if CORE[c].rank == "general") == 1
-        assert all(CORE[c].rank != "general" for c in rest)
-        assert sorted(hand + rest) == sorted(deck)
-
-
-def test_deck_error_is_a_value_error() -> None:
-    assert issubclass(DeckError, ValueError)
+def test_deck_check_refuses_bad_input(tmp_path: Path) -> None:
+    path = write(tmp_path / "deck.txt", "orcs:01\norcs:02\n\nelves:99  # no such card\n")
+    assert_bad_input(run("deck", "check", path), "deck.txt", "line 4", "unknown card 'elves:99'")
+    path = write(tmp_path / "deck.json", '{"name": "x",\n "cards": [\n  "orcs:01",\n  null]}')
+    assert_bad_input(run("deck", "check", path), "deck.json", "line 4 (card 2)")
+    assert_bad_input(run("deck", "check", str(tmp_path / "none.txt")), "cannot read")
+    good = write(tmp_path / "orcs.txt", "\n".join(CORE.standard_deck("orcs")))
+    assert_bad_input(run("deck", "check", good, "--allowed-armies", "orcs,gnomes"), "unknown army 'gnomes'")
