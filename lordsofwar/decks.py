@@ -200,7 +200,7 @@ def add_problem(ids: Iterable[str], card_id: str, cards: CardSet) -> str | None:
     need = RANK_COUNTS[card.rank]
     if have >= need:
         return (
-            f"the {card.rank} rank is full ({have} of {need}): take a {card.rank} card out before adding "
+            f"the {card.rank} rank is full ({have} of {need}): take {'an' if card.rank[0] in 'aeiou' else 'a'} {card.rank} card out before adding "
             f"{card.name}"
         )
     return None

@@ -1,0 +1,1143 @@
+/* Lords of War — the deck pages: "Your decks" (/decks) and the deck editor (/decks/{id}).
+ *
+ * Plain ES2020, no build step. The editor draws cards with window.LoW (game.js, loaded before
+ * this file on the editor page); the decks list needs nothing else. Every request goes to the deck
+ * API (docs/web-api.md) with the X-CSRF-Token header; a refused request's {"detail"} is shown in a
+ * visible message, never dropped. Confirmations use window.confirm (tests: page.on("dialog")).
+ *
+ * Stable hooks for browser tests:
+ *   "Your decks" (/decks):
+ *     #decks-page                    root
+ *     #decks-table tr[data-deck="7"][data-name]   one row per deck; in it: a[href="/decks/7"] (the name),
+ *                                    .deck-state.complete | .deck-state.incomplete (what is missing),
+ *                                    .army-chip[data-army], .kind (standard | mercenary | draft | custom | empty),
+ *                                    .deck-copy, .deck-delete (confirm), a.deck-export-text, a.deck-export-json
+ *     #decks-message                 result or error of the last action (.deck-msg.ok | .error)
+ *     #new-deck-form                 input[name=name] (empty: a free name from the army), select[name=army]
+ *                                    (a core army, or "" for an empty deck); submit → the new deck's editor
+ *     #new-deck-error                why a new deck was refused
+ *     #import-form                   #import-file (file input, read into the textarea), #import-text (textarea),
+ *                                    input[name=name] (optional), #import-submit; success → the new deck's editor
+ *     #import-error                  the server's message (it names the line); the bad line is selected in #import-text
+ *   The editor (/decks/{id}):
+ *     #deck-editor[data-deck-id]     root
+ *     #deck-name                     the name field
+ *     #deck-save (Ctrl+S)            PUT with the current version; #deck-dirty shown while there are unsaved
+ *                                    changes (leaving the page then asks first); #deck-saved "Saved"
+ *     #deck-revert #deck-undo #deck-redo #deck-copy #deck-export-text #deck-export-json #deck-delete (confirm)
+ *     #deck-reset-army + #deck-reset  start again from a core army's standard deck ("" = empty), after a confirm
+ *     #deck-status                   "Complete: 36 of 36" (class complete), or "34 of 36 · missing 2 veteran cards"
+ *                                    (class short), or what is over (class over)
+ *     #deck-message                  the last action's message, floating at the bottom (.deck-msg.ok | .error |
+ *                                    .info; ok fades after 5 s, an error stays until closed), e.g. the refusal
+ *                                    "The elite rank is full (4 of 4): take an elite card out before adding Quillshot."
+ *     #deck-ranks .rank-group[data-rank="command"]   one per rank (class full | short | over), heading
+ *                                    .rank-head: .rn "Command" (shown in capitals by CSS), .rc "3 / 5";
+ *                                    .deck-card[data-card="orcs:07"][data-index]
+ *                                    (click: select it for a swap, .selected; double click: magnify),
+ *                                    .deck-card .remove-card (take it out), .slot-empty (a missing card: click
+ *                                    shows that rank in the browser)
+ *     #card-browser                  the browser: #card-search (name or id, any case), #filter-army,
+ *                                    #filter-rank, #filter-class ("all" = no filter), #browser-sort,
+ *                                    #browser-merge (checked, the default: identical printed copies shown once;
+ *                                    remembered in localStorage), #browser-clear,
+ *                                    #browser-count, #browser-swap (shown while a deck card is selected, with
+ *                                    buttons [data-act="magnify"|"remove"|"cancel"])
+ *     #browser-results .browser-card[data-card][data-ids]   one per card (or per identical face: data-card is its
+ *                                    first id, data-ids all of them: find any id with [data-ids~="templars:24"]);
+ *                                    click the card: magnify; .add-card adds it (of a merged face, the copy the
+ *                                    deck holds fewest of)
+ *                                    (or, while a deck card of the same rank is selected, swaps it in: class .swap
+ *                                    on the card); .in-deck the number already in the deck; class .rank-full
+ *     #deck-stats[data-state="ready"|"pending"][data-cards="36"]   the statistics of the cards on screen:
+ *                                    [data-stat="armies"|"cards"|"defence"|"command"|"ranged"|"ranged-damage"|
+ *                                    "support"|"classes"|"attack"], class bars .st-bar[data-class="ranged"] .num,
+ *                                    the compass svg .cp-val[data-dir="F"] (attack per direction)
+ *     window.LoWDecks.editor.state() {id, name, version, cards, dirty, selected, analysis}
+ */
+(function () {
+  'use strict';
+
+  const RANKS = ['general', 'command', 'special', 'elite', 'veteran', 'regular', 'recruit'];
+  const NEED = { general: 1, command: 5, special: 4, elite: 4, veteran: 6, regular: 8, recruit: 8 };
+  const DECK_SIZE = 36;
+  const NAME_LIMIT = 40;
+  const FILE_LIMIT = 32 * 1024;
+  const CLASSES = ['infantry', 'cavalry', 'berserker', 'spear', 'ranged'];
+  const DIRS = ['F', 'FR', 'R', 'BR', 'B', 'BL', 'L', 'FL'];
+  const RANK_ABBR = { general: 'GEN', command: 'CMD', special: 'SPC', elite: 'ELT', veteran: 'VET', regular: 'REG', recruit: 'RCT' };
+  const FLASH_KEY = 'low.decks.flash';
+
+  // ---------------------------------------------------------------------------------------------
+  // Helpers
+  // ---------------------------------------------------------------------------------------------
+
+  function h(tag, attrs, ...children) {
+    const e = document.createElement(tag);
+    if (attrs) {
+      for (const [k, v] of Object.entries(attrs)) {
+        if (v === null || v === undefined || v === false) continue;
+        if (k === 'class') e.className = v;
+        else if (k === 'text') e.textContent = v;
+        else if (k === 'style') e.style.cssText = v;
+        else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+        else e.setAttribute(k, v === true ? '' : v);
+      }
+    }
+    for (const c of children.flat()) {
+      if (c === null || c === undefined || c === false) continue;
+      e.append(c instanceof Node ? c : document.createTextNode(String(c)));
+    }
+    return e;
+  }
+  const SVG = 'http://www.w3.org/2000/svg';
+  function s(tag, attrs, text) {
+    const e = document.createElementNS(SVG, tag);
+    for (const [k, v] of Object.entries(attrs || {})) if (v !== null && v !== undefined) e.setAttribute(k, v);
+    if (text !== undefined) e.textContent = text;
+    return e;
+  }
+  const $ = (sel, root) => (root || document).querySelector(sel);
+  const $$ = (sel, root) => Array.from((root || document).querySelectorAll(sel));
+  const cap = (w) => (w ? w[0].toUpperCase() + w.slice(1) : w);
+  const an = (w) => (/^[aeiou]/i.test(w) ? 'an' : 'a');
+  const plural = (n, w) => `${n} ${w}${n === 1 ? '' : 's'}`;
+  /** A server message ("you already have a deck called 'x'") as a sentence. */
+  const sentence = (m) => cap(clause(m));
+  /** The same, to follow a colon ("Not saved: you already have..."). */
+  const clause = (m) => { m = String(m || '').trim(); return !m || /[.!?]$/.test(m) ? m : m + '.'; };
+  const numOf = (id) => parseInt(String(id).split(':')[1], 10) || 0;
+
+  class ApiError extends Error {
+    constructor(status, message) { super(message); this.status = status; }
+  }
+
+  function csrfToken() {
+    const m = document.querySelector('meta[name="csrf-token"]');
+    return m ? m.getAttribute('content') : '';
+  }
+
+  /** JSON request to the API; a refusal throws ApiError with the server's detail. */
+  async function api(method, url, body) {
+    const opts = { method, credentials: 'same-origin', cache: 'no-store', headers: { Accept: 'application/json' } };
+    if (method !== 'GET') opts.headers['X-CSRF-Token'] = csrfToken();
+    if (body !== undefined) { opts.headers['Content-Type'] = 'application/json'; opts.body = JSON.stringify(body); }
+    let r;
+    try {
+      r = await fetch(url, opts);
+    } catch (e) {
+      throw new ApiError(0, 'the server could not be reached: check your connection and try again');
+    }
+    const text = await r.text();
+    let data = null;
+    try { data = text ? JSON.parse(text) : null; } catch (e) { data = null; }
+    if (!r.ok) {
+      let detail = data && typeof data.detail === 'string' ? data.detail : `the server answered ${r.status} ${r.statusText || ''}`.trim();
+      if (r.status === 401) detail = 'you are signed out: sign in again (in another tab, to keep this page) and retry';
+      throw new ApiError(r.status, detail);
+    }
+    return data;
+  }
+
+  /** Download an export through fetch, so that a refusal shows as a message, not a broken file. */
+  async function download(url) {
+    let r;
+    try {
+      r = await fetch(url, { credentials: 'same-origin', cache: 'no-store' });
+    } catch (e) {
+      throw new ApiError(0, 'the server could not be reached: check your connection and try again');
+    }
+    if (!r.ok) {
+      let detail = `the server answered ${r.status}`;
+      try { const d = await r.json(); if (d && typeof d.detail === 'string') detail = d.detail; } catch (e) { /* not JSON */ }
+      throw new ApiError(r.status, detail);
+    }
+    const cd = r.headers.get('Content-Disposition') || '';
+    const m = /filename="?([^";]+)"?/i.exec(cd);
+    const name = m ? m[1] : 'deck.txt';
+    const blob = await r.blob();
+    const href = URL.createObjectURL(blob);
+    const a = h('a', { href, download: name, hidden: true });
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(href), 4000);
+    return name;
+  }
+
+  /** A message that survives a page change (shown by the next deck page). */
+  function setFlash(text, kind, extra) {
+    try { sessionStorage.setItem(FLASH_KEY, JSON.stringify({ text, kind: kind || 'ok', ...(extra || {}) })); } catch (e) { /* private mode */ }
+  }
+  function takeFlash() {
+    try {
+      const v = sessionStorage.getItem(FLASH_KEY);
+      sessionStorage.removeItem(FLASH_KEY);
+      return v ? JSON.parse(v) : null;
+    } catch (e) { return null; }
+  }
+
+  /** Show a message in a .deck-msg box; ok and info messages fade after a while. */
+  function showMessage(box, text, kind, extra) {
+    if (!box) return;
+    clearTimeout(box._timer);
+    box.className = 'deck-msg ' + (kind || 'ok');
+    const close = h('button', { type: 'button', class: 'msg-close', 'aria-label': 'Close', title: 'Close', text: '×', onclick: () => { box.hidden = true; } });
+    box.replaceChildren(close, h('span', { class: 'msg-text', text }), extra || '');
+    box.hidden = false;
+    if (kind !== 'error') box._timer = setTimeout(() => { box.hidden = true; }, kind === 'info' ? 9000 : 5000);
+  }
+  function hideMessage(box) { if (box) { clearTimeout(box._timer); box.hidden = true; } }
+
+  /** ISO time → "just now", "5 min ago", "yesterday", "12 Mar 2025". Naive times are UTC. */
+  function ago(iso) {
+    if (!iso) return '';
+    const t = Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(iso) ? iso : iso + 'Z');
+    if (Number.isNaN(t)) return iso.slice(0, 10);
+    const sec = Math.max(0, (Date.now() - t) / 1000);
+    if (sec < 45) return 'just now';
+    if (sec < 3600) return `${Math.round(sec / 60)} min ago`;
+    if (sec < 86400) return plural(Math.round(sec / 3600), 'hour') + ' ago';
+    if (sec < 2 * 86400) return 'yesterday';
+    if (sec < 7 * 86400) return `${Math.floor(sec / 86400)} days ago`;
+    return new Date(t).toLocaleDateString(undefined, { day: 'numeric', month: 'short', year: 'numeric' });
+  }
+  const fullTime = (iso) => {
+    const t = Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(iso) ? iso : iso + 'Z');
+    return Number.isNaN(t) ? iso : new Date(t).toLocaleString();
+  };
+
+  /** ``base``, or ``base (2)``... whichever none of ``names`` takes (as the server picks copies' names). */
+  function freeName(names, base) {
+    base = base.replace(/\s+/g, ' ').trim().slice(0, NAME_LIMIT);
+    const taken = new Set(names.map((n) => n.toLowerCase()));
+    if (!taken.has(base.toLowerCase())) return base;
+    for (let n = 2; n < 200; n++) {
+      const suffix = ` (${n})`;
+      const name = base.slice(0, NAME_LIMIT - suffix.length) + suffix;
+      if (!taken.has(name.toLowerCase())) return name;
+    }
+    return base;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // "Your decks"
+  // ---------------------------------------------------------------------------------------------
+
+  function decksPage(root) {
+    const data = JSON.parse(($('#decks-data') || {}).textContent || '{}');
+    const names = data.names || [];
+    const msg = $('#decks-message');
+
+    const flash = takeFlash();
+    if (flash) {
+      showMessage(msg, flash.text, flash.kind);
+      if (flash.highlight) {
+        const row = $(`#decks-table tr[data-deck="${flash.highlight}"]`);
+        if (row) { row.classList.add('fresh'); row.scrollIntoView({ block: 'nearest' }); }
+      }
+    }
+    for (const t of $$('time[datetime]', root)) {
+      t.textContent = ago(t.getAttribute('datetime'));
+      t.title = 'last changed ' + fullTime(t.getAttribute('datetime'));
+    }
+
+    // --- the list's buttons
+    const table = $('#decks-table');
+    if (table) {
+      table.addEventListener('click', async (ev) => {
+        const btn = ev.target.closest('button, a.deck-export-text, a.deck-export-json');
+        if (!btn) return;
+        const row = btn.closest('tr[data-deck]');
+        const id = row.dataset.deck, name = row.dataset.name;
+        if (btn.classList.contains('deck-export-text') || btn.classList.contains('deck-export-json')) {
+          ev.preventDefault();
+          try {
+            const file = await download(btn.getAttribute('href'));
+            showMessage(msg, `Downloaded “${name}” as ${file}.`, 'ok');
+          } catch (e) { showMessage(msg, `Could not export “${name}”: ${clause(e.message)}`, 'error'); }
+        } else if (btn.classList.contains('deck-copy')) {
+          btn.disabled = true;
+          try {
+            const doc = await api('POST', `/api/decks/${id}/copy`, {});
+            setFlash(`Copied “${name}” to “${doc.name}”.`, 'ok', { highlight: doc.id });
+            location.reload();
+          } catch (e) {
+            btn.disabled = false;
+            showMessage(msg, `Could not copy “${name}”: ${clause(e.message)}`, 'error');
+          }
+        } else if (btn.classList.contains('deck-delete')) {
+          if (!window.confirm(`Delete the deck “${name}”? This cannot be undone.`)) return;
+          btn.disabled = true;
+          try {
+            await api('DELETE', `/api/decks/${id}`);
+            row.remove();
+            const i = names.indexOf(name);
+            if (i >= 0) names.splice(i, 1);
+            const count = $('#decks-count');
+            if (count) count.textContent = `${names.length} of ${data.limit} decks`;
+            if (!$('#decks-table tbody tr')) { setFlash(`Deleted the deck “${name}”.`, 'ok'); location.reload(); return; }
+            showMessage(msg, `Deleted the deck “${name}”.`, 'ok');
+          } catch (e) {
+            btn.disabled = false;
+            showMessage(msg, `Could not delete “${name}”: ${clause(e.message)}`, 'error');
+          }
+        }
+      });
+    }
+
+    // --- new deck
+    const form = $('#new-deck-form');
+    const formError = $('#new-deck-error');
+    if (form) {
+      form.addEventListener('submit', async (ev) => {
+        ev.preventDefault();
+        formError.hidden = true;
+        const army = form.elements.army.value;
+        let name = form.elements.name.value.replace(/\s+/g, ' ').trim();
+        if (!name) name = freeName(names, army ? `${cap(army)} deck` : 'New deck');
+        const submit = $('#new-deck-submit');
+        submit.disabled = true;
+        try {
+          const doc = await api('POST', '/api/decks', army ? { name, army } : { name });
+          setFlash(army ? `Created “${doc.name}” from the ${cap(army)} standard deck: click a card to swap it.`
+            : `Created the empty deck “${doc.name}”: add cards from the browser.`, 'ok');
+          location.href = `/decks/${doc.id}`;
+        } catch (e) {
+          submit.disabled = false;
+          formError.textContent = `The deck was not created: ${clause(e.message)}`;
+          formError.hidden = false;
+        }
+      });
+    }
+
+    // --- import
+    const imp = $('#import-form');
+    if (imp) {
+      const text = $('#import-text');
+      const fileInput = $('#import-file');
+      const impError = $('#import-error');
+      const err = (m) => { impError.textContent = m; impError.hidden = false; };
+      const read = (file) => {
+        impError.hidden = true;
+        if (!file) return;
+        if (file.size > FILE_LIMIT * 4) { err(`The file ${file.name} is too big (${Math.round(file.size / 1024)} kB): a deck file is at most 32 kB.`); return; }
+        const reader = new FileReader();
+        reader.onload = () => { text.value = String(reader.result || ''); text.scrollTop = 0; };
+        reader.onerror = () => err(`The file ${file.name} could not be read.`);
+        reader.readAsText(file);
+      };
+      fileInput.addEventListener('change', () => read(fileInput.files[0]));
+      const drop = $('#import-drop');
+      drop.addEventListener('dragover', (ev) => { if (ev.dataTransfer && [...ev.dataTransfer.types].includes('Files')) { ev.preventDefault(); drop.classList.add('dragging'); } });
+      drop.addEventListener('dragleave', () => drop.classList.remove('dragging'));
+      drop.addEventListener('drop', (ev) => {
+        drop.classList.remove('dragging');
+        if (ev.dataTransfer && ev.dataTransfer.files.length) { ev.preventDefault(); read(ev.dataTransfer.files[0]); }
+      });
+      text.addEventListener('input', () => { impError.hidden = true; });
+      imp.addEventListener('submit', async (ev) => {
+        ev.preventDefault();
+        impError.hidden = true;
+        const body = { text: text.value };
+        const name = imp.elements.name.value.replace(/\s+/g, ' ').trim();
+        if (name) body.name = name;
+        if (!body.text.trim()) { err('Nothing to import: choose a deck file or paste one in the box.'); return; }
+        if (body.text.length > FILE_LIMIT) { err(`The file was not imported: it is too long (${body.text.length} characters, at most ${FILE_LIMIT}).`); return; }
+        const submit = $('#import-submit');
+        submit.disabled = true;
+        try {
+          const doc = await api('POST', '/api/decks/import', body);
+          setFlash(`Imported “${doc.name}” (${plural(doc.cards.length, 'card')}${doc.complete ? ', complete' : ''}).`, 'ok');
+          location.href = `/decks/${doc.id}`;
+        } catch (e) {
+          submit.disabled = false;
+          err(sentence(e.message));
+          selectLine(text, e.message);
+          impError.scrollIntoView({ block: 'nearest' });
+        }
+      });
+    }
+  }
+
+  /** Select the line an error names ("line 3: ...") in the textarea, so the player sees it. */
+  function selectLine(textarea, message) {
+    const m = /\bline (\d+)/.exec(message || '');
+    if (!m) return;
+    const n = Number(m[1]);
+    const lines = textarea.value.split('\n');
+    if (n < 1 || n > lines.length) return;
+    let start = 0;
+    for (let i = 0; i < n - 1; i++) start += lines[i].length + 1;
+    const end = start + lines[n - 1].length;
+    textarea.focus({ preventScroll: true });
+    textarea.setSelectionRange(start, end);
+    const lh = parseFloat(getComputedStyle(textarea).lineHeight) || 18;
+    textarea.scrollTop = Math.max(0, (n - 3) * lh);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // The deck editor
+  // ---------------------------------------------------------------------------------------------
+
+  async function editor(root) {
+    const LoW = window.LoW;
+    const deck = JSON.parse($('#deck-data').textContent);
+    const ARMIES = JSON.parse(($('#deck-armies') || {}).textContent || '[]');
+    const msg = $('#deck-message');
+    const statusEl = $('#deck-status');
+    const nameInput = $('#deck-name');
+
+    const S = {
+      id: deck.id,
+      version: deck.version,
+      name: deck.name,
+      cards: deck.cards.slice(),
+      saved: { name: deck.name, cards: deck.cards.slice() },
+      savedStats: deck.analysis ? deck.analysis.stats : null,
+      analysis: deck.analysis || null,
+      analysed: deck.cards.join(','),
+      seq: 0,
+      selected: null, // index in S.cards of the card picked for a swap
+      prevRank: null, // the rank filter before a selection changed it
+      undo: [],
+      redo: [],
+      busy: false,
+      leaving: false,
+      savedAt: null,
+    };
+    window.LoWDecks = window.LoWDecks || {};
+    window.LoWDecks.editor = {
+      state: () => ({ id: S.id, name: S.name, version: S.version, cards: S.cards.slice(), dirty: dirty(), selected: S.selected, analysis: S.analysis }),
+    };
+
+    const flash = takeFlash();
+    if (flash) showMessage(msg, flash.text, flash.kind);
+
+    if (!LoW) { statusEl.textContent = 'The card renderer (game.js) did not load: reload the page.'; statusEl.className = 'deck-status over'; return; }
+    try {
+      await LoW.loadCards();
+    } catch (e) {
+      statusEl.textContent = 'The cards could not be loaded: reload the page.';
+      statusEl.className = 'deck-status over';
+      showMessage(msg, sentence(e.message), 'error');
+      return;
+    }
+    const CARDS = LoW.CARDS;
+    const card = (id) => CARDS[id] || null;
+    const ALL = Object.values(CARDS).sort((a, b) => armyIndex(a.army) - armyIndex(b.army) || numOf(a.id) - numOf(b.id));
+    function armyIndex(a) { const i = ARMIES.indexOf(a); return i < 0 ? 99 : i; }
+    const cmpDeck = (x, y) => {
+      const a = card(x), b = card(y);
+      if (!a || !b) return x < y ? -1 : x > y ? 1 : 0;
+      return RANKS.indexOf(a.rank) - RANKS.indexOf(b.rank) || (a.army < b.army ? -1 : a.army > b.army ? 1 : 0)
+        || numOf(x) - numOf(y) || (x < y ? -1 : x > y ? 1 : 0);
+    };
+    const sorted = (ids) => ids.slice().sort(cmpDeck);
+    const standardDeck = (army) => ALL.filter((c) => c.army === army).map((c) => c.id);
+    const counts = (ids) => { const n = {}; for (const r of RANKS) n[r] = 0; for (const id of ids) { const c = card(id); if (c) n[c.rank]++; } return n; };
+    const sameCards = (a, b) => a.length === b.length && sorted(a).join(',') === sorted(b).join(',');
+    const dirty = () => S.name.replace(/\s+/g, ' ').trim() !== S.saved.name || !sameCards(S.cards, S.saved.cards);
+    const cardLabel = (c) => `${c.name} (${c.army}, ${c.rank} ${c.class})`;
+
+    /** What the server's add_problem says, with a/an: why ``id`` cannot join ``ids``, or null. */
+    function addProblem(ids, id) {
+      const c = card(id);
+      const have = counts(ids)[c.rank], need = NEED[c.rank];
+      if (have >= need) return `The ${c.rank} rank is full (${have} of ${need}): take ${an(c.rank)} ${c.rank} card out before adding ${c.name}.`;
+      return null;
+    }
+    function missing(ids) {
+      const n = counts(ids);
+      return RANKS.filter((r) => n[r] < NEED[r]).map((r) => plural(NEED[r] - n[r], `${r} card`));
+    }
+    function overs(ids) {
+      const n = counts(ids);
+      return RANKS.filter((r) => n[r] > NEED[r]).map((r) => `${n[r]} ${r} cards (${n[r] - NEED[r]} over the ${NEED[r]} allowed)`);
+    }
+    function standardOf(ids) {
+      if (ids.length !== DECK_SIZE) return null;
+      const key = sorted(ids).join(',');
+      for (const a of ARMIES) if (sorted(standardDeck(a)).join(',') === key) return a;
+      return null;
+    }
+    const armiesOf = (ids) => [...new Set(ids.map((id) => (card(id) || {}).army).filter(Boolean))].sort((a, b) => armyIndex(a) - armyIndex(b));
+
+    // --- the browser's faces: one per card, or one per identical printed face -----------------
+    const faceKey = (c) => JSON.stringify([c.army, c.name, c.rank, c.class, c.defence, DIRS.map((d) => (c.attacks || {})[d] || 0), c.ranged, c.moves]);
+    const FACES = { all: ALL.map((c) => ({ ids: [c.id], card: c })), merged: [] };
+    {
+      const seen = new Map();
+      for (const c of ALL) {
+        const k = faceKey(c);
+        if (seen.has(k)) seen.get(k).ids.push(c.id);
+        else { const f = { ids: [c.id], card: c }; seen.set(k, f); FACES.merged.push(f); }
+      }
+    }
+
+    // --- elements ---------------------------------------------------------------------------------
+    const ranksEl = $('#deck-ranks');
+    const resultsEl = $('#browser-results');
+    const statsEl = $('#deck-stats');
+    const swapBar = $('#browser-swap');
+    const F = {
+      q: $('#card-search'), army: $('#filter-army'), rank: $('#filter-rank'), cls: $('#filter-class'),
+      sort: $('#browser-sort'), merge: $('#browser-merge'),
+    };
+    try { F.merge.checked = localStorage.getItem('low.decks.merge') !== 'false'; } catch (e) { /* private mode */ }
+
+    // ---------------------------------------------------------------------------------------------
+    // Changing the deck
+    // ---------------------------------------------------------------------------------------------
+
+    function commit(ids, opts = {}) {
+      S.undo.push(S.cards.slice());
+      if (S.undo.length > 300) S.undo.shift();
+      S.redo = [];
+      S.cards = sorted(ids);
+      S.selected = opts.keepSelection ? S.selected : null;
+      changed(opts.fresh);
+    }
+
+    function changed(fresh) {
+      renderDeck(fresh);
+      renderStatus();
+      renderSelection();
+      updateBrowser();
+      updateChrome();
+      scheduleAnalyse();
+    }
+
+    function addCard(id) {
+      const c = card(id);
+      if (!c) return;
+      const sel = S.selected !== null ? card(S.cards[S.selected]) : null;
+      if (sel && sel.rank === c.rank) {
+        const out = S.cards[S.selected];
+        const ids = S.cards.slice();
+        ids.splice(S.selected, 1, id);
+        const outCard = card(out);
+        commit(ids, { fresh: id });
+        showMessage(msg, out === id ? `${c.name} stays.` : `Swapped ${outCard.name} (${outCard.army}) for ${c.name} (${c.army}).`, 'ok');
+        return;
+      }
+      const problem = addProblem(S.cards, id);
+      if (problem) {
+        showMessage(msg, problem + ` Or click ${an(c.rank)} ${c.rank} card in the deck to swap it for this one.`, 'error');
+        const g = $(`.rank-group[data-rank="${c.rank}"]`, ranksEl);
+        if (g) { g.classList.remove('nudge'); void g.offsetWidth; g.classList.add('nudge'); setTimeout(() => g.classList.remove('nudge'), 1600); }
+        return;
+      }
+      hideMessage(msg);
+      commit(S.cards.concat([id]), { fresh: id });
+    }
+
+    /** Which id a face adds: the copy the deck holds fewest of (so a standard deck can be rebuilt). */
+    function pickId(ids) {
+      let best = ids[0], fewest = Infinity;
+      for (const id of ids) {
+        const n = S.cards.filter((x) => x === id).length;
+        if (n < fewest) { fewest = n; best = id; }
+      }
+      return best;
+    }
+
+    function removeAt(index) {
+      const id = S.cards[index];
+      if (id === undefined) return;
+      const ids = S.cards.slice();
+      ids.splice(index, 1);
+      const c = card(id);
+      commit(ids);
+      showMessage(msg, `Took out ${c ? c.name : id}.`, 'ok', h('button', { type: 'button', class: 'small', style: 'margin-left:.6rem', text: 'Undo', onclick: undo }));
+    }
+
+    function undo() {
+      if (!S.undo.length) return;
+      S.redo.push(S.cards.slice());
+      S.cards = S.undo.pop();
+      S.selected = null;
+      hideMessage(msg);
+      changed();
+    }
+    function redo() {
+      if (!S.redo.length) return;
+      S.undo.push(S.cards.slice());
+      S.cards = S.redo.pop();
+      S.selected = null;
+      hideMessage(msg);
+      changed();
+    }
+
+    function select(index) {
+      if (index === null || S.selected === index) { clearSelection(true); return; }
+      const c = card(S.cards[index]);
+      if (!c) return;
+      if (S.selected === null) S.prevRank = F.rank.value;
+      S.selected = index;
+      F.rank.value = c.rank;
+      renderDeck();
+      renderSelection();
+      renderBrowser(true);
+    }
+    function clearSelection(restore) {
+      if (S.selected === null) return;
+      S.selected = null;
+      if (restore && S.prevRank !== null) F.rank.value = S.prevRank;
+      S.prevRank = null;
+      renderDeck();
+      renderSelection();
+      renderBrowser();
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Drawing the deck
+    // ---------------------------------------------------------------------------------------------
+
+    function renderDeck(fresh) {
+      const n = counts(S.cards);
+      const groups = [];
+      const target = S.selected !== null ? (card(S.cards[S.selected]) || {}).rank : (F.rank.value !== 'all' ? F.rank.value : null);
+      for (const r of RANKS) {
+        const state = n[r] > NEED[r] ? 'over' : n[r] === NEED[r] ? 'full' : 'short';
+        const slots = h('div', { class: 'slots' });
+        S.cards.forEach((id, i) => {
+          const c = card(id);
+          if ((c ? c.rank : null) !== r) return;
+          const el = h('div', {
+            class: 'deck-card' + (i === S.selected ? ' selected' : '') + (fresh && id === fresh ? ' fresh' : ''),
+            'data-card': id, 'data-index': i, 'data-army': c.army, tabindex: 0, role: 'button',
+            'aria-pressed': i === S.selected ? 'true' : 'false',
+            'aria-label': `${cardLabel(c)}: select to swap`,
+          },
+          LoW.cardEl(id, { side: 'bottom' }),
+          h('i', { class: 'army-mark', title: cap(c.army) }),
+          h('button', { type: 'button', class: 'remove-card', title: `Take out ${c.name}`, 'aria-label': `Take out ${c.name}`, text: '×' }));
+          slots.append(el);
+        });
+        for (let k = n[r]; k < NEED[r]; k++) {
+          slots.append(h('button', { type: 'button', class: 'slot-empty', 'data-slot-rank': r, title: `A missing ${r} card: show the ${r} cards` },
+            '+', h('span', { text: RANK_ABBR[r] })));
+        }
+        groups.push(h('section', { class: `rank-group ${state}` + (target === r ? ' target' : ''), 'data-rank': r, 'aria-label': `${cap(r)}: ${n[r]} of ${NEED[r]}` },
+          h('h3', { class: 'rank-head' }, h('span', { class: 'rn', text: cap(r) }), h('span', { class: 'rc', text: `${n[r]} / ${NEED[r]}` })),
+          slots));
+      }
+      const focused = document.activeElement && document.activeElement.closest && document.activeElement.closest('.deck-card');
+      const focusIndex = focused ? Number(focused.dataset.index) : null;
+      ranksEl.replaceChildren(...groups);
+      if (focusIndex !== null) {
+        const again = $(`.deck-card[data-index="${Math.min(focusIndex, S.cards.length - 1)}"]`, ranksEl);
+        if (again) again.focus({ preventScroll: true });
+      }
+    }
+
+    function renderStatus(serverMissing) {
+      const over = overs(S.cards);
+      const lacking = serverMissing || missing(S.cards);
+      const n = S.cards.length;
+      statusEl.replaceChildren();
+      if (over.length) {
+        statusEl.className = 'deck-status over';
+        statusEl.append(`Over: the deck has ${over.join('; ')}`);
+      } else if (lacking.length) {
+        statusEl.className = 'deck-status short';
+        statusEl.append(h('b', { text: `${n} of ${DECK_SIZE}` }), h('span', { class: 'ds-sub', text: ` · missing ${lacking.join(', ')}` }));
+      } else {
+        statusEl.className = 'deck-status complete';
+        const std = standardOf(S.cards), armies = armiesOf(S.cards);
+        const sub = std ? `the ${cap(std)} standard deck` : armies.length > 1 ? `a mercenary army (${armies.map(cap).join(', ')})` : `a custom ${cap(armies[0] || '')} deck`;
+        statusEl.append(h('b', { text: `Complete: ${n} of ${DECK_SIZE}` }), h('span', { class: 'ds-sub', text: ` · ${sub}` }));
+      }
+    }
+
+    function renderSelection() {
+      const sel = S.selected !== null ? card(S.cards[S.selected]) : null;
+      if (!sel) { swapBar.hidden = true; return; }
+      swapBar.replaceChildren(
+        h('span', { class: 'grow' }, '⇄ Swap out ', h('b', { text: sel.name }), ` (${sel.army}): pick ${an(sel.rank)} ${sel.rank} card below.`),
+        h('span', { class: 'cb-swap-acts' },
+          h('button', { type: 'button', class: 'small', 'data-act': 'magnify', text: 'Magnify' }),
+          h('button', { type: 'button', class: 'small danger', 'data-act': 'remove', text: 'Take out' }),
+          h('button', { type: 'button', class: 'small', 'data-act': 'cancel', text: 'Cancel' })));
+      swapBar.hidden = false;
+    }
+
+    function updateChrome() {
+      const d = dirty();
+      $('#deck-dirty').hidden = !d;
+      $('#deck-revert').disabled = !d;
+      $('#deck-undo').disabled = !S.undo.length;
+      $('#deck-redo').disabled = !S.redo.length;
+      $('#deck-save').classList.toggle('is-dirty', d);
+      const saved = $('#deck-saved');
+      saved.textContent = !d && S.savedAt ? 'Saved' : '';
+      document.title = (d ? '● ' : '') + (S.name.trim() || 'Deck') + ' · Deck editor · Lords of War';
+      const n = counts(S.cards);
+      for (const opt of F.rank.options) {
+        if (opt.value !== 'all') opt.textContent = `${cap(opt.value)} ${n[opt.value]}/${NEED[opt.value]}`;
+      }
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // The card browser
+    // ---------------------------------------------------------------------------------------------
+
+    function faceMatches(f) {
+      const c = f.card;
+      const q = F.q.value.trim().toLowerCase();
+      if (F.army.value !== 'all' && c.army !== F.army.value) return false;
+      if (F.rank.value !== 'all' && c.rank !== F.rank.value) return false;
+      if (F.cls.value !== 'all' && c.class !== F.cls.value) return false;
+      if (q && !c.name.toLowerCase().includes(q) && !f.ids.some((id) => id.toLowerCase().includes(q))) return false;
+      return true;
+    }
+    const attackTotal = (c) => Object.values(c.attacks || {}).reduce((a, b) => a + b, 0);
+    const SORTS = {
+      army: (a, b) => armyIndex(a.card.army) - armyIndex(b.card.army) || RANKS.indexOf(a.card.rank) - RANKS.indexOf(b.card.rank)
+        || numOf(a.card.id) - numOf(b.card.id),
+      name: (a, b) => a.card.name.localeCompare(b.card.name),
+      defence: (a, b) => b.card.defence - a.card.defence,
+      attack: (a, b) => attackTotal(b.card) - attackTotal(a.card),
+      ranged: (a, b) => ((b.card.ranged || {}).damage || 0) - ((a.card.ranged || {}).damage || 0),
+    };
+
+    function renderBrowser(toTop) {
+      const faces = F.merge.checked ? FACES.merged : FACES.all;
+      const shown = faces.filter(faceMatches);
+      shown.sort((a, b) => (SORTS[F.sort.value] || SORTS.army)(a, b) || SORTS.army(a, b));
+      const tiles = shown.map((f) => {
+        const c = f.card;
+        const tile = h('div', { class: 'browser-card', 'data-card': f.ids[0], 'data-ids': f.ids.join(' '), 'data-army': c.army },
+          h('div', { class: 'bc-face', title: `${cardLabel(c)}: click to magnify` + (f.ids.length > 1 ? `\n${f.ids.length} identical copies: ${f.ids.join(', ')}` : '') },
+            LoW.cardEl(f.ids[0], { side: 'bottom', title: false }),
+            h('i', { class: 'army-mark' })),
+          h('div', { class: 'bc-foot' },
+            h('button', { type: 'button', class: 'add-card', text: '+ Add' }),
+            h('span', { class: 'in-deck', hidden: true })));
+        tile._face = f;
+        return tile;
+      });
+      const total = faces.length;
+      $('#browser-count').textContent = shown.length === total ? plural(total, 'card') : `${shown.length} of ${plural(total, 'card')}`;
+      if (!tiles.length) {
+        tiles.push(h('div', { class: 'cb-empty' }, h('p', { text: 'No card matches the search and the filters.' }),
+          h('button', { type: 'button', class: 'small', text: 'Clear them', onclick: clearFilters })));
+      }
+      resultsEl.replaceChildren(...tiles);
+      if (toTop) resultsEl.scrollTop = 0;
+      for (const [k, el] of Object.entries(F)) if (el.tagName === 'SELECT' && k !== 'sort') el.classList.toggle('on', el.value !== 'all');
+      updateBrowser();
+      // the deck's rank highlight follows the rank filter
+      const target = S.selected !== null ? (card(S.cards[S.selected]) || {}).rank : (F.rank.value !== 'all' ? F.rank.value : null);
+      for (const g of $$('.rank-group', ranksEl)) g.classList.toggle('target', g.dataset.rank === target);
+    }
+
+    /** The add buttons' states after the deck changed (without redrawing the cards). */
+    function updateBrowser() {
+      const n = counts(S.cards);
+      const inDeck = {};
+      for (const id of S.cards) inDeck[id] = (inDeck[id] || 0) + 1;
+      const sel = S.selected !== null ? card(S.cards[S.selected]) : null;
+      for (const tile of resultsEl.querySelectorAll('.browser-card')) {
+        const f = tile._face;
+        if (!f) continue;
+        const c = f.card;
+        const count = f.ids.reduce((a, id) => a + (inDeck[id] || 0), 0);
+        const badge = tile.querySelector('.in-deck');
+        badge.hidden = !count;
+        badge.textContent = count ? '×' + count : '';
+        badge.title = count ? `${count} in the deck` : '';
+        const swap = !!sel && sel.rank === c.rank;
+        const full = !swap && n[c.rank] >= NEED[c.rank];
+        tile.classList.toggle('swap', swap);
+        tile.classList.toggle('rank-full', full);
+        const btn = tile.querySelector('.add-card');
+        btn.textContent = swap ? '⇄ Swap' : '+ Add';
+        btn.title = swap ? `Put ${c.name} in place of ${sel.name}` : full ? `The ${c.rank} rank is full (${n[c.rank]} of ${NEED[c.rank]}): select ${an(c.rank)} ${c.rank} card in the deck to swap it` : `Add ${c.name} (${c.rank}: ${n[c.rank]} of ${NEED[c.rank]})`;
+        btn.setAttribute('aria-label', (swap ? 'Swap in ' : 'Add ') + c.name);
+      }
+    }
+
+    function clearFilters() {
+      F.q.value = '';
+      F.army.value = 'all';
+      F.rank.value = 'all';
+      F.cls.value = 'all';
+      if (S.selected !== null) { S.selected = null; S.prevRank = null; renderDeck(); renderSelection(); }
+      renderBrowser(true);
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Statistics (POST /api/decks/analyse; the last answer wins)
+    // ---------------------------------------------------------------------------------------------
+
+    let analyseTimer = null;
+    function scheduleAnalyse() {
+      const key = S.cards.join(',');
+      if (key === S.analysed && S.analysis) { statsEl.dataset.state = 'ready'; renderStats(); return; }
+      statsEl.dataset.state = 'pending';
+      statsEl.classList.add('st-pending');
+      clearTimeout(analyseTimer);
+      analyseTimer = setTimeout(analyse, 120);
+    }
+    async function analyse() {
+      const seq = ++S.seq;
+      const cards = S.cards.slice();
+      try {
+        const a = await api('POST', '/api/decks/analyse', { cards });
+        if (seq !== S.seq) return; // a newer request is under way
+        S.analysis = a;
+        S.analysed = cards.join(',');
+        statsEl.dataset.state = 'ready';
+        statsEl.classList.remove('st-pending');
+        renderStats();
+        if (S.analysed === S.cards.join(',')) renderStatus(a.over ? null : a.missing);
+      } catch (e) {
+        if (seq !== S.seq) return;
+        statsEl.dataset.state = 'ready';
+        statsEl.classList.remove('st-pending');
+        showMessage(msg, `The statistics could not be updated: ${clause(e.message)}`, 'error');
+      }
+    }
+
+    function delta(now, before, digits) {
+      if (!dirty() || before === null || before === undefined || now === null || now === undefined) return null;
+      const d = +(now - before).toFixed(digits || 0);
+      if (!d) return null;
+      return h('span', { class: 'delta ' + (d > 0 ? 'up' : 'down'), title: 'change since the last save', text: (d > 0 ? '+' : '−') + Math.abs(d) });
+    }
+
+    function renderStats() {
+      const a = S.analysis;
+      if (!a) return;
+      const st = a.stats;
+      const was = S.savedStats || {};
+      const n = st.cards;
+      statsEl.dataset.cards = String(n);
+      const blocks = [h('h2', { class: 'panel-title', text: 'Statistics' })];
+
+      // kind, armies, whether a game can use it
+      const armies = Object.entries(st.armies || {});
+      const kind = a.standard_army ? ['standard', `${cap(a.standard_army)} standard`] : armies.length > 1 ? ['mercenary', 'mercenary']
+        : !a.complete && armies.length ? ['draft', 'draft'] : armies.length ? ['custom', 'custom'] : ['', 'empty'];
+      const armyBars = armies.map(([army, k]) => h('div', { class: 'st-bar', 'data-army': army },
+        h('span', { class: 'lbl', text: army }),
+        h('span', { class: 'track' }, h('span', { class: 'fill', style: `width:${(100 * k / Math.max(1, n)).toFixed(1)}%` })),
+        h('span', { class: 'num', text: k })));
+      let play;
+      if (a.complete) {
+        const used = armies.map(([x]) => cap(x));
+        play = h('p', { class: 'st-play' }, 'Playable in games that allow custom decks from ', h('b', { text: used.join(' and ').replace(/ and (?=.* and )/g, ', ') }), '.');
+      } else {
+        const short = DECK_SIZE - n;
+        play = h('p', { class: 'st-play no', text: a.over ? sentence(a.over) : `Not playable yet: ${plural(short, 'card')} to add.` });
+      }
+      blocks.push(h('div', { class: 'st-block', 'data-stat': 'armies' },
+        h('h3', null, 'Armies', h('span', { class: 'kind ' + kind[0], text: kind[1] })),
+        armyBars.length ? h('div', { class: 'st-bars' }, armyBars) : h('p', { class: 'st-note', text: 'No cards yet.' }),
+        play));
+
+      // key figures
+      const fig = (stat, value, label, d, title) => h('div', { class: 'st-fig', 'data-stat': stat, title: title || null }, h('b', null, h('span', { class: 'v', text: value }), d), h('span', { text: label }));
+      const pct = st.support_share === null || st.support_share === undefined ? '–' : Math.round(st.support_share * 100) + '%';
+      blocks.push(h('div', { class: 'st-block' },
+        h('div', { class: 'st-figs' },
+          fig('cards', `${n}`, `of ${DECK_SIZE} cards`, delta(n, was.cards)),
+          fig('defence', st.average_defence === null ? '–' : st.average_defence.toFixed(2), 'avg. defence', delta(st.average_defence, was.average_defence, 2), 'the average defence of the cards'),
+          fig('command', `${st.command_units}`, 'command units', delta(st.command_units, was.command_units), 'the general and the command units: eliminate them to win'),
+          fig('ranged', `${st.ranged_units}`, 'ranged units', delta(st.ranged_units, was.ranged_units), 'units with a ranged weapon'),
+          fig('ranged-damage', `${st.ranged_damage}`, 'ranged damage', delta(st.ranged_damage, was.ranged_damage), 'the total damage of the ranged weapons'),
+          fig('support', `${pct}`, `support (${st.support_units})`, delta(st.support_units, was.support_units), `${st.support_units} spear and ranged units: they can open as support units`))));
+
+      // classes
+      const maxCls = Math.max(1, ...CLASSES.map((c) => st.classes[c] || 0));
+      blocks.push(h('div', { class: 'st-block', 'data-stat': 'classes' },
+        h('h3', { text: 'Classes' }),
+        h('div', { class: 'st-bars' }, CLASSES.map((c) => h('div', { class: 'st-bar', 'data-class': c },
+          h('span', { class: 'lbl', text: c }),
+          h('span', { class: 'track' }, h('span', { class: 'fill', style: `width:${(100 * (st.classes[c] || 0) / maxCls).toFixed(1)}%` })),
+          h('span', { class: 'num' }, String(st.classes[c] || 0), delta(st.classes[c] || 0, (was.classes || {})[c])))))));
+
+      // attack by direction
+      blocks.push(h('div', { class: 'st-block', 'data-stat': 'attack' },
+        h('h3', { text: 'Attack by direction' }),
+        h('div', { class: 'st-compass', title: 'The sum of every card\'s attack arrow in each direction; the front (F) is up.' }, compass(st.attack, st.attack_total))));
+
+      statsEl.replaceChildren(...blocks);
+    }
+
+    /** An 8-direction chart: a unit in the middle, a ray per direction as long as its total. */
+    function compass(attack, total) {
+      const svg = s('svg', { viewBox: '-112 -108 224 216', role: 'img', 'aria-label': 'Attack by direction: ' + DIRS.map((d) => `${d} ${attack[d] || 0}`).join(', ') });
+      const max = Math.max(1, ...DIRS.map((d) => attack[d] || 0));
+      svg.append(s('circle', { class: 'cp-ring', r: 27 + 48 }), s('circle', { class: 'cp-ring', r: 27 + 24 }));
+      DIRS.forEach((d, i) => {
+        const v = attack[d] || 0;
+        const corner = i % 2 === 1;
+        const base = corner ? 30 : 23; // from the middle to the unit's edge
+        const len = v ? 6 + 44 * v / max : 0;
+        const w = corner ? 11 : 14;
+        const g = s('g', { transform: `rotate(${i * 45})` });
+        if (len) {
+          const y0 = -base, y1 = -base - len;
+          g.append(s('path', { class: 'cp-ray' + (v === max ? ' top' : ''), d: `M ${-w / 2} ${y0} L ${-w / 2} ${y1 + 5} L 0 ${y1} L ${w / 2} ${y1 + 5} L ${w / 2} ${y0} Z` }));
+        }
+        svg.append(g);
+        const rad = (i * 45 - 90) * Math.PI / 180;
+        const rv = base + len + 10, rl = 100;
+        svg.append(s('text', { class: 'cp-val', 'data-dir': d, x: (Math.cos(rad) * rv).toFixed(1), y: (Math.sin(rad) * rv).toFixed(1) }, String(v)));
+        svg.append(s('text', { class: 'cp-lbl', x: (Math.cos(rad) * rl).toFixed(1), y: (Math.sin(rad) * rl).toFixed(1) }, d));
+      });
+      svg.append(s('rect', { class: 'cp-unit', x: -22, y: -22, width: 44, height: 44, rx: 6 }));
+      svg.append(s('rect', { class: 'cp-band', x: -11, y: -23, width: 22, height: 4, rx: 1.5 }));
+      svg.append(s('text', { class: 'cp-mid', x: 0, y: -2 }, String(total)));
+      svg.append(s('text', { class: 'cp-mid-l', x: 0, y: 11 }, 'total'));
+      return svg;
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Saving and the other deck actions
+    // ---------------------------------------------------------------------------------------------
+
+    async function save(quiet) {
+      if (S.busy) return false;
+      const name = S.name.replace(/\s+/g, ' ').trim();
+      if (!name) {
+        nameInput.classList.add('bad');
+        nameInput.focus();
+        showMessage(msg, 'A deck needs a name: type one in the box at the top.', 'error');
+        return false;
+      }
+      if (!dirty()) { if (!quiet) showMessage(msg, 'Nothing to save: the deck is as it was saved.', 'info'); return true; }
+      S.busy = true;
+      const btn = $('#deck-save');
+      btn.disabled = true;
+      btn.classList.add('busy');
+      try {
+        const doc = await api('PUT', `/api/decks/${S.id}`, { name, cards: S.cards, version: S.version });
+        S.version = doc.version;
+        S.saved = { name: doc.name, cards: doc.cards.slice() };
+        S.savedStats = doc.analysis ? doc.analysis.stats : S.savedStats;
+        S.savedAt = Date.now();
+        if (S.name !== doc.name) { S.name = doc.name; nameInput.value = doc.name; }
+        if (S.cards.join(',') !== doc.cards.join(',')) { S.cards = doc.cards.slice(); renderDeck(); }
+        if (doc.analysis) { S.analysis = doc.analysis; S.analysed = doc.cards.join(','); }
+        if (!quiet) showMessage(msg, `Saved “${doc.name}”` + (doc.complete ? ': complete and ready to play.' : ` as a draft (${doc.size} of ${DECK_SIZE}).`), 'ok');
+        return true;
+      } catch (e) {
+        let extra = null;
+        if (e.status === 409 && /changed elsewhere/.test(e.message)) {
+          extra = h('button', { type: 'button', class: 'small', style: 'margin-left:.6rem', text: 'Reload the saved deck (drops your changes)', onclick: () => { S.leaving = true; location.reload(); } });
+        }
+        showMessage(msg, `Not saved: ${clause(e.message)}`, 'error', extra);
+        if (/name/.test(e.message)) nameInput.classList.add('bad');
+        return false;
+      } finally {
+        S.busy = false;
+        btn.disabled = false;
+        btn.classList.remove('busy');
+        updateChrome();
+        renderStats();
+      }
+    }
+
+    function revert() {
+      if (!dirty()) return;
+      if (!window.confirm('Throw away your changes and go back to the saved deck? (Undo brings the cards back.)')) return;
+      S.name = S.saved.name;
+      nameInput.value = S.name;
+      nameInput.classList.remove('bad');
+      commit(S.saved.cards.slice());
+      showMessage(msg, 'Back to the saved deck.', 'ok', h('button', { type: 'button', class: 'small', style: 'margin-left:.6rem', text: 'Undo', onclick: undo }));
+    }
+
+    function leave(url) { S.leaving = true; location.href = url; }
+
+    async function copyDeck() {
+      const btn = $('#deck-copy');
+      btn.disabled = true;
+      try {
+        let doc;
+        if (!dirty()) {
+          doc = await api('POST', `/api/decks/${S.id}/copy`, {});
+          setFlash(`This is a copy of “${S.saved.name}”.`, 'ok');
+        } else {
+          const list = await api('GET', '/api/decks');
+          const base = (S.name.replace(/\s+/g, ' ').trim() || S.saved.name).slice(0, NAME_LIMIT - 7) + ' (copy)';
+          doc = await api('POST', '/api/decks', { name: freeName(list.decks.map((d) => d.name), base), cards: S.cards });
+          setFlash(`This is a copy with your unsaved changes; “${S.saved.name}” itself was not changed.`, 'ok');
+        }
+        leave(`/decks/${doc.id}`);
+      } catch (e) {
+        btn.disabled = false;
+        showMessage(msg, `Not copied: ${clause(e.message)}`, 'error');
+      }
+    }
+
+    async function exportDeck(format) {
+      let note = '';
+      if (dirty()) {
+        if (!(await save(true))) return;
+        note = 'Saved your changes, then ';
+      }
+      try {
+        const file = await download(`/api/decks/${S.id}/export?format=${format}`);
+        showMessage(msg, `${note}${note ? 'd' : 'D'}ownloaded ${file}.`, 'ok');
+      } catch (e) {
+        showMessage(msg, `Not exported: ${clause(e.message)}`, 'error');
+      }
+    }
+
+    async function deleteDeck() {
+      if (!window.confirm(`Delete the deck “${S.saved.name}”? This cannot be undone.`)) return;
+      try {
+        await api('DELETE', `/api/decks/${S.id}`);
+        setFlash(`Deleted the deck “${S.saved.name}”.`, 'ok');
+        leave('/decks');
+      } catch (e) {
+        showMessage(msg, `Not deleted: ${clause(e.message)}`, 'error');
+      }
+    }
+
+    function startAgain() {
+      const army = $('#deck-reset-army').value;
+      const ids = army ? standardDeck(army) : [];
+      if (!army && !S.cards.length) return;
+      const q = army
+        ? `Replace the deck's ${plural(S.cards.length, 'card')} with the ${cap(army)} standard deck? (Undo brings them back.)`
+        : `Take all ${plural(S.cards.length, 'card')} out of the deck? (Undo brings them back.)`;
+      if (!window.confirm(q)) return;
+      commit(ids);
+      showMessage(msg, army ? `Started again from the ${cap(army)} standard deck.` : 'The deck is empty: add cards from the browser.', 'ok',
+        h('button', { type: 'button', class: 'small', style: 'margin-left:.6rem', text: 'Undo', onclick: undo }));
+    }
+
+    // ---------------------------------------------------------------------------------------------
+    // Events
+    // ---------------------------------------------------------------------------------------------
+
+    ranksEl.addEventListener('click', (ev) => {
+      const rm = ev.target.closest('.remove-card');
+      const slot = ev.target.closest('.deck-card');
+      if (rm && slot) { ev.stopPropagation(); removeAt(Number(slot.dataset.index)); return; }
+      if (slot) { select(Number(slot.dataset.index)); return; }
+      const empty = ev.target.closest('.slot-empty');
+      if (empty) {
+        if (S.selected !== null) { S.selected = null; S.prevRank = null; renderDeck(); renderSelection(); }
+        F.rank.value = empty.dataset.slotRank;
+        renderBrowser(true);
+      }
+    });
+    ranksEl.addEventListener('dblclick', (ev) => {
+      const slot = ev.target.closest('.deck-card');
+      if (slot && !ev.target.closest('.remove-card')) { LoW.magnify(slot.dataset.card); }
+    });
+    ranksEl.addEventListener('keydown', (ev) => {
+      const slot = ev.target.closest('.deck-card');
+      if (!slot || ev.target.closest('.remove-card')) return;
+      if (ev.key === 'Enter' || ev.key === ' ') { ev.preventDefault(); select(Number(slot.dataset.index)); }
+      else if (ev.key === 'Delete' || ev.key === 'Backspace') { ev.preventDefault(); removeAt(Number(slot.dataset.index)); }
+    });
+    const onSelectionAct = (ev) => {
+      const b = ev.target.closest('[data-act]');
+      if (!b || S.selected === null) return;
+      if (b.dataset.act === 'magnify') LoW.magnify(S.cards[S.selected]);
+      else if (b.dataset.act === 'remove') removeAt(S.selected);
+      else if (b.dataset.act === 'cancel') clearSelection(true);
+    };
+    swapBar.addEventListener('click', onSelectionAct);
+
+    resultsEl.addEventListener('click', (ev) => {
+      const tile = ev.target.closest('.browser-card');
+      if (!tile || !tile._face) return;
+      if (ev.target.closest('.add-card')) {
+        addCard(pickId(tile._face.ids));
+        tile.classList.remove('pop'); void tile.offsetWidth; tile.classList.add('pop');
+      } else if (ev.target.closest('.bc-face')) {
+        LoW.magnify(tile._face.ids[0]);
+      }
+    });
+
+    let searchTimer = null;
+    F.q.addEventListener('input', () => { clearTimeout(searchTimer); searchTimer = setTimeout(() => renderBrowser(true), 80); });
+    F.q.addEventListener('keydown', (ev) => {
+      if (ev.key === 'Enter') ev.preventDefault();
+      if (ev.key === 'Escape' && F.q.value) { ev.preventDefault(); ev.stopPropagation(); F.q.value = ''; renderBrowser(true); }
+    });
+    for (const el of [F.army, F.cls, F.sort]) el.addEventListener('change', () => renderBrowser(true));
+    F.rank.addEventListener('change', () => {
+      const sel = S.selected !== null ? card(S.cards[S.selected]) : null;
+      if (sel && F.rank.value !== sel.rank) { S.selected = null; S.prevRank = null; renderDeck(); renderSelection(); }
+      renderBrowser(true);
+    });
+    F.merge.addEventListener('change', () => {
+      try { localStorage.setItem('low.decks.merge', F.merge.checked ? 'true' : 'false'); } catch (e) { /* private mode */ }
+      renderBrowser();
+    });
+    $('#browser-clear').addEventListener('click', clearFilters);
+
+    nameInput.addEventListener('input', () => {
+      S.name = nameInput.value;
+      nameInput.classList.toggle('bad', !S.name.trim());
+      updateChrome();
+    });
+    nameInput.addEventListener('keydown', (ev) => {
+      if (ev.key === 'Enter') { ev.preventDefault(); nameInput.blur(); }
+      if (ev.key === 'Escape') { ev.preventDefault(); nameInput.value = S.name = S.saved.name; nameInput.classList.remove('bad'); updateChrome(); nameInput.blur(); }
+    });
+
+    $('#deck-save').addEventListener('click', () => save());
+    $('#deck-revert').addEventListener('click', revert);
+    $('#deck-undo').addEventListener('click', undo);
+    $('#deck-redo').addEventListener('click', redo);
+    $('#deck-copy').addEventListener('click', copyDeck);
+    $('#deck-export-text').addEventListener('click', () => exportDeck('text'));
+    $('#deck-export-json').addEventListener('click', () => exportDeck('json'));
+    $('#deck-delete').addEventListener('click', deleteDeck);
+    $('#deck-reset').addEventListener('click', startAgain);
+
+    document.addEventListener('keydown', (ev) => {
+      const typing = ev.target.closest && ev.target.closest('input, textarea, select, [contenteditable]');
+      const mod = ev.ctrlKey || ev.metaKey;
+      const ov = $('#magnify');
+      if (ev.key === 'Escape') {
+        if (ov && !ov.hidden) { ov.hidden = true; return; }
+        if (S.selected !== null) { clearSelection(true); return; }
+      }
+      if (mod && !ev.altKey && ev.key.toLowerCase() === 's') { ev.preventDefault(); save(); return; }
+      if (typing) return;
+      if (mod && !ev.altKey && ev.key.toLowerCase() === 'z') { ev.preventDefault(); if (ev.shiftKey) redo(); else undo(); return; }
+      if (mod && !ev.altKey && ev.key.toLowerCase() === 'y') { ev.preventDefault(); redo(); return; }
+      if (ev.key === '/' && !mod) { ev.preventDefault(); F.q.focus(); F.q.select(); return; }
+      if ((ev.key === 'Delete' || ev.key === 'Backspace') && S.selected !== null) { ev.preventDefault(); removeAt(S.selected); }
+    });
+
+    window.addEventListener('beforeunload', (ev) => {
+      if (S.leaving || !dirty()) return;
+      ev.preventDefault();
+      ev.returnValue = '';
+    });
+
+    // --- first drawing
+    S.cards = sorted(S.cards);
+    renderDeck();
+    renderStatus();
+    renderSelection();
+    renderBrowser();
+    updateChrome();
+    statsEl.dataset.state = 'ready';
+    scheduleAnalyse();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+
+  function boot() {
+    const list = document.getElementById('decks-page');
+    if (list) decksPage(list);
+    const ed = document.getElementById('deck-editor');
+    if (ed) editor(ed);
+  }
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', boot);
+  else boot();
+})();
