@@ -401,3 +401,100 @@ def test_a_berserker_choice_through_the_page(browser: Any, server: str) -> None:
     assert live(hugo)["game"]["version"] == len(actions) + 1
     gina.context.close()
     hugo.context.close()
+
+
+def test_build_a_mercenary_deck_and_play_it(browser: Any, server: str) -> None:
+    from lordsofwar.rules.cards import CORE
+
+    def of(army: str, rank: str) -> list[str]:
+        return [c.id for c in CORE.army(army) if c.rank == rank]
+
+    dora = sign_up(browser, server, "dora")
+    ivan = sign_up(browser, server, "ivan")
+    dora.on("dialog", lambda d: d.accept())
+    # a new deck from the orcs, then two veterans swapped for elves' veterans
+    dora.click("nav a:has-text('Decks')")
+    dora.fill("#new-deck-form input[name=name]", "Elf-eared orcs")
+    dora.select_option("#new-deck-form select[name=army]", "orcs")
+    dora.click("#new-deck-submit")
+    dora.wait_for_url("**/decks/*")
+    dora.wait_for_selector("#deck-stats[data-state=ready][data-cards='36']")
+    assert "Complete" in dora.inner_text("#deck-status")
+    # a full rank refuses a new card, and says why
+    elf_elite = of("elves", "elite")[0]
+    dora.fill("#card-search", elf_elite)
+    dora.click(f".browser-card[data-ids~='{elf_elite}'] .add-card")
+    message = dora.inner_text("#deck-message")
+    assert "elite rank is full (4 of 4)" in message and "take an elite card out" in message
+    dora.fill("#card-search", "")
+    swapped = []
+    for out, new in zip(of("orcs", "veteran")[:2], of("elves", "veteran")[:2], strict=True):
+        dora.click(f"#deck-ranks .deck-card[data-card='{out}'] >> nth=0")
+        assert dora.is_visible("#browser-swap")
+        dora.click(f".browser-card[data-ids~='{new}'] .add-card")
+        dora.wait_for_selector(f"#deck-ranks .deck-card[data-card='{new}']")
+        swapped.append(new)
+    dora.wait_for_selector("#deck-stats[data-state=ready][data-cards='36']")
+    status = dora.inner_text("#deck-status")
+    assert "Complete" in status and "mercenary" in status.lower()
+    assert "2" in dora.inner_text("#deck-stats [data-stat=armies]")
+    shot(dora, "deck-editor.png")
+    dora.click("#deck-save")
+    dora.wait_for_selector("#deck-dirty", state="hidden")
+    saved = dora.evaluate("async () => (await (await fetch('/api/decks')).json()).decks")
+    assert len(saved) == 1 and saved[0]["name"] == "Elf-eared orcs" and saved[0]["armies"] == ["elves", "orcs"]
+    deck = saved[0]["cards"]
+    assert all(c in deck for c in swapped) and len(deck) == 36
+    visit(dora, server + "/decks")
+    assert "mercenary" in dora.inner_text("#decks-table").lower()
+    shot(dora, "decks.png", full_page=True)
+
+    # a game against the bot that allows custom decks, played with it
+    visit(dora, server + "/")
+    dora.check("input[name=against][value='bot:random']")
+    dora.select_option("select[name=creator_side]", "1")
+    dora.check("input[name=custom_decks]")
+    dora.select_option("#creator-deck", label="Elf-eared orcs")
+    dora.click("#create-game")
+    dora.wait_for_url("**/games/*")
+    wait_live(dora)
+    dora.wait_for_selector("#hand-bottom .hand-card[data-card]")
+    hand = dora.eval_on_selector_all("#hand-bottom .hand-card[data-card]", "els => els.map(e => e.dataset.card)")
+    assert hand and all(c in deck for c in hand)
+    view = dora.evaluate("() => window.LoW.live.S.view")
+    assert view["players"]["1"]["army"] == "mercenary" and sorted(view["players"]["1"]["hand"]) == sorted(hand)
+
+    # ivan challenges dora allowing orcs only: her deck does not fit, and the lobby says why
+    visit(ivan, server + "/")
+    ivan.check("input[name=against][value=player]")
+    ivan.fill("#opponent-name", "dora")
+    ivan.check("input[name=custom_decks]")
+    for army in ("dwarves", "elves", "lizardmen", "templars", "undead"):
+        ivan.uncheck(f"input[name=custom_armies][value={army}]")
+    ivan.click("#create-game")
+    visit(dora, server + "/")
+    dora.wait_for_selector("#invitations li:has-text('ivan challenges you')")
+    option = dora.locator("#invitations .deck-choice option:has-text('Elf-eared orcs')")
+    assert option.is_disabled() and "does not fit" in option.inner_text()
+    dora.click("#invitations .deck-why summary")
+    assert "army 'elves'" in dora.inner_text("#invitations .deck-why")
+    shot(dora, "lobby-deck-choice.png")
+    dora.click("#invitations button:has-text('Decline')")
+    # allowing orcs and elves, she accepts with her deck
+    visit(ivan, server + "/")
+    ivan.check("input[name=against][value=player]")
+    ivan.fill("#opponent-name", "dora")
+    ivan.check("input[name=custom_decks]")
+    ivan.click("#create-game")
+    visit(dora, server + "/")
+    dora.wait_for_selector("#invitations li:has-text('ivan challenges you')")
+    dora.select_option("#invitations .deck-choice", label="Elf-eared orcs")
+    dora.click("#invitations button:has-text('Accept')")
+    dora.wait_for_url("**/games/*")
+    wait_live(dora)
+    seat = str(live(dora)["game"]["you"])
+    view = dora.evaluate("() => window.LoW.live.S.view")
+    assert view["players"][seat]["army"] == "mercenary"
+    assert all(c in deck for c in view["players"][seat]["hand"])
+    dora.context.close()
+    ivan.context.close()
