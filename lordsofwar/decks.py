@@ -82,6 +82,10 @@ def _parse_json(text: str, cards: CardSet, prefix: str) -> DeckFile:
         doc = json.loads(text)
     except json.JSONDecodeError as exc:
         raise DeckError(f"{prefix}line {exc.lineno}: not valid JSON ({exc.msg})") from None
+    except ValueError as exc:  # e.g. a number with more digits than Python converts
+        raise DeckError(f"{prefix}not readable JSON: {exc}") from None
+    except RecursionError:
+        raise DeckError(f"{prefix}not readable JSON: nested too deeply") from None
     name = None
     if isinstance(doc, dict):
         unknown = sorted(set(doc) - {"format", "version", "name", "cards"})

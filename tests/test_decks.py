@@ -128,3 +128,32 @@ def test_deck_check_refuses_bad_input(tmp_path: Path) -> None:
     assert_bad_input(run("deck", "check", str(tmp_path / "none.txt")), "cannot read")
     good = write(tmp_path / "orcs.txt", "\n".join(CORE.standard_deck("orcs")))
     assert_bad_input(run("deck", "check", good, "--allowed-armies", "orcs,gnomes"), "unknown army 'gnomes'")
+
+
+def test_unreadable_json_is_refused_in_one_line() -> None:
+    with pytest.raises(DeckError, match="not readable JSON"):
+        decks.parse("[" + "1" * 5000 + "]", CORE)
+    with pytest.raises(DeckError, match="nested too deeply"):
+        decks.parse("[" * 100_00 + "]" * 100_00, CORE)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.one_of(
+        st.text(max_size=300),
+        st.lists(st.one_of(st.sampled_from(ALL), st.text(max_size=12)), max_size=40).map(lambda xs: "\n".join(xs)),
+        st.recursive(
+            st.none() | st.booleans() | st.integers() | st.text(max_size=10) | st.sampled_from(ALL),
+            lambda kids: st.lists(kids, max_size=6) | st.dictionaries(st.sampled_from(["name", "cards", "format", "version", "x"]), kids, max_size=4),
+            max_leaves=30,
+        ).map(json.dumps),
+    )
+)
+def test_any_text_reads_as_a_deck_or_a_one_line_deck_error(text: str) -> None:
+    try:
+        parsed = decks.parse(text, CORE)
+    except DeckError as exc:
+        assert "\n" not in str(exc) and str(exc)
+        return
+    assert all(CORE.card(c) for c in parsed.cards)
+    assert parsed.name is None or 0 < len(parsed.name) <= decks.NAME_LIMIT
