@@ -150,14 +150,21 @@ def _card_set() -> CardSet:
 # --- reading and writing files ---------------------------------------------------------------------
 
 
-def _read_text(source: str, what: str) -> str:
-    """The text of a file, or of stdin for ``-``; unreadable input is a one-line error."""
+def _read_text(source: str, what: str, max_bytes: int | None = None) -> str:
+    """The text of a file, or of stdin for ``-``; unreadable input is a one-line error. With
+    ``max_bytes``, no more than that is read: a longer input is refused."""
     try:
         if source == "-":
             stdin = sys.stdin
-            data = stdin.buffer.read() if hasattr(stdin, "buffer") else stdin.read().encode("utf-8", "surrogateescape")
+            if hasattr(stdin, "buffer"):
+                data = stdin.buffer.read(-1 if max_bytes is None else max_bytes + 1)
+            else:
+                data = stdin.read().encode("utf-8", "surrogateescape")
         else:
-            data = Path(source).read_bytes()
+            with Path(source).open("rb") as f:
+                data = f.read(-1 if max_bytes is None else max_bytes + 1)
+        if max_bytes is not None and len(data) > max_bytes:
+            raise CliError(f"{_label(source, what)}: longer than {max_bytes} bytes")
         return data.decode("utf-8-sig")  # tolerate the byte order mark some editors write
     except UnicodeDecodeError:
         raise CliError(f"{_label(source, what)}: not UTF-8 text") from None
@@ -350,7 +357,7 @@ def read_deck_file(path: str, cards: CardSet) -> list[str]:
 
     Errors name the file and the line; the deck itself is not checked here.
     """
-    return decks.parse(_read_text(path, "deck"), cards, _label(path, "deck")).cards
+    return decks.parse(_read_text(path, "deck", 4 * decks.FILE_LIMIT), cards, _label(path, "deck")).cards
 
 
 def _choose_decks(
@@ -668,7 +675,7 @@ def deck_check_command(file: str, allowed_armies: list[str] | None, as_json: boo
     for army in allowed_armies or ():
         cards.army(army)  # an unknown army is bad input
     label = _label(file, "deck")
-    parsed = decks.parse(_read_text(file, "deck"), cards, label)
+    parsed = decks.parse(_read_text(file, "deck", 4 * decks.FILE_LIMIT), cards, label)
     problems = decks.check(parsed.cards, cards, allowed_armies)
     stats = decks.stats(parsed.cards, cards)
     kind = None

@@ -16,6 +16,7 @@ played, and only in a game that allows custom decks from all of its armies.
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -31,10 +32,32 @@ FORMAT = "lordsofwar-deck"
 
 @dataclass(frozen=True)
 class DeckFile:
-    """What a deck file holds: its name (if it gives one) and its card ids, in file order."""
+    """What a deck file holds: its name (if it gives one), its card ids in file order, and the
+    line of each card."""
 
     name: str | None
     cards: list[str]
+    lines: list[int]
+
+
+def clean_name(name: str) -> str:
+    """A deck name as kept: NFC-normalised, runs of white space made one space, at most
+    ``NAME_LIMIT`` characters, no control or invisible format characters. Raises ValueError
+    saying what is wrong."""
+    name = " ".join(unicodedata.normalize("NFC", name).split())
+    if not name:
+        raise ValueError("a deck needs a name")
+    bad = next((ch for ch in name if unicodedata.category(ch)[0] == "C"), None)
+    if bad is not None:
+        raise ValueError(f"the name holds an invisible or control character (U+{ord(bad):04X})")
+    if len(name) > NAME_LIMIT or len(name_key(name)) > NAME_LIMIT:
+        raise ValueError(f"the name is too long ({len(name)} characters, at most {NAME_LIMIT})")
+    return name
+
+
+def name_key(name: str) -> str:
+    """What makes two names the same name (case does not count)."""
+    return name.casefold()
 
 
 # --- reading -----------------------------------------------------------------------------------
@@ -58,19 +81,31 @@ def parse(text: str, cards: CardSet, where: str = "") -> DeckFile:
 def _parse_text(text: str, cards: CardSet, prefix: str) -> DeckFile:
     name = None
     ids: list[str] = []
+    lines: list[int] = []
     for n, line in enumerate(text.split("\n"), 1):  # lines as editors count them
         entry, _, comment = line.partition("#")
         entry = entry.strip()
         if not entry:
             label, _, value = comment.strip().partition(":")
             if name is None and not ids and label.strip().lower() == "name" and value.strip():
-                name = value.strip()[:NAME_LIMIT]
+                name = _file_name(value, f"{prefix}line {n}")
             continue
         if len(entry.split()) != 1:
             raise DeckError(f"{prefix}line {n}: expected one card id a line, got {entry[:60]!r}")
         _known(cards, entry, f"{prefix}line {n}")
         ids.append(entry)
-    return DeckFile(name, ids)
+        lines.append(n)
+    return DeckFile(name, ids, lines)
+
+
+def _file_name(value: str, where: str) -> str:
+    """A name given in a file, cut to ``NAME_LIMIT``; a name that cannot be kept is an error."""
+    try:
+        value.encode("utf-8")
+        return clean_name("".join(list(" ".join(value.split()))[:NAME_LIMIT]))
+    except (UnicodeEncodeError, ValueError) as exc:
+        reason = "it is not valid Unicode text" if isinstance(exc, UnicodeEncodeError) else str(exc)
+        raise DeckError(f"{where}: the deck's name cannot be kept: {reason}") from None
 
 
 def _line(text: str, index: int) -> int:
@@ -96,9 +131,10 @@ def _parse_json(text: str, cards: CardSet, prefix: str) -> DeckFile:
         if doc.get("version", 1) != 1:
             raise DeckError(f"{prefix}line 1: unknown version {str(doc.get('version'))[:20]} (this program reads version 1)")
         raw_name = doc.get("name")
+        where = f"{prefix}line {_key_line(text, 'name')}"
         if raw_name is not None and not isinstance(raw_name, str):
-            raise DeckError(f"{prefix}line {_key_line(text, 'name')}: name must be a string")
-        name = raw_name.strip()[:NAME_LIMIT] if raw_name and raw_name.strip() else None
+            raise DeckError(f"{where}: name must be a string")
+        name = _file_name(raw_name, where) if raw_name and raw_name.strip() else None
         if "cards" not in doc:
             raise DeckError(f"{prefix}line 1: the field 'cards' (a list of card ids) is missing")
         items, start = doc["cards"], _key_value_start(text, "cards")
@@ -107,14 +143,15 @@ def _parse_json(text: str, cards: CardSet, prefix: str) -> DeckFile:
     if not isinstance(items, list):
         raise DeckError(f"{prefix}line {_line(text, start)}: expected a list of card ids such as [\"orcs:07\", ...]")
     lines = _item_lines(text, start)
+    lines += [_line(text, start)] * (len(items) - len(lines))
     ids: list[str] = []
     for i, item in enumerate(items):
-        where = f"{prefix}line {lines[i] if i < len(lines) else _line(text, start)} (card {i + 1})"
+        where = f"{prefix}line {lines[i]} (card {i + 1})"
         if not isinstance(item, str):
             raise DeckError(f"{where}: expected a card id such as 'orcs:07', got {json.dumps(item)[:40]}")
         _known(cards, item, where)
         ids.append(item)
-    return DeckFile(name, ids)
+    return DeckFile(name, ids, lines[: len(ids)])
 
 
 def _key_line(text: str, key: str) -> int:
@@ -341,11 +378,13 @@ __all__ = [
     "add_problem",
     "analyse",
     "check",
+    "clean_name",
     "draft_problem",
     "first_over",
     "game_problem",
     "kind",
     "missing",
+    "name_key",
     "parse",
     "rank_counts",
     "sort_key",

@@ -391,12 +391,11 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
                 (data["outgoing"] if inv.creator_id == user.id else data["incoming"]).append(item)
             data["open"] = [i for i in data["open"] if i["creator"] != user.name]
             mine = await deckweb.list_decks(db, user)
-            data["decks"] = [
-                {k: v for k, v in deckweb.summary(d).items() if k != "cards"} for d in mine
-            ]
+            data["decks"] = [{k: v for k, v in deckweb.summary(d).items() if k != "cards"} for d in mine]
+            fits = deckweb.Choices(mine)
             for item in data["open"] + data["incoming"]:
                 if item["options"]["custom_decks"]:  # which of my decks fit, and why the others do not
-                    item["deck_choices"] = deckweb.choices(mine, item["options"]["custom_armies"])
+                    item["deck_choices"] = fits(item["options"]["custom_armies"])
             games = await db.scalars(
                 select(Game)
                 .where(Game.status == "running", or_(Game.player1_id == user.id, Game.player2_id == user.id))
@@ -571,7 +570,7 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
         for key in GameOptions.model_fields:
             if key == "custom_armies":
                 values = [str(v) for v in form.getlist(key)][:6]
-                if values:
+                if values or form.get("custom_decks") in ("on", "1", "true"):
                     raw[key] = values
             elif key in ("custom_decks", "public"):
                 raw[key] = form.get(key) in ("on", "1", "true")
@@ -860,7 +859,7 @@ def _deck_field(form: FormData) -> int | None:
     value = _field(form, "deck", 20).strip()
     if not value or value == "standard":
         return None
-    if not value.isdigit() or not 1 <= int(value) < 2**31:
+    if not (value.isascii() and value.isdigit()) or not 1 <= int(value) < 2**31:
         raise Problem(422, f"deck: expected a deck number, got {value!r}")
     return int(value)
 

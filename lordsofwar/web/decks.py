@@ -4,8 +4,12 @@ deck for a game. The deck rules themselves live in lordsofwar.decks."""
 # no `from __future__ import annotations`: FastAPI reads the route annotations, which name this
 # module's closures
 
+import asyncio
+import unicodedata
+import weakref
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
+from urllib.parse import quote
 
 from fastapi import APIRouter, Path, Query
 from fastapi.responses import Response
@@ -71,12 +75,10 @@ class Analyse(BaseModel):
 
 
 def clean_name(name: str) -> str:
-    name = " ".join(name.split())
-    if not name:
-        raise DeckProblem(422, "a deck needs a name")
-    if len(name) > rules.NAME_LIMIT:
-        raise DeckProblem(422, f"the name is too long ({len(name)} characters, at most {rules.NAME_LIMIT})")
-    return name
+    try:
+        return rules.clean_name(name)
+    except ValueError as exc:
+        raise DeckProblem(422, str(exc)) from None
 
 
 def checked_cards(ids: list[str], cards: CardSet = CORE) -> list[str]:
@@ -127,7 +129,7 @@ async def owned(db: AsyncSession, user: User, deck_id: int) -> Deck:
 
 
 async def _name_taken(db: AsyncSession, user: User, name: str, but: int | None = None) -> bool:
-    query = select(Deck.id).where(Deck.owner_id == user.id, Deck.name_key == name.lower())
+    query = select(Deck.id).where(Deck.owner_id == user.id, Deck.name_key == rules.name_key(name))
     if but is not None:
         query = query.where(Deck.id != but)
     return (await db.scalar(query)) is not None
@@ -146,21 +148,36 @@ async def _free_name(db: AsyncSession, user: User, base: str) -> str:
     raise DeckProblem(409, f"you already have decks called {base!r} and every numbered copy of it")
 
 
+_adding: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
+
+
 async def _add(db: AsyncSession, user: User, name: str, ids: list[str]) -> Deck:
-    count = await db.scalar(select(func.count()).select_from(Deck).where(Deck.owner_id == user.id))
-    if (count or 0) >= DECKS_PER_PLAYER:
-        raise DeckProblem(409, f"you have {DECKS_PER_PLAYER} decks, the most a player may keep; delete one first")
-    if await _name_taken(db, user, name):
-        raise DeckProblem(409, f"you already have a deck called {name!r}")
-    now = datetime.now(UTC)
-    deck = Deck(owner_id=user.id, name=name, name_key=name.lower(), cards=ids, version=1, created_at=now, updated_at=now)
-    db.add(deck)
-    try:
-        await db.commit()
-    except IntegrityError:  # the same name, saved meanwhile from another tab
-        await db.rollback()
-        raise DeckProblem(409, f"you already have a deck called {name!r}") from None
-    return deck
+    """Keep a new deck. A player's new decks are added one at a time, so the deck limit holds:
+    in this process by a lock per player, across processes by locking the player's row
+    (PostgreSQL; SQLite runs one server process)."""
+    lock = _adding.get(user.id)
+    if lock is None:
+        lock = _adding[user.id] = asyncio.Lock()
+    async with lock:
+        await db.execute(select(User.id).where(User.id == user.id).with_for_update())
+        count = await db.scalar(select(func.count()).select_from(Deck).where(Deck.owner_id == user.id))
+        if (count or 0) >= DECKS_PER_PLAYER:
+            await db.rollback()
+            raise DeckProblem(409, f"you have {DECKS_PER_PLAYER} decks, the most a player may keep; delete one first")
+        if await _name_taken(db, user, name):
+            await db.rollback()
+            raise DeckProblem(409, f"you already have a deck called {name!r}")
+        now = datetime.now(UTC)
+        deck = Deck(
+            owner_id=user.id, name=name, name_key=rules.name_key(name), cards=ids, version=1, created_at=now, updated_at=now
+        )
+        db.add(deck)
+        try:
+            await db.commit()
+        except IntegrityError:  # the same name, saved meanwhile from another process
+            await db.rollback()
+            raise DeckProblem(409, f"you already have a deck called {name!r}") from None
+        return deck
 
 
 async def create(db: AsyncSession, user: User, body: NewDeck) -> Deck:
@@ -188,17 +205,19 @@ async def change(db: AsyncSession, user: User, deck_id: int, body: DeckChange) -
         raise DeckProblem(409, f"you already have a deck called {name!r}")
     from sqlalchemy import update
 
-    done = await db.execute(
-        update(Deck)
-        .where(Deck.id == deck.id, Deck.version == body.version)
-        .values(name=name, name_key=name.lower(), cards=ids, version=body.version + 1, updated_at=datetime.now(UTC))
-    )
-    if done.rowcount != 1:  # type: ignore[attr-defined]
-        await db.rollback()
-        raise DeckProblem(409, "the deck was changed elsewhere meanwhile: reload it")
     try:
+        done = await db.execute(
+            update(Deck)
+            .where(Deck.id == deck.id, Deck.version == body.version)
+            .values(
+                name=name, name_key=rules.name_key(name), cards=ids, version=body.version + 1, updated_at=datetime.now(UTC)
+            )
+        )
+        if done.rowcount != 1:  # type: ignore[attr-defined]
+            await db.rollback()
+            raise DeckProblem(409, "the deck was changed elsewhere meanwhile: reload it")
         await db.commit()
-    except IntegrityError:
+    except IntegrityError:  # another deck took the name meanwhile
         await db.rollback()
         raise DeckProblem(409, f"you already have a deck called {name!r}") from None
     await db.refresh(deck)
@@ -230,8 +249,8 @@ async def import_deck(db: AsyncSession, user: User, body: DeckImport) -> Deck:
         card = CORE.card(parsed.cards[over_at])
         raise DeckProblem(
             422,
-            f"the file was not imported: card {over_at + 1} ({card.id}, {card.name}) is one {card.rank} card too many "
-            f"(a deck holds {RANK_COUNTS[card.rank]}) (clarifications 8.4)",
+            f"the file was not imported: line {parsed.lines[over_at]} (card {over_at + 1}): {card.id} ({card.name}) is "
+            f"one {card.rank} card too many (a deck holds {RANK_COUNTS[card.rank]}) (clarifications 8.4)",
         )
     if body.name is not None and body.name.strip():
         name = clean_name(body.name)
@@ -251,6 +270,20 @@ def choices(decks: list[Deck], allowed_armies: list[str], cards: CardSet = CORE)
     ]
 
 
+class Choices:
+    """:func:`choices` for many invitations: worked out once per set of allowed armies."""
+
+    def __init__(self, decks: list[Deck]):
+        self.decks = decks
+        self.known: dict[frozenset[str], list[dict[str, Any]]] = {}
+
+    def __call__(self, allowed_armies: list[str]) -> list[dict[str, Any]]:
+        key = frozenset(allowed_armies)
+        if key not in self.known:
+            self.known[key] = choices(self.decks, sorted(key))
+        return [dict(c) for c in self.known[key]]
+
+
 async def pick(db: AsyncSession, user: User, deck_id: int, custom_decks: bool, allowed: list[str]) -> dict[str, Any]:
     """The copy of ``deck_id`` that goes into a game with these options: {"name", "cards"}."""
     if not custom_decks:
@@ -260,6 +293,13 @@ async def pick(db: AsyncSession, user: User, deck_id: int, custom_decks: bool, a
     if problem:
         raise DeckProblem(409, f"your deck {deck.name!r} does not fit this game: {problem}")
     return {"name": deck.name, "cards": list(deck.cards)}
+
+
+def _attachment(name: str, ext: str) -> str:
+    """A Content-Disposition for a deck's file: an ASCII file name, and the real one (RFC 6266)."""
+    plain = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
+    stem = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in plain).strip("-") or "deck"
+    return f"attachment; filename=\"{stem}.{ext}\"; filename*=UTF-8''{quote(name + '.' + ext, safe='')}"
 
 
 # --- routes --------------------------------------------------------------------------------------
@@ -317,12 +357,11 @@ def router(Db: Any, SignedIn: Any, Csrf: Any) -> APIRouter:
         deck_id: DeckId, db: Db, user: SignedIn, format: Annotated[Literal["text", "json"], Query()] = "text"
     ) -> Response:
         deck = await owned(db, user, deck_id)
-        stem = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in deck.name).strip("-") or "deck"
         if format == "json":
             body, media, ext = rules.to_json(deck.name, deck.cards), "application/json", "json"
         else:
             body, media, ext = rules.to_text(deck.name, deck.cards, CORE), "text/plain; charset=utf-8", "txt"
-        headers = {"Content-Disposition": f'attachment; filename="{stem}.{ext}"'}
+        headers = {"Content-Disposition": _attachment(deck.name, ext)}
         return Response(body, media_type=media, headers=headers)
 
     return api

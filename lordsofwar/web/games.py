@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 from sqlalchemy import Connection, Engine, Table, bindparam, select, update
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker
@@ -69,6 +69,12 @@ class GameOptions(BaseModel):
     creator_side: Literal["1", "2", "random"] = "random"
     public: bool = True
 
+    @model_validator(mode="after")
+    def _some_army(self) -> GameOptions:
+        if self.custom_decks and not self.custom_armies:
+            raise ValueError("custom decks need at least one army whose cards they may use: tick one")
+        return self
+
     def variant(self) -> Variant:
         units, commands = LENGTHS[self.length]
         return Variant(
@@ -81,6 +87,15 @@ class GameOptions(BaseModel):
         if self.custom_decks:
             parts.append("custom decks: " + ", ".join(self.custom_armies))
         return " · ".join(parts)
+
+
+def _custom_of(game: Game) -> dict[str, Any]:
+    """Whether the game allowed custom decks, and from which armies: as its options said (games
+    made before options were kept: as its decks show)."""
+    if game.options:
+        return {"custom_decks": game.options["custom_decks"], "custom_armies": game.options["custom_armies"]}
+    played = sorted({c.split(":")[0] for deck in game.decks for c in deck} & set(CORE_ARMIES))
+    return {"custom_decks": any(a not in CORE_ARMIES for a in game.armies), "custom_armies": played or list(CORE_ARMIES)}
 
 
 def rematch_options(game: Game, seat: int) -> GameOptions:
@@ -96,9 +111,7 @@ def rematch_options(game: Game, seat: int) -> GameOptions:
             "length": length,
             "creator_army": game.armies[seat - 1] if game.armies[seat - 1] in CORE_ARMIES else "random",
             "opponent_army": game.armies[2 - seat] if game.armies[2 - seat] in CORE_ARMIES else "random",
-            "custom_decks": any(a not in CORE_ARMIES for a in game.armies),
-            "custom_armies": sorted({c.split(":")[0] for deck in game.decks for c in deck} & set(CORE_ARMIES))
-            or list(CORE_ARMIES),
+            **_custom_of(game),
             "creator_side": str(3 - seat),
             "mode": game.mode,
             "minutes": max(1, game.initial_ms // 60_000) if game.mode == "live" else 10,
@@ -507,6 +520,7 @@ class GameService:
             bot1=bots[0],
             bot2=bots[1],
             public=options.public,
+            options=options.model_dump(),
             variant=variant.to_json(),
             decks=decks,
             armies=armies,

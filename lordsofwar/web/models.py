@@ -85,6 +85,8 @@ class Game(Base):
     bot1: Mapped[str | None] = mapped_column(String(20))
     bot2: Mapped[str | None] = mapped_column(String(20))
     public: Mapped[bool] = mapped_column(Boolean, default=True)
+    options: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    """The invitation's options (GameOptions), for a rematch; None for games made before they were kept."""
     variant: Mapped[dict[str, Any]] = mapped_column(JSON)
     decks: Mapped[list[list[str]]] = mapped_column(JSON)
     armies: Mapped[list[str]] = mapped_column(JSON)

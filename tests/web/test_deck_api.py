@@ -341,3 +341,123 @@ def test_the_accept_form_takes_a_deck(alice: Player, bob: Player) -> None:
     inv = bob.post("/api/invitations", {"options": {"custom_decks": True}}).json()["invitation"]
     r = alice.use().post(f"/invitations/{inv}/accept", data={"csrf": alice.csrf, "deck": "x1"}, follow_redirects=False)
     assert r.status_code == 422 and "deck number" in r.text
+
+
+# --- names, files and races (found in review) ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "status", "words"),
+    [
+        ("İ" * 21, 422, ["too long"]),
+        ("a\x00b", 422, ["control character", "U+0000"]),
+        ("a\u200bb", 422, ["invisible", "U+200B"]),
+        ("\u00e9t\u00e9", 201, []),
+        ("Орки", 201, []),
+        ("😀" * 40, 201, []),
+    ],
+)
+def test_names_in_any_language_and_no_invisible_ones(alice: Player, name: str, status: int, words: list[str]) -> None:
+    r = alice.post("/api/decks", {"name": name, "army": "orcs"})
+    refused(r, status, *words) if status != 201 else None
+    if status == 201:
+        assert r.status_code == 201, r.text
+        d = r.json()
+        export = alice.get(f"/api/decks/{d['id']}/export?format=text")
+        assert export.status_code == 200
+        cd = export.headers["content-disposition"]
+        assert cd.isascii() and "filename*=UTF-8''" in cd
+        assert export.text.startswith(f"# name: {d['name']}\n")
+    else:
+        assert decks_of(alice) == []
+
+
+def test_look_alike_and_case_variants_are_the_same_name(alice: Player) -> None:
+    make(alice, "\u00e9t\u00e9 ORCS", army="orcs")
+    refused(alice.post("/api/decks", {"name": "e\u0301te\u0301 orcs", "army": "orcs"}), 409, "already have")
+    assert len(decks_of(alice)) == 1
+
+
+def test_import_refuses_names_it_cannot_keep_and_over_ranks_by_line(alice: Player) -> None:
+    refused(alice.post("/api/decks/import", {"text": '{"name": "x\\ud800", "cards": []}'}), 422, "line 1", "not valid Unicode")
+    refused(alice.post("/api/decks/import", {"text": "# name: a\x01b\norcs:01\n"}), 422, "line 1", "control character")
+    extra = of("elves", "recruit")[0]
+    text = "# name: Too many\n# recruits\n" + "\n".join(f"{c}  # a recruit" for c in of("orcs", "recruit")) + f"\n\n{extra}\n"
+    refused(alice.post("/api/decks/import", {"text": text}), 422, "line 12 (card 9)", extra, "one recruit card too many")
+    assert decks_of(alice) == []
+
+
+def test_two_tabs_renaming_to_one_name(alice: Player) -> None:
+    a = make(alice, "A")
+    b = make(alice, "B")
+    import asyncio
+
+    import httpx
+
+    async def rename(deck: dict[str, Any]) -> int:
+        transport = httpx.ASGITransport(app=alice.client.app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver", cookies=alice.cookies) as c:
+            r = await c.put(
+                f"/api/decks/{deck['id']}",
+                json={"name": "Same", "cards": [], "version": 1},
+                headers={"X-CSRF-Token": alice.csrf},
+            )
+            return r.status_code
+
+    async def both() -> list[int]:
+        return list(await asyncio.gather(rename(a), rename(b)))
+
+    codes = sorted(asyncio.run(both()))
+    assert codes == [200, 409]
+    assert sorted(d["name"] for d in decks_of(alice)) in (["A", "Same"], ["B", "Same"])
+
+
+def test_the_deck_limit_holds_under_parallel_creates(alice: Player, monkeypatch: pytest.MonkeyPatch) -> None:
+    import asyncio
+
+    import httpx
+
+    monkeypatch.setattr(deckweb, "DECKS_PER_PLAYER", 5)
+    make(alice, "First")
+
+    async def create(n: int) -> int:
+        transport = httpx.ASGITransport(app=alice.client.app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://testserver", cookies=alice.cookies) as c:
+            r = await c.post("/api/decks", json={"name": f"D{n}"}, headers={"X-CSRF-Token": alice.csrf})
+            return r.status_code
+
+    async def many() -> list[int]:
+        return list(await asyncio.gather(*(create(n) for n in range(10))))
+
+    codes = asyncio.run(many())
+    assert codes.count(201) == 4 and codes.count(409) == 6
+    assert len(decks_of(alice)) == 5
+
+
+def test_custom_decks_need_an_army(alice: Player) -> None:
+    r = alice.post("/api/invitations", {"options": {"custom_decks": True, "custom_armies": []}})
+    refused(r, 422, "at least one army")
+    c = alice.use()
+    r = c.post("/invitations", data={"csrf": alice.csrf, "against": "open", "custom_decks": "on"})
+    assert r.status_code == 422 and "at least one army" in r.text
+    assert alice.get("/api/lobby").json()["outgoing"] == []
+
+
+def test_a_rematch_keeps_the_options_though_standard_decks_were_played(alice: Player, bob: Player) -> None:
+    options = {"custom_decks": True, "custom_armies": ["elves", "undead"], "creator_side": "1", "creator_army": "orcs"}
+    r = alice.post("/api/invitations", {"opponent": "bob", "options": options})
+    game = bob.post(f"/api/invitations/{r.json()['invitation']}/accept").json()["game"]
+    bob.post(f"/api/games/{game}/resign")
+    r = bob.post(f"/api/games/{game}/rematch")
+    assert r.status_code == 201, r.text
+    incoming = alice.get("/api/lobby").json()["incoming"][0]
+    assert incoming["options"]["custom_decks"] and incoming["options"]["custom_armies"] == ["elves", "undead"]
+    assert incoming["options"]["opponent_army"] == "orcs"
+
+
+def test_unicode_digits_are_not_deck_numbers(alice: Player, bob: Player) -> None:
+    inv = bob.post("/api/invitations", {"options": {"custom_decks": True}}).json()["invitation"]
+    for value in ("²", "١"):
+        r = alice.use().post(f"/invitations/{inv}/accept", data={"csrf": alice.csrf, "deck": value}, follow_redirects=False)
+        assert r.status_code == 422 and "deck number" in r.text
+    assert alice.get("/api/lobby").json()["open"][0]["id"] == inv

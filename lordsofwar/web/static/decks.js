@@ -153,8 +153,10 @@
       throw new ApiError(r.status, detail);
     }
     const cd = r.headers.get('Content-Disposition') || '';
+    const star = /filename\*=UTF-8''([^;]+)/i.exec(cd);
     const m = /filename="?([^";]+)"?/i.exec(cd);
-    const name = m ? m[1] : 'deck.txt';
+    let name = m ? m[1] : 'deck.txt';
+    if (star) { try { name = decodeURIComponent(star[1]); } catch (e) { /* keep the plain name */ } }
     const blob = await r.blob();
     const href = URL.createObjectURL(blob);
     const a = h('a', { href, download: name, hidden: true });
@@ -207,14 +209,18 @@
     return Number.isNaN(t) ? iso : new Date(t).toLocaleString();
   };
 
+  /** The first ``n`` characters of ``s``, counted as the server counts them (code points: an
+   * emoji is never cut in half). */
+  const cut = (s, n) => Array.from(s).slice(0, n).join('');
+
   /** ``base``, or ``base (2)``... whichever none of ``names`` takes (as the server picks copies' names). */
   function freeName(names, base) {
-    base = base.replace(/\s+/g, ' ').trim().slice(0, NAME_LIMIT);
+    base = cut(base.replace(/\s+/g, ' ').trim(), NAME_LIMIT);
     const taken = new Set(names.map((n) => n.toLowerCase()));
     if (!taken.has(base.toLowerCase())) return base;
     for (let n = 2; n < 200; n++) {
       const suffix = ` (${n})`;
-      const name = base.slice(0, NAME_LIMIT - suffix.length) + suffix;
+      const name = cut(base, NAME_LIMIT - suffix.length) + suffix;
       if (!taken.has(name.toLowerCase())) return name;
     }
     return base;
@@ -964,7 +970,7 @@
           setFlash(`This is a copy of “${S.saved.name}”.`, 'ok');
         } else {
           const list = await api('GET', '/api/decks');
-          const base = (S.name.replace(/\s+/g, ' ').trim() || S.saved.name).slice(0, NAME_LIMIT - 7) + ' (copy)';
+          const base = cut(S.name.replace(/\s+/g, ' ').trim() || S.saved.name, NAME_LIMIT - 7) + ' (copy)';
           doc = await api('POST', '/api/decks', { name: freeName(list.decks.map((d) => d.name), base), cards: S.cards });
           setFlash(`This is a copy with your unsaved changes; “${S.saved.name}” itself was not changed.`, 'ok');
         }

@@ -10,10 +10,8 @@
 (function () {
   'use strict';
   const notice = document.getElementById('lobby-changed');
-  let busy = false; // a deck choice in an accept form is being made
-  document.addEventListener('change', (e) => {
-    if (e.target.closest && e.target.closest('.accept-form')) busy = true;
-  });
+  // a deck chosen in an accept form, not yet sent: a refresh would undo the choice
+  const busy = () => [...document.querySelectorAll('.accept-form select')].some((s) => s.value !== '');
 
   // --- the new-game form's deck choice ---------------------------------------------------------
   const form = document.getElementById('new-game-form');
@@ -69,7 +67,7 @@
         const k = key(await r.json());
         if (last === null) last = k;
         else if (k !== last) {
-          if (busy) { if (notice) notice.hidden = false; }
+          if (busy()) { if (notice) notice.hidden = false; }
           else if (await swapLists()) last = k;
         }
       }

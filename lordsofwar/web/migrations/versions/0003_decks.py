@@ -1,4 +1,4 @@
-"""decks: players' custom decks; the creator's deck copied into an invitation
+"""decks: players' custom decks; the creator's deck copied into an invitation; a game's options
 
 Revision ID: 0003
 Revises: 0002
@@ -34,9 +34,13 @@ def upgrade() -> None:
         batch_op.create_index(batch_op.f("ix_decks_owner_id"), ["owner_id"], unique=False)
     with op.batch_alter_table("invitations", schema=None) as batch_op:
         batch_op.add_column(sa.Column("creator_deck", sa.JSON(), nullable=True))
+    with op.batch_alter_table("games", schema=None) as batch_op:
+        batch_op.add_column(sa.Column("options", sa.JSON(), nullable=True))
 
 
 def downgrade() -> None:
+    with op.batch_alter_table("games", schema=None) as batch_op:
+        batch_op.drop_column("options")
     with op.batch_alter_table("invitations", schema=None) as batch_op:
         batch_op.drop_column("creator_deck")
     with op.batch_alter_table("decks", schema=None) as batch_op:
