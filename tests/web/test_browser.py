@@ -463,6 +463,8 @@ def test_build_a_mercenary_deck_and_play_it(browser: Any, server: str) -> None:
     assert hand and all(c in deck for c in hand)
     view = dora.evaluate("() => window.LoW.live.S.view")
     assert view["players"]["1"]["army"] == "mercenary" and sorted(view["players"]["1"]["hand"]) == sorted(hand)
+    assert dora.inner_text("#panel-bottom .tag.army") == "Mercenary"
+    shot(dora, "game-custom-deck.png")
 
     # ivan challenges dora allowing orcs only: her deck does not fit, and the lobby says why
     visit(ivan, server + "/")

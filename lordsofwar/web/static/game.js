@@ -19,7 +19,8 @@
  *   #status                        what the player must do now
  *   #result                        the result banner once over; #link-record, #link-replay, #btn-rematch (players)
  *   #log .log-entry[data-n]        one per log entry; .last-turn on the last turn's entries
- *   #panel-top / #panel-bottom     player panels: .pp-name, .clock, .score (hover lists eliminated cards)
+ *   #panel-top / #panel-bottom     player panels: .pp-name, .tag.army (the army, or "Mercenary" / "Custom orcs"),
+ *                                  .clock, .score (hover lists eliminated cards)
  *   #zoom (range) #btn-fit #btn-flip #btn-contrast   (high contrast: body.hc, persisted)
  *   #conn                          "reconnecting…" indicator; #toasts .toast error messages
  *   Replay (replay.js): #replay-first #replay-prev #replay-next #replay-last #replay-ply (range),
@@ -667,6 +668,7 @@
               me === p ? h('span', { class: 'tag you', text: 'you' }) : null,
               pl.bot ? h('span', { class: 'tag bot', text: 'bot' }) : null,
               h('span', { class: 'tag pnum', title: 'player ' + p, text: 'P' + p }),
+              vp.army ? h('span', { class: 'tag army' + (/^(mercenary|custom )/.test(vp.army) ? ' custom' : ''), title: 'army: ' + vp.army, text: vp.army.replace(/^./, (c) => c.toUpperCase()) }) : null,
               visible && !over() ? h('span', { class: 'tag vis', title: "This player's hand is visible to the opponent", text: '◉ hand visible' }) : null)),
           tc.mode === 'live' ? h('span', { class: 'clock', 'data-player': p, text: '' })
             : tc.mode === 'turn' ? h('span', { class: 'clock deadline', 'data-player': p, text: '' }) : null),
