@@ -70,6 +70,10 @@ def test_an_action_on_one_server_reaches_sockets_on_the_other(db_url: str, redis
         # server B's copy was refreshed: alice continues there
         r = alice_b.act(game, "draw", 1)
         assert r.status_code == 200, r.text
+        # server A hears of it on Redis, a moment later (its readers may see version 1 until then)
+        deadline = time.monotonic() + 10
+        while alice.state(game)["game"]["version"] != 2 and time.monotonic() < deadline:
+            time.sleep(0.02)
         assert alice.state(game)["game"]["version"] == 2
 
 
