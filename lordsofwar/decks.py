@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lordsofwar.rules.cards import CLASSES, DECK_SIZE, DIRECTIONS, RANK_COUNTS, RANKS, Card, CardSet
-from lordsofwar.rules.errors import DeckError, UnknownCardError
+from lordsofwar.rules.errors import DeckError, UnknownCardError, read_json
 
 NAME_LIMIT = 40
 FILE_LIMIT = 32 * 1024
@@ -74,7 +74,7 @@ def parse(text: str, cards: CardSet, where: str = "") -> DeckFile:
     if len(text) > FILE_LIMIT:
         raise DeckError(f"{prefix}the file is too long ({len(text)} characters, at most {FILE_LIMIT})")
     if text.lstrip().startswith(("{", "[")):
-        return _parse_json(text, cards, prefix)
+        return _parse_json(text, cards, where)
     return _parse_text(text, cards, prefix)
 
 
@@ -102,7 +102,7 @@ def _file_name(value: str, where: str) -> str:
     """A name given in a file, cut to ``NAME_LIMIT``; a name that cannot be kept is an error."""
     try:
         value.encode("utf-8")
-        return clean_name("".join(list(" ".join(value.split()))[:NAME_LIMIT]))
+        return clean_name(" ".join(value.split())[:NAME_LIMIT])
     except (UnicodeEncodeError, ValueError) as exc:
         reason = "it is not valid Unicode text" if isinstance(exc, UnicodeEncodeError) else str(exc)
         raise DeckError(f"{where}: the deck's name cannot be kept: {reason}") from None
@@ -112,15 +112,9 @@ def _line(text: str, index: int) -> int:
     return text.count("\n", 0, index) + 1
 
 
-def _parse_json(text: str, cards: CardSet, prefix: str) -> DeckFile:
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise DeckError(f"{prefix}line {exc.lineno}: not valid JSON ({exc.msg})") from None
-    except ValueError as exc:  # e.g. a number with more digits than Python converts
-        raise DeckError(f"{prefix}not readable JSON: {exc}") from None
-    except RecursionError:
-        raise DeckError(f"{prefix}not readable JSON: nested too deeply") from None
+def _parse_json(text: str, cards: CardSet, where: str) -> DeckFile:
+    prefix = f"{where}: " if where else ""
+    doc = read_json(text, DeckError, where)
     name = None
     if isinstance(doc, dict):
         unknown = sorted(set(doc) - {"format", "version", "name", "cards"})

@@ -8,7 +8,6 @@ example expansion units, possibly with movement arrows) to the core set.
 from __future__ import annotations
 
 import contextlib
-import json
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
@@ -19,7 +18,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from lordsofwar.rules.errors import CardPackError, DeckError, UnknownCardError
+from lordsofwar.rules.errors import CardPackError, DeckError, UnknownCardError, read_json
 
 DIRECTIONS: tuple[str, ...] = ("F", "FR", "R", "BR", "B", "BL", "L", "FL")
 """The eight arrow directions, in the card's own frame, clockwise from the front."""
@@ -243,14 +242,7 @@ def _describe_validation_error(source: str, doc: Any, err: ValidationError) -> s
 
 def parse_card_file(text: str, source: str) -> list[Card]:
     """Read a card file (core data or a card pack); errors name the file, the card and the field."""
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise CardPackError(f"{source}: not valid JSON: {exc.msg} at line {exc.lineno}") from None
-    except ValueError as exc:  # e.g. a number with more digits than Python converts
-        raise CardPackError(f"{source}: not readable JSON: {exc}") from None
-    except RecursionError:
-        raise CardPackError(f"{source}: not readable JSON: nested too deeply") from None
+    doc = read_json(text, CardPackError, source)
     if not isinstance(doc, dict):
         raise CardPackError(f"{source}: expected a JSON object with 'format', 'version' and 'cards'")
     try:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+from typing import Any
+
 
 class LordsOfWarError(ValueError):
     """Base of every error the rules package raises on bad input."""
@@ -33,3 +36,18 @@ class IllegalActionError(LordsOfWarError):
 
 class HiddenInformationError(LordsOfWarError):
     """An operation on a view that needs information the view hides."""
+
+
+def read_json(text: str, error: type[LordsOfWarError], where: str = "") -> Any:
+    """``json.loads``, with every way it can fail as one ``error`` whose message starts with
+    ``where``: JSON that does not parse (with its line and column), a number with more digits
+    than Python converts, nesting too deep."""
+    prefix = f"{where}: " if where else ""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise error(f"{prefix}line {exc.lineno}: not valid JSON: {exc.msg} (column {exc.colno})") from None
+    except ValueError as exc:  # e.g. a number with more digits than Python converts
+        raise error(f"{prefix}not readable JSON: {exc}") from None
+    except RecursionError:
+        raise error(f"{prefix}not readable JSON: nested too deeply") from None

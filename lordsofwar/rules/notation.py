@@ -21,6 +21,7 @@ from lordsofwar.rules.errors import (
     LordsOfWarError,
     NotationError,
     UnknownCardError,
+    read_json,
 )
 from lordsofwar.rules.state import (
     DEPLOYED,
@@ -123,14 +124,7 @@ def loads(text: str, what: str) -> Any:
     """Parse JSON text, or raise a one-line :class:`NotationError`."""
     if len(text) > MAX_TEXT:
         raise NotationError(f"{what}: longer than {MAX_TEXT} characters")
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise NotationError(f"{what}: not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})") from None
-    except ValueError as exc:  # e.g. a number with more digits than Python converts
-        raise NotationError(f"{what}: not readable JSON: {exc}") from None
-    except RecursionError:
-        raise NotationError(f"{what}: nested too deeply") from None
+    return read_json(text, NotationError, what)
 
 
 def _parse_result(value: Any) -> Result | None:

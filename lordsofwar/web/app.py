@@ -22,6 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.datastructures import FormData
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from lordsofwar import decks
 from lordsofwar.bots import BOTS
 from lordsofwar.rules.cards import CORE
 from lordsofwar.web import auth
@@ -33,13 +34,13 @@ from lordsofwar.web.games import (
     GameOptions,
     GameService,
     Runtime,
-    deck_label,
     record_of,
     rematch_options,
     state_doc,
 )
 from lordsofwar.web.hub import Connection, Hub
 from lordsofwar.web.models import Game, Invitation, User
+from lordsofwar.web.problem import Problem
 from lordsofwar.web.settings import Settings
 
 HERE = FilePath(__file__).parent
@@ -48,15 +49,6 @@ InvitationId = Annotated[int, Path(ge=1, le=2**31 - 1, description="an invitatio
 BODY_LIMIT = 64 * 1024
 WS_MESSAGE_LIMIT = 4096
 log = logging.getLogger("lordsofwar.web")
-
-
-class Problem(Exception):
-    """An HTTP error with a one-line message for the user."""
-
-    def __init__(self, status: int, message: str):
-        super().__init__(message)
-        self.status = status
-        self.message = message
 
 
 class BodyLimit:
@@ -225,12 +217,6 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
 
     @app.exception_handler(Problem)
     async def on_problem(request: Request, exc: Problem) -> Response:
-        if _wants_html(request):
-            return _page(request, "error.html", {"status": exc.status, "message": exc.message}, None, exc.status)
-        return JSONResponse({"detail": exc.message}, exc.status)
-
-    @app.exception_handler(deckweb.DeckProblem)
-    async def on_deck_problem(request: Request, exc: deckweb.DeckProblem) -> Response:
         if _wants_html(request):
             return _page(request, "error.html", {"status": exc.status, "message": exc.message}, None, exc.status)
         return JSONResponse({"detail": exc.message}, exc.status)
@@ -444,7 +430,7 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
             "status": inv.status,
             "game": inv.game_id,
             # the creator's custom deck is named by its kind only: its cards stay the creator's secret
-            "creator_deck": None if not inv.creator_deck else deck_label(inv.creator_deck["cards"], CORE),
+            "creator_deck": None if not inv.creator_deck else decks.kind(inv.creator_deck["cards"], CORE),
         }
 
     @app.get("/api/lobby")

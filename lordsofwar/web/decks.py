@@ -22,19 +22,11 @@ from lordsofwar import decks as rules
 from lordsofwar.rules.cards import CORE, CORE_ARMIES, DECK_SIZE, RANK_COUNTS, CardSet
 from lordsofwar.rules.errors import LordsOfWarError
 from lordsofwar.web.models import Deck, User
+from lordsofwar.web.problem import Problem
 
 DeckId = Annotated[int, Path(ge=1, le=2**31 - 1, description="a deck number")]
 DECKS_PER_PLAYER = 100
 CardId = Annotated[str, Field(max_length=20)]
-
-
-class DeckProblem(Exception):
-    """A deck request that is refused; nothing changed."""
-
-    def __init__(self, status: int, message: str):
-        super().__init__(message)
-        self.status = status
-        self.message = message
 
 
 # --- request bodies ----------------------------------------------------------------------------
@@ -78,19 +70,29 @@ def clean_name(name: str) -> str:
     try:
         return rules.clean_name(name)
     except ValueError as exc:
-        raise DeckProblem(422, str(exc)) from None
+        raise Problem(422, str(exc)) from None
 
 
-def checked_cards(ids: list[str], cards: CardSet = CORE) -> list[str]:
-    """A draft as it may be kept: known cards, no rank over its count; in deck order."""
+def known_cards(ids: list[str], cards: CardSet = CORE) -> None:
+    """Refuses (422) the first card id that no card has, naming its place in the list."""
     for i, c in enumerate(ids, 1):
         try:
             cards.card(c)
         except LordsOfWarError as exc:
-            raise DeckProblem(422, f"card {i}: {exc}") from None
+            raise Problem(422, f"card {i}: {exc}") from None
+
+
+def known_army(army: str) -> None:
+    if army not in CORE_ARMIES:
+        raise Problem(422, f"unknown army {army[:20]!r} (core armies: {', '.join(CORE_ARMIES)})")
+
+
+def checked_cards(ids: list[str], cards: CardSet = CORE) -> list[str]:
+    """A draft as it may be kept: known cards, no rank over its count; in deck order."""
+    known_cards(ids, cards)
     over = rules.draft_problem(ids, cards)
     if over:
-        raise DeckProblem(422, over + " (clarifications 8.4)")
+        raise Problem(422, over + " (clarifications 8.4)")
     return sorted(ids, key=rules.sort_key(cards))
 
 
@@ -122,9 +124,9 @@ async def owned(db: AsyncSession, user: User, deck_id: int) -> Deck:
     """The user's deck ``deck_id``; another player's deck is refused (403), a missing one 404."""
     deck = await db.get(Deck, deck_id)
     if deck is None:
-        raise DeckProblem(404, f"there is no deck {deck_id}")
+        raise Problem(404, f"there is no deck {deck_id}")
     if deck.owner_id != user.id:
-        raise DeckProblem(403, f"deck {deck_id} belongs to another player")
+        raise Problem(403, f"deck {deck_id} belongs to another player")
     return deck
 
 
@@ -145,7 +147,7 @@ async def _free_name(db: AsyncSession, user: User, base: str) -> str:
         name = base[: rules.NAME_LIMIT - len(suffix)] + suffix
         if not await _name_taken(db, user, name):
             return name
-    raise DeckProblem(409, f"you already have decks called {base!r} and every numbered copy of it")
+    raise Problem(409, f"you already have decks called {base!r} and every numbered copy of it")
 
 
 _adding: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
@@ -163,10 +165,10 @@ async def _add(db: AsyncSession, user: User, name: str, ids: list[str]) -> Deck:
         count = await db.scalar(select(func.count()).select_from(Deck).where(Deck.owner_id == user.id))
         if (count or 0) >= DECKS_PER_PLAYER:
             await db.rollback()
-            raise DeckProblem(409, f"you have {DECKS_PER_PLAYER} decks, the most a player may keep; delete one first")
+            raise Problem(409, f"you have {DECKS_PER_PLAYER} decks, the most a player may keep; delete one first")
         if await _name_taken(db, user, name):
             await db.rollback()
-            raise DeckProblem(409, f"you already have a deck called {name!r}")
+            raise Problem(409, f"you already have a deck called {name!r}")
         now = datetime.now(UTC)
         deck = Deck(
             owner_id=user.id, name=name, name_key=rules.name_key(name), cards=ids, version=1, created_at=now, updated_at=now
@@ -176,17 +178,16 @@ async def _add(db: AsyncSession, user: User, name: str, ids: list[str]) -> Deck:
             await db.commit()
         except IntegrityError:  # the same name, saved meanwhile from another process
             await db.rollback()
-            raise DeckProblem(409, f"you already have a deck called {name!r}") from None
+            raise Problem(409, f"you already have a deck called {name!r}") from None
         return deck
 
 
 async def create(db: AsyncSession, user: User, body: NewDeck) -> Deck:
     name = clean_name(body.name)
     if body.army is not None and body.cards is not None:
-        raise DeckProblem(422, "start from an army or from a list of cards, not both")
+        raise Problem(422, "start from an army or from a list of cards, not both")
     if body.army is not None:
-        if body.army not in CORE_ARMIES:
-            raise DeckProblem(422, f"unknown army {body.army[:20]!r} (core armies: {', '.join(CORE_ARMIES)})")
+        known_army(body.army)
         ids = CORE.standard_deck(body.army)
     else:
         ids = checked_cards(list(body.cards or []))
@@ -198,11 +199,11 @@ async def change(db: AsyncSession, user: User, deck_id: int, body: DeckChange) -
     name = clean_name(body.name)
     ids = checked_cards(list(body.cards))
     if body.version != deck.version:
-        raise DeckProblem(
+        raise Problem(
             409, f"the deck was changed elsewhere (you edited version {body.version}, it is now {deck.version}): reload it"
         )
     if await _name_taken(db, user, name, but=deck.id):
-        raise DeckProblem(409, f"you already have a deck called {name!r}")
+        raise Problem(409, f"you already have a deck called {name!r}")
     from sqlalchemy import update
 
     try:
@@ -215,11 +216,11 @@ async def change(db: AsyncSession, user: User, deck_id: int, body: DeckChange) -
         )
         if done.rowcount != 1:  # type: ignore[attr-defined]
             await db.rollback()
-            raise DeckProblem(409, "the deck was changed elsewhere meanwhile: reload it")
+            raise Problem(409, "the deck was changed elsewhere meanwhile: reload it")
         await db.commit()
     except IntegrityError:  # another deck took the name meanwhile
         await db.rollback()
-        raise DeckProblem(409, f"you already have a deck called {name!r}") from None
+        raise Problem(409, f"you already have a deck called {name!r}") from None
     await db.refresh(deck)
     return deck
 
@@ -243,11 +244,11 @@ async def import_deck(db: AsyncSession, user: User, body: DeckImport) -> Deck:
     try:
         parsed = rules.parse(body.text, CORE)
     except LordsOfWarError as exc:
-        raise DeckProblem(422, f"the file was not imported: {exc}") from None
+        raise Problem(422, f"the file was not imported: {exc}") from None
     over_at = rules.first_over(parsed.cards, CORE)
     if over_at is not None:
         card = CORE.card(parsed.cards[over_at])
-        raise DeckProblem(
+        raise Problem(
             422,
             f"the file was not imported: line {parsed.lines[over_at]} (card {over_at + 1}): {card.id} ({card.name}) is "
             f"one {card.rank} card too many (a deck holds {RANK_COUNTS[card.rank]}) (clarifications 8.4)",
@@ -263,15 +264,9 @@ async def list_decks(db: AsyncSession, user: User) -> list[Deck]:
     return list(await db.scalars(select(Deck).where(Deck.owner_id == user.id).order_by(Deck.name_key)))
 
 
-def choices(decks: list[Deck], allowed_armies: list[str], cards: CardSet = CORE) -> list[dict[str, Any]]:
-    """Each deck with why it cannot be used in a game allowing ``allowed_armies`` (or None)."""
-    return [
-        {"id": d.id, "name": d.name, "problem": rules.game_problem(d.cards, cards, allowed_armies)} for d in decks
-    ]
-
-
 class Choices:
-    """:func:`choices` for many invitations: worked out once per set of allowed armies."""
+    """A player's decks, each with why it cannot be used in a game allowing given armies (or
+    None), for many invitations: worked out once per set of allowed armies."""
 
     def __init__(self, decks: list[Deck]):
         self.decks = decks
@@ -280,18 +275,21 @@ class Choices:
     def __call__(self, allowed_armies: list[str]) -> list[dict[str, Any]]:
         key = frozenset(allowed_armies)
         if key not in self.known:
-            self.known[key] = choices(self.decks, sorted(key))
+            self.known[key] = [
+                {"id": d.id, "name": d.name, "problem": rules.game_problem(d.cards, CORE, sorted(key))}
+                for d in self.decks
+            ]
         return [dict(c) for c in self.known[key]]
 
 
 async def pick(db: AsyncSession, user: User, deck_id: int, custom_decks: bool, allowed: list[str]) -> dict[str, Any]:
     """The copy of ``deck_id`` that goes into a game with these options: {"name", "cards"}."""
     if not custom_decks:
-        raise DeckProblem(409, "this game does not allow custom decks: you play a core army's standard deck")
+        raise Problem(409, "this game does not allow custom decks: you play a core army's standard deck")
     deck = await owned(db, user, deck_id)
     problem = rules.game_problem(deck.cards, CORE, allowed)
     if problem:
-        raise DeckProblem(409, f"your deck {deck.name!r} does not fit this game: {problem}")
+        raise Problem(409, f"your deck {deck.name!r} does not fit this game: {problem}")
     return {"name": deck.name, "cards": list(deck.cards)}
 
 
@@ -324,15 +322,9 @@ def router(Db: Any, SignedIn: Any, Csrf: Any) -> APIRouter:
     @api.post("/api/decks/analyse")
     async def api_analyse(body: Analyse) -> dict[str, Any]:
         """What the editor shows for a list of cards (changes nothing)."""
-        for i, c in enumerate(body.cards, 1):
-            try:
-                CORE.card(c)
-            except LordsOfWarError as exc:
-                raise DeckProblem(422, f"card {i}: {exc}") from None
-        if body.allowed_armies is not None:
-            unknown = [a for a in body.allowed_armies if a not in CORE_ARMIES]
-            if unknown:
-                raise DeckProblem(422, f"unknown army {unknown[0][:20]!r} (core armies: {', '.join(CORE_ARMIES)})")
+        known_cards(body.cards)
+        for army in body.allowed_armies or ():
+            known_army(army)
         return rules.analyse(body.cards, CORE, body.allowed_armies)
 
     @api.get("/api/decks/{deck_id}")

@@ -24,8 +24,8 @@ from sqlalchemy import Connection, Engine, Table, bindparam, select, update
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker
 
+from lordsofwar import decks
 from lordsofwar.bots import BOTS, make_bot
-from lordsofwar.decks import kind as deck_label
 from lordsofwar.rules import engine, notation
 from lordsofwar.rules.cards import CORE, CORE_ARMIES, CardSet
 from lordsofwar.rules.errors import LordsOfWarError
@@ -501,11 +501,11 @@ class GameService:
         side = int(options.creator_side) if options.creator_side != "random" else 1 + secrets.randbelow(2)
         armies: list[str] = [options.creator_army, options.opponent_army]
         armies = [a if a != "random" else secrets.choice(CORE_ARMIES) for a in armies]
-        decks = [list(deck) if deck else self.cards.standard_deck(army) for deck, army in zip(custom, armies, strict=True)]
-        armies = [army if deck is None else deck_label(deck, self.cards) for deck, army in zip(custom, armies, strict=True)]
+        dealt = [list(deck) if deck else self.cards.standard_deck(army) for deck, army in zip(custom, armies, strict=True)]
+        armies = [army if deck is None else decks.kind(deck, self.cards) for deck, army in zip(custom, armies, strict=True)]
         if side == 2:
             armies.reverse()
-            decks.reverse()
+            dealt.reverse()
         seats: list[int | None] = [creator.id, opponent.id if opponent else None]
         bots: list[str | None] = [None, bot]
         if side == 2:
@@ -522,7 +522,7 @@ class GameService:
             public=options.public,
             options=options.model_dump(),
             variant=variant.to_json(),
-            decks=decks,
+            decks=dealt,
             armies=armies,
             seed=secrets.randbelow(2**63),
             actions=[],

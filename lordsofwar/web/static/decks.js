@@ -1,7 +1,7 @@
 /* Lords of War — the deck pages: "Your decks" (/decks) and the deck editor (/decks/{id}).
  *
- * Plain ES2020, no build step. The editor draws cards with window.LoW (game.js, loaded before
- * this file on the editor page); the decks list needs nothing else. Every request goes to the deck
+ * Plain ES2020, no build step. Both pages load game.js first: the editor draws cards with
+ * window.LoW, and both use its DOM helpers. Every request goes to the deck
  * API (docs/web-api.md) with the X-CSRF-Token header; a refused request's {"detail"} is shown in a
  * visible message, never dropped. Confirmations use window.confirm (tests: page.on("dialog")).
  *
@@ -64,32 +64,14 @@
   const NAME_LIMIT = 40;
   const FILE_LIMIT = 32 * 1024;
   const CLASSES = ['infantry', 'cavalry', 'berserker', 'spear', 'ranged'];
-  const DIRS = ['F', 'FR', 'R', 'BR', 'B', 'BL', 'L', 'FL'];
-  const RANK_ABBR = { general: 'GEN', command: 'CMD', special: 'SPC', elite: 'ELT', veteran: 'VET', regular: 'REG', recruit: 'RCT' };
+  // the shared renderer and DOM helpers of game.js, loaded before this file on both pages
+  const { h, $, DIRS, RANK_ABBR } = window.LoW;
   const FLASH_KEY = 'low.decks.flash';
 
   // ---------------------------------------------------------------------------------------------
   // Helpers
   // ---------------------------------------------------------------------------------------------
 
-  function h(tag, attrs, ...children) {
-    const e = document.createElement(tag);
-    if (attrs) {
-      for (const [k, v] of Object.entries(attrs)) {
-        if (v === null || v === undefined || v === false) continue;
-        if (k === 'class') e.className = v;
-        else if (k === 'text') e.textContent = v;
-        else if (k === 'style') e.style.cssText = v;
-        else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
-        else e.setAttribute(k, v === true ? '' : v);
-      }
-    }
-    for (const c of children.flat()) {
-      if (c === null || c === undefined || c === false) continue;
-      e.append(c instanceof Node ? c : document.createTextNode(String(c)));
-    }
-    return e;
-  }
   const SVG = 'http://www.w3.org/2000/svg';
   function s(tag, attrs, text) {
     const e = document.createElementNS(SVG, tag);
@@ -97,7 +79,6 @@
     if (text !== undefined) e.textContent = text;
     return e;
   }
-  const $ = (sel, root) => (root || document).querySelector(sel);
   const $$ = (sel, root) => Array.from((root || document).querySelectorAll(sel));
   const cap = (w) => (w ? w[0].toUpperCase() + w.slice(1) : w);
   const an = (w) => (/^[aeiou]/i.test(w) ? 'an' : 'a');
@@ -420,7 +401,6 @@
     const flash = takeFlash();
     if (flash) showMessage(msg, flash.text, flash.kind);
 
-    if (!LoW) { statusEl.textContent = 'The card renderer (game.js) did not load: reload the page.'; statusEl.className = 'deck-status over'; return; }
     try {
       await LoW.loadCards();
     } catch (e) {

@@ -457,7 +457,7 @@
   }
 
   window.LoW = {
-    CARDS, DIRS, h, $, loadCards, cardEl, magnify, renderMat, entrySquares, describeEntry, describeText, entryEl,
+    CARDS, DIRS, RANK_ABBR, h, $, loadCards, cardEl, magnify, renderMat, entrySquares, describeEntry, describeText, entryEl,
     resultText, scoreEl, parseSq, sqName, norm, isCommand, card, cardName, store, setHighContrast, fitCellSize,
   };
 

@@ -1,0 +1,12 @@
+"""The refusal of a web request: an HTTP status and a one-line message for the user."""
+
+from __future__ import annotations
+
+
+class Problem(Exception):
+    """An HTTP error with a one-line message for the user; nothing changed."""
+
+    def __init__(self, status: int, message: str):
+        super().__init__(message)
+        self.status = status
+        self.message = message
