@@ -3,35 +3,34 @@
 Section numbers in docstrings refer to ``clarifications.md``, the decisions on the rule texts.
 The turn (notation.md section 4): declared shots, one deployment, berserker advances, then
 moves and fired shots, then one reinforcement (draw, recall or pass).
+
+Every function takes a :class:`~lordsofwar.rules.position.BasePosition`;
+:class:`~lordsofwar.rules.state.Position` has the main ones as methods (``legal_actions``,
+``push``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import Any
 
 from lordsofwar.rules import mat
+from lordsofwar.rules.actions import DRAW, PASS, Action, Event, parse_action
 from lordsofwar.rules.errors import HiddenInformationError, IllegalActionError, InvalidActionError
-from lordsofwar.rules.state import (
+from lordsofwar.rules.position import (
     DEPLOYED,
-    DRAW,
     ENGAGED_AT_START,
     HAND_LIMIT,
     MOVED,
-    PASS,
     SHOT,
     SUPPORTED,
     TOOK_PART,
-    Action,
     AdvanceRound,
-    Position,
+    BasePosition,
     Result,
     UnitKind,
     kinds_of,
     unit_kind,
 )
-
-Event = dict[str, Any]
 
 _NEIGHBOURS = mat.NEIGHBOUR_DELTAS
 _ON_MAT = mat.ON_MAT
@@ -41,7 +40,7 @@ _PRINTED_SQUARES = sorted(mat.ON_MAT)
 # --- engagement (2) --------------------------------------------------------------------------
 
 
-def engaged(pos: Position, sq: int, owner: int | None = None) -> bool:
+def engaged(pos: BasePosition, sq: int, owner: int | None = None) -> bool:
     """2.2: a unit of ``owner`` on ``sq`` is engaged when an enemy arrow points at it.
 
     Without ``owner``, asks about the unit on ``sq`` (from the position's engagement map);
@@ -57,13 +56,13 @@ def engaged(pos: Position, sq: int, owner: int | None = None) -> bool:
     return False
 
 
-def engaged_by_spear(pos: Position, sq: int) -> bool:
+def engaged_by_spear(pos: BasePosition, sq: int) -> bool:
     """7.3: a spear unit's arrow points at the unit on ``sq``."""
     board = pos.board
     return any(board[s].is_spear for s, _ in pos.attackers.get(sq, ()))
 
 
-def _kind(pos: Position, card_id: str, owner: int) -> UnitKind:
+def _kind(pos: BasePosition, card_id: str, owner: int) -> UnitKind:
     return unit_kind(pos.cards.card(card_id), owner)
 
 
@@ -72,7 +71,7 @@ def _kind(pos: Position, card_id: str, owner: int) -> UnitKind:
 _new_action = tuple.__new__
 
 
-def _adjacent_empty(pos: Position, player: int) -> tuple[dict[int, None], dict[int, int], bool]:
+def _adjacent_empty(pos: BasePosition, player: int) -> tuple[dict[int, None], dict[int, int], bool]:
     """Empty squares next to ``player``'s units, empty squares next to enemy units (with the
     directions that point from each at an enemy), and whether any enemy unit is on the mat."""
     board = pos.board
@@ -110,7 +109,7 @@ def _deploy_actions(card: str, squares: Iterable[int]) -> list[Action]:
     return list(map(_DEPLOY_ACTIONS[card].__getitem__, squares))
 
 
-def deploy_options(pos: Position, player: int, turn: int) -> tuple[list[Action], bool]:
+def deploy_options(pos: BasePosition, player: int, turn: int) -> tuple[list[Action], bool]:
     """The legal deployments of ``player`` at the start of turn ``turn``.
 
     Returns the ``deploy`` actions and whether they are a forced deployment (3.4). Turns 1 and
@@ -156,7 +155,7 @@ def deploy_options(pos: Position, player: int, turn: int) -> tuple[list[Action],
     return options, True
 
 
-def could_deploy(pos: Position, player: int, turn: int) -> bool:
+def could_deploy(pos: BasePosition, player: int, turn: int) -> bool:
     """Whether :func:`deploy_options` would offer anything, without listing the options."""
     hand = pos.hands[player]
     if not hand:
@@ -181,13 +180,13 @@ def could_deploy(pos: Position, player: int, turn: int) -> bool:
     return any(pos.cards.card(c).is_support for c in hand)  # type: ignore[arg-type]
 
 
-def _deploys(pos: Position) -> list[Action]:
+def _deploys(pos: BasePosition) -> list[Action]:
     if pos.deploys is None:
         pos.deploys, pos.forced = deploy_options(pos, pos.to_move, pos.turn)
     return pos.deploys
 
 
-def _resolve_start(pos: Position) -> None:
+def _resolve_start(pos: BasePosition) -> None:
     """3.4: with no deployment possible the turn goes straight to the post-deployment phase."""
     if pos.phase == "pre" and not _deploys(pos):
         pos.phase = "post"
@@ -196,7 +195,7 @@ def _resolve_start(pos: Position) -> None:
 # --- shooting (5) ----------------------------------------------------------------------------
 
 
-def can_shoot(pos: Position, sq: int) -> bool:
+def can_shoot(pos: BasePosition, sq: int) -> bool:
     """5.1-5.2: may the active player's ranged unit on ``sq`` shoot now?"""
     if pos.turn <= 2:
         return False  # 1.3: no shots in the opening turns
@@ -208,7 +207,7 @@ def can_shoot(pos: Position, sq: int) -> bool:
     return sq not in pos.attackers
 
 
-def _shots(pos: Position) -> list[Action]:
+def _shots(pos: BasePosition) -> list[Action]:
     out: list[Action] = []
     board = pos.board
     player = pos.to_move
@@ -225,7 +224,7 @@ def _shots(pos: Position) -> list[Action]:
 # --- moving, recall, reinforcement (7) --------------------------------------------------------
 
 
-def _moves(pos: Position) -> list[Action]:
+def _moves(pos: BasePosition) -> list[Action]:
     """7.1: each moving unit once per turn, one step along a movement arrow, while not engaged."""
     out: list[Action] = []
     board = pos.board
@@ -240,7 +239,7 @@ def _moves(pos: Position) -> list[Action]:
     return out
 
 
-def recallable(pos: Position, sq: int, flags: int | None = None) -> bool:
+def recallable(pos: BasePosition, sq: int, flags: int | None = None) -> bool:
     """7.2-7.3: may the unit on ``sq`` be recalled into its owner's hand?"""
     u = pos.board[sq]
     f = pos.flags.get(sq, 0) if flags is None else flags
@@ -251,7 +250,7 @@ def recallable(pos: Position, sq: int, flags: int | None = None) -> bool:
     return not f & TOOK_PART and sq not in pos.attackers
 
 
-def _reinforcements(pos: Position) -> list[Action]:
+def _reinforcements(pos: BasePosition) -> list[Action]:
     """7.2: draw, recall (see :func:`recallable`) or, when neither is possible, pass."""
     player = pos.to_move
     if len(pos.hands[player]) >= HAND_LIMIT:
@@ -268,7 +267,7 @@ def _reinforcements(pos: Position) -> list[Action]:
 # --- berserker advances (6) ------------------------------------------------------------------
 
 
-def _waiting(pos: Position, owner: int) -> dict[int, list[int]]:
+def _waiting(pos: BasePosition, owner: int) -> dict[int, list[int]]:
     adv = pos.advance
     assert adv is not None
     board = pos.board
@@ -281,7 +280,7 @@ def _waiting(pos: Position, owner: int) -> dict[int, list[int]]:
     return out
 
 
-def _advance_choices(pos: Position) -> list[Action]:
+def _advance_choices(pos: BasePosition) -> list[Action]:
     """6.2 and 6.4: the (berserker, square) pairs the owner may choose from."""
     adv = pos.advance
     if adv is None or not adv.owners:
@@ -293,7 +292,7 @@ def _advance_choices(pos: Position) -> list[Action]:
     return [Action("advance", None, b, t) for b, ts in waiting.items() for t in ts]
 
 
-def _auto_advances(pos: Position, owner: int, events: list[Event]) -> bool:
+def _auto_advances(pos: BasePosition, owner: int, events: list[Event]) -> bool:
     """6.4: make the advances that leave no choice; True when the owner must choose."""
     while True:
         waiting = _waiting(pos, owner)
@@ -316,7 +315,7 @@ def _auto_advances(pos: Position, owner: int, events: list[Event]) -> bool:
         _do_advance(pos, single[0], single[1], events)
 
 
-def _relocate(pos: Position, src: int, dst: int) -> None:
+def _relocate(pos: BasePosition, src: int, dst: int) -> None:
     """Move a unit and everything this turn knows about it from ``src`` to ``dst``."""
     pos.place(dst, pos.remove(src))
     f = pos.flags.pop(src, None)
@@ -335,7 +334,7 @@ def _relocate(pos: Position, src: int, dst: int) -> None:
                 st[shooter] = dst
 
 
-def _do_advance(pos: Position, b: int, t: int, events: list[Event]) -> None:
+def _do_advance(pos: BasePosition, b: int, t: int, events: list[Event]) -> None:
     adv = pos.advance
     assert adv is not None
     unit = pos.board[b]
@@ -346,7 +345,7 @@ def _do_advance(pos: Position, b: int, t: int, events: list[Event]) -> None:
     events.append({"type": "advance", "from": mat.name(b), "to": mat.name(t), "owner": unit.owner, "card": unit.id})
 
 
-def _resolve_advances(pos: Position, events: list[Event]) -> None:
+def _resolve_advances(pos: BasePosition, events: list[Event]) -> None:
     """6.3: run advance rounds, each followed by a check, until none is due or a choice waits."""
     while pos.advance is not None:
         adv = pos.advance
@@ -361,7 +360,7 @@ def _resolve_advances(pos: Position, events: list[Event]) -> None:
     pos.phase = "post"
 
 
-def _after_check(pos: Position, candidates: dict[int, list[int]]) -> None:
+def _after_check(pos: BasePosition, candidates: dict[int, list[int]]) -> None:
     if candidates:
         board = pos.board
         owners = [o for o in (pos.to_move, 3 - pos.to_move) if any(board[b].owner == o for b in candidates)]
@@ -371,7 +370,7 @@ def _after_check(pos: Position, candidates: dict[int, list[int]]) -> None:
 # --- combat (4) ------------------------------------------------------------------------------
 
 
-def damage(pos: Position) -> dict[int, int]:
+def damage(pos: BasePosition) -> dict[int, int]:
     """4.1: every engaged or shot unit's damage now: enemy arrows pointing at it plus shots.
 
     A ranged unit that has shot this turn deals no melee damage (5.5), though it still engages.
@@ -390,14 +389,14 @@ def damage(pos: Position) -> dict[int, int]:
     return dmg
 
 
-def _attackers(pos: Position, targets: Iterable[int]) -> dict[int, list[int]]:
+def _attackers(pos: BasePosition, targets: Iterable[int]) -> dict[int, list[int]]:
     """The units whose arrows count in the damage of each unit on ``targets`` (4.4, 5.5)."""
     flags = pos.flags
     attackers = pos.attackers
     return {t: [s for s, _ in attackers.get(t, ()) if not flags.get(s, 0) & SHOT] for t in targets}
 
 
-def check(pos: Position, events: list[Event]) -> dict[int, list[int]]:
+def check(pos: BasePosition, events: list[Event]) -> dict[int, list[int]]:
     """4.1-4.5: eliminate, all at once, every unit whose damage exceeds its defence.
 
     Marks the units that took part (4.4) and returns the berserkers due to advance (6.1):
@@ -441,7 +440,7 @@ def check(pos: Position, events: list[Event]) -> dict[int, list[int]]:
 # --- the turn --------------------------------------------------------------------------------
 
 
-def start_turn(pos: Position) -> None:
+def start_turn(pos: BasePosition) -> None:
     """Reset the turn state for ``to_move`` and note which ranged units start engaged (5.2)."""
     pos.phase = "pre"
     pos.flags = {}
@@ -461,7 +460,7 @@ def start_turn(pos: Position) -> None:
             pos.flags[s] = ENGAGED_AT_START
 
 
-def legal_actions(pos: Position) -> list[Action]:
+def legal_actions(pos: BasePosition) -> list[Action]:
     """Every legal action of the player who must act now (``pos.decider``)."""
     legal = pos.legal
     if legal is None:
@@ -469,7 +468,7 @@ def legal_actions(pos: Position) -> list[Action]:
     return list(legal)
 
 
-def _compute_legal(pos: Position) -> list[Action]:
+def _compute_legal(pos: BasePosition) -> list[Action]:
     if pos.result is not None:
         return []
     _resolve_start(pos)
@@ -481,7 +480,7 @@ def _compute_legal(pos: Position) -> list[Action]:
     return _shots(pos) + _moves(pos) + _reinforcements(pos)
 
 
-def is_legal(pos: Position, action: Action) -> bool:
+def is_legal(pos: BasePosition, action: Action) -> bool:
     """True when ``action`` is one of :func:`legal_actions`."""
     legal = pos.legal
     if legal is None:
@@ -489,11 +488,9 @@ def is_legal(pos: Position, action: Action) -> bool:
     return action in legal
 
 
-def push(pos: Position, action: Action | str) -> list[Event]:
+def push(pos: BasePosition, action: Action | str) -> list[Event]:
     """Apply one legal action in place; an illegal one raises and changes nothing."""
     if isinstance(action, str):
-        from lordsofwar.rules.notation import parse_action
-
         action = parse_action(action, pos)
     if not is_legal(pos, action):
         raise IllegalActionError(explain_illegal(pos, action))
@@ -528,7 +525,7 @@ def push(pos: Position, action: Action | str) -> list[Event]:
     return events
 
 
-def _deploy(pos: Position, card: str, sq: int, events: list[Event]) -> None:
+def _deploy(pos: BasePosition, card: str, sq: int, events: list[Event]) -> None:
     """3: place the card; 3.4 reveals the hand of a forced deployment; then the check (4.2)."""
     player = pos.to_move
     hand = pos.hands[player]
@@ -545,7 +542,7 @@ def _deploy(pos: Position, card: str, sq: int, events: list[Event]) -> None:
     _resolve_advances(pos, events)
 
 
-def _shoot(pos: Position, frm: int, to: int, events: list[Event]) -> None:
+def _shoot(pos: BasePosition, frm: int, to: int, events: list[Event]) -> None:
     """5.3-5.4: a declared shot waits for the deployment's check; a fired one runs a check."""
     shooter = pos.board[frm]
     pos.flags[frm] = pos.flags.get(frm, 0) | SHOT
@@ -568,7 +565,7 @@ def _shoot(pos: Position, frm: int, to: int, events: list[Event]) -> None:
         _resolve_advances(pos, events)
 
 
-def _move(pos: Position, frm: int, to: int, events: list[Event]) -> None:
+def _move(pos: BasePosition, frm: int, to: int, events: list[Event]) -> None:
     """7.1: one step, then a check."""
     _relocate(pos, frm, to)
     pos.flags[to] = pos.flags.get(to, 0) | MOVED
@@ -582,7 +579,7 @@ def _move(pos: Position, frm: int, to: int, events: list[Event]) -> None:
 # --- the end of a turn and of the game (7.4, 8) ------------------------------------------------
 
 
-def commands_eliminated(pos: Position, player: int) -> int:
+def commands_eliminated(pos: BasePosition, player: int) -> int:
     """Enemy command units (general + command rank) that ``player`` has eliminated."""
     lost = pos.lost[3 - player]
     counted, count = pos.command_counts[3 - player]
@@ -594,12 +591,12 @@ def commands_eliminated(pos: Position, player: int) -> int:
     return count
 
 
-def units_eliminated(pos: Position, player: int) -> int:
+def units_eliminated(pos: BasePosition, player: int) -> int:
     """Enemy units of any rank that ``player`` has eliminated."""
     return len(pos.lost[3 - player])
 
 
-def threshold_result(pos: Position) -> Result | None:
+def threshold_result(pos: BasePosition) -> Result | None:
     """8.2: the winner (or draw) when a player has reached a threshold, else None."""
     v = pos.variant
     u1, u2 = units_eliminated(pos, 1), units_eliminated(pos, 2)
@@ -638,7 +635,7 @@ def threshold_result(pos: Position) -> Result | None:
     return Result(None, f"both reached the {what} threshold with equal units and command units")
 
 
-def could_act(pos: Position, player: int, turn: int) -> bool:
+def could_act(pos: BasePosition, player: int, turn: int) -> bool:
     """8.3: could ``player`` deploy, draw or recall at the start of turn ``turn`` on this mat?"""
     hand_open = len(pos.hands[player]) < HAND_LIMIT
     if hand_open and pos.decks[player]:
@@ -652,7 +649,7 @@ def could_act(pos: Position, player: int, turn: int) -> bool:
     return False
 
 
-def _end_turn(pos: Position, events: list[Event]) -> None:
+def _end_turn(pos: BasePosition, events: list[Event]) -> None:
     """After the reinforcement: 8.2, then 8.3, then the next turn (7.4 extra turn)."""
     player = pos.to_move
     other = 3 - player
@@ -677,7 +674,7 @@ def _end_turn(pos: Position, events: list[Event]) -> None:
     start_turn(pos)
 
 
-def _finish(pos: Position, result: Result, events: list[Event]) -> None:
+def _finish(pos: BasePosition, result: Result, events: list[Event]) -> None:
     pos.result = result
     pos.phase = "over"
     pos.advance = None
@@ -687,7 +684,7 @@ def _finish(pos: Position, result: Result, events: list[Event]) -> None:
     events.append({"type": "result", "winner": result.winner, "reason": result.reason})
 
 
-def resign(pos: Position, player: int) -> list[Event]:
+def resign(pos: BasePosition, player: int) -> list[Event]:
     """8.3: ``player`` resigns; the opponent wins at once."""
     if pos.result is not None:
         raise IllegalActionError(f"player {player} cannot resign: the game is already over")
@@ -706,7 +703,7 @@ PLATFORM_ENDINGS = {
 allowed; draws by agreement and clocks are platform features): a reason template and event type."""
 
 
-def end_by_platform(pos: Position, how: str, player: int | None) -> list[Event]:
+def end_by_platform(pos: BasePosition, how: str, player: int | None) -> list[Event]:
     """End the game off the board: ``how`` is ``"time"`` or ``"deadline"`` (``player`` loses) or
     ``"agreed"`` (a draw both players agreed to; ``player`` is None)."""
     if pos.result is not None:
@@ -737,7 +734,7 @@ def early_ending(result: Result) -> tuple[str, int | None] | None:
     return None
 
 
-def end_early(pos: Position, ending: tuple[str, int | None]) -> list[Event]:
+def end_early(pos: BasePosition, ending: tuple[str, int | None]) -> list[Event]:
     """Apply an ending found by :func:`early_ending`."""
     how, player = ending
     if how == "resign":
@@ -749,13 +746,13 @@ def end_early(pos: Position, ending: tuple[str, int | None]) -> list[Event]:
 # --- why an action is illegal ------------------------------------------------------------------
 
 
-def explain_illegal(pos: Position, action: Action) -> str:
+def explain_illegal(pos: BasePosition, action: Action) -> str:
     """One line naming the action and the rule that forbids it now."""
     text = str(action)
     return f"{text}: {_reason(pos, action)}"
 
 
-def _reason(pos: Position, a: Action) -> str:  # noqa: C901 - one branch per rule
+def _reason(pos: BasePosition, a: Action) -> str:  # noqa: C901 - one branch per rule
     if pos.result is not None:
         return "the game is over"
     _resolve_start(pos)
@@ -819,7 +816,7 @@ def _reason(pos: Position, a: Action) -> str:  # noqa: C901 - one branch per rul
     return "passing is allowed only when neither drawing nor recalling is possible (clarifications 7.2)"
 
 
-def _shot_reason(pos: Position, a: Action) -> str:
+def _shot_reason(pos: BasePosition, a: Action) -> str:
     u = pos.board[a.frm]  # type: ignore[index]
     if not u.targets:
         return "that unit has no ranged weapon (clarifications 5.1)"
@@ -845,7 +842,7 @@ def _shot_reason(pos: Position, a: Action) -> str:
     return "ranged units never target friendly units (clarifications 5.1)"
 
 
-def _deploy_reason(pos: Position, a: Action) -> str:
+def _deploy_reason(pos: BasePosition, a: Action) -> str:
     player = pos.to_move
     if pos.phase != "pre":
         if pos.flags and any(f & DEPLOYED for f in pos.flags.values()):

@@ -51,3 +51,12 @@ def read_json(text: str, error: type[LordsOfWarError], where: str = "") -> Any:
         raise error(f"{prefix}not readable JSON: {exc}") from None
     except RecursionError:
         raise error(f"{prefix}not readable JSON: nested too deeply") from None
+
+
+def json_excerpt(value: Any) -> str:
+    """A value as JSON for an error message, kept short and never failing."""
+    try:
+        text = json.dumps(value)
+    except (ValueError, TypeError, RecursionError):
+        return "a value that cannot be shown (too large or too deep)"
+    return text if len(text) <= 60 else text[:57] + "..."

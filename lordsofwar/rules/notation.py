@@ -1,7 +1,9 @@
 """Reading and writing positions, views, actions and game records (notation.md).
 
 Every reader raises :class:`~lordsofwar.rules.errors.NotationError` (a ``ValueError``) whose
-one-line message names the offending field or token.
+one-line message names the offending field or token. Actions are read by
+:func:`~lordsofwar.rules.actions.parse_action`, which lives beside ``Action`` so that the
+engine can read them too, and is available here with the other readers.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lordsofwar.rules import engine, mat
+from lordsofwar.rules.actions import parse_action
 from lordsofwar.rules.cards import CORE, CardSet
 from lordsofwar.rules.errors import (
     DeckError,
@@ -21,20 +24,20 @@ from lordsofwar.rules.errors import (
     LordsOfWarError,
     NotationError,
     UnknownCardError,
+    json_excerpt,
     read_json,
 )
-from lordsofwar.rules.state import (
+from lordsofwar.rules.position import (
     DEPLOYED,
     FLAG_NAMES,
     HAND_LIMIT,
     SHOT,
-    Action,
     AdvanceRound,
-    Position,
     Result,
     Variant,
     unit_kind,
 )
+from lordsofwar.rules.state import Position
 
 POSITION_FORMAT = "lordsofwar-position"
 GAME_FORMAT = "lordsofwar-game"
@@ -67,28 +70,19 @@ def _text(value: Any, where: str, limit: int) -> str:
     return value
 
 
-def _show(value: Any) -> str:
-    """A value as JSON for an error message, kept short and never failing."""
-    try:
-        text = json.dumps(value)
-    except (ValueError, TypeError, RecursionError):
-        return "a value that cannot be shown (too large or too deep)"
-    return text if len(text) <= 60 else text[:57] + "..."
-
-
 def _int(value: Any, where: str, lo: int | None = None, hi: int | None = None) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise NotationError(f"{where}: expected a whole number, got {_show(value)}")
+        raise NotationError(f"{where}: expected a whole number, got {json_excerpt(value)}")
     if lo is not None and value < lo:
-        raise NotationError(f"{where}: must be at least {lo}, got {_show(value)}")
+        raise NotationError(f"{where}: must be at least {lo}, got {json_excerpt(value)}")
     if hi is not None and value > hi:
-        raise NotationError(f"{where}: must be at most {hi}, got {_show(value)}")
+        raise NotationError(f"{where}: must be at most {hi}, got {json_excerpt(value)}")
     return value
 
 
 def _player(value: Any, where: str) -> int:
     if type(value) is not int or value not in (1, 2):
-        raise NotationError(f"{where}: must be 1 or 2, got {_show(value)}")
+        raise NotationError(f"{where}: must be 1 or 2, got {json_excerpt(value)}")
     return int(value)
 
 
@@ -112,7 +106,7 @@ def _keys(doc: dict[str, Any], allowed: set[str], where: str) -> None:
 
 def _card(cards: CardSet, value: Any, where: str) -> str:
     if not isinstance(value, str):
-        raise NotationError(f"{where}: expected a card id such as 'orcs:07', got {_show(value)}")
+        raise NotationError(f"{where}: expected a card id such as 'orcs:07', got {json_excerpt(value)}")
     try:
         cards.card(value)
     except UnknownCardError:
@@ -154,7 +148,7 @@ def parse_variant(doc: Any, where: str = "variant") -> Variant:
         if key in d:
             if d[key] not in allowed:
                 raise NotationError(
-                    f"{where}.{key}: must be {' or '.join(repr(a) for a in allowed)}, got {_show(d[key])}"
+                    f"{where}.{key}: must be {' or '.join(repr(a) for a in allowed)}, got {json_excerpt(d[key])}"
                 )
             values[key] = d[key]
     for key in ("units_to_win", "commands_to_win"):
@@ -163,58 +157,6 @@ def parse_variant(doc: Any, where: str = "variant") -> Variant:
     if "no_progress_turns" in d:
         values["no_progress_turns"] = _int(d["no_progress_turns"], f"{where}.no_progress_turns", 0, 100_000)
     return Variant(**values)
-
-
-# --- actions -------------------------------------------------------------------------------------
-
-_VERBS = {"shoot": 2, "deploy": 2, "advance": 2, "move": 2, "recall": 1, "draw": 0, "pass": 0}
-
-
-def parse_action(text: Any, pos: Position | None = None, cards: CardSet | None = None) -> Action:
-    """Read one action string (notation.md section 4); errors name the bad token."""
-    if not isinstance(text, str):
-        raise InvalidActionError(f"action: expected a string, got {_show(text)}")
-    if len(text) > 200:
-        raise InvalidActionError(f"action {text[:40]!r}...: longer than 200 characters")
-    if not text.strip():
-        raise InvalidActionError("action: empty; expected a verb (shoot, deploy, advance, move, recall, draw or pass)")
-    tokens = text.split(" ")
-    if any(t == "" for t in tokens):
-        raise InvalidActionError(
-            f"action {text!r}: tokens must be separated by single spaces, with none before or after"
-        )
-    verb = tokens[0]
-    if verb not in _VERBS:
-        raise InvalidActionError(
-            f"action {text!r}: unknown verb {verb!r} (expected shoot, deploy, advance, move, recall, draw or pass)"
-        )
-    need = _VERBS[verb]
-    if len(tokens) - 1 < need:
-        missing = ["card", "square"] if verb == "deploy" else (["square"] if verb == "recall" else ["from", "to"])
-        raise InvalidActionError(f"action {text!r}: missing token <{missing[len(tokens) - 1]}> after {tokens[-1]!r}")
-    if len(tokens) - 1 > need:
-        raise InvalidActionError(f"action {text!r}: unexpected token {tokens[need + 1]!r}")
-    bordered = pos.variant.bordered if pos is not None else False
-    cardset = pos.cards if pos is not None else (cards or CORE)
-
-    def sq(token: str) -> int:
-        try:
-            return mat.parse(token, bordered)
-        except NotationError as exc:
-            raise InvalidActionError(f"action {text!r}: {exc}") from None
-
-    if verb == "deploy":
-        card = tokens[1]
-        try:
-            cardset.card(card)
-        except UnknownCardError:
-            raise InvalidActionError(f"action {text!r}: unknown card {card!r}") from None
-        return Action("deploy", card, None, sq(tokens[2]))
-    if verb == "recall":
-        return Action("recall", None, sq(tokens[1]))
-    if need == 0:
-        return Action(verb)
-    return Action(verb, None, sq(tokens[1]), sq(tokens[2]))
 
 
 # --- positions -----------------------------------------------------------------------------------
@@ -296,9 +238,9 @@ def parse_position(doc: Any, cards: CardSet = CORE) -> Position:
     d = _obj(doc, "position")
     _keys(d, _POSITION_KEYS, "position")
     if d.get("format") != POSITION_FORMAT:
-        raise NotationError(f"format: expected {POSITION_FORMAT!r}, got {_show(d.get('format'))}")
+        raise NotationError(f"format: expected {POSITION_FORMAT!r}, got {json_excerpt(d.get('format'))}")
     if type(d.get("version")) is not int or d.get("version") != VERSION:
-        raise NotationError(f"version: this reader understands version {VERSION}, got {_show(d.get('version'))}")
+        raise NotationError(f"version: this reader understands version {VERSION}, got {json_excerpt(d.get('version'))}")
     variant = parse_variant(d.get("variant"))
     for key in ("turn", "to_move", "board", "players"):
         if key not in d:
@@ -377,7 +319,7 @@ def _parse_turn_state(pos: Position, doc: Any) -> None:
     _keys(ts, allowed, "turn_state")
     phase = ts.get("phase")
     if phase not in ("pre", "advance", "post"):
-        raise NotationError(f"turn_state.phase: must be 'pre', 'advance' or 'post', got {_show(phase)}")
+        raise NotationError(f"turn_state.phase: must be 'pre', 'advance' or 'post', got {json_excerpt(phase)}")
     bordered = pos.variant.bordered
 
     def occupied(value: Any, where: str) -> int:
@@ -571,9 +513,9 @@ def parse_record(doc: Any, cards: CardSet = CORE) -> GameRecord:
     d = _obj(doc, "game")
     _keys(d, {"format", "version", "variant", "players", "seed", "actions", "result", "comment"}, "game")
     if d.get("format") != GAME_FORMAT:
-        raise NotationError(f"format: expected {GAME_FORMAT!r}, got {_show(d.get('format'))}")
+        raise NotationError(f"format: expected {GAME_FORMAT!r}, got {json_excerpt(d.get('format'))}")
     if type(d.get("version")) is not int or d.get("version") != VERSION:
-        raise NotationError(f"version: this reader understands version {VERSION}, got {_show(d.get('version'))}")
+        raise NotationError(f"version: this reader understands version {VERSION}, got {json_excerpt(d.get('version'))}")
     variant = parse_variant(d.get("variant"))
     if "players" not in d:
         raise NotationError("players: missing")
@@ -605,7 +547,7 @@ def parse_record(doc: Any, cards: CardSet = CORE) -> GameRecord:
         raise NotationError("actions: too many actions")
     for i, a in enumerate(actions):
         if not isinstance(a, str):
-            raise NotationError(f"actions[{i}]: expected a string, got {_show(a)}")
+            raise NotationError(f"actions[{i}]: expected a string, got {json_excerpt(a)}")
     return GameRecord(decks, seed, variant, names, list(actions), _parse_result(d.get("result")))
 
 

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import event
+from sqlalchemy import Table, event
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.engine import Engine
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
@@ -69,8 +73,24 @@ def make_engine(settings: Settings) -> AsyncEngine:
     return engine
 
 
+async def upsert(db: AsyncSession, table: Table, values: dict[str, Any], key: str, update: Iterable[str] = ()) -> None:
+    """Insert a row, or (on a clash of ``key``) update the ``update`` columns of the one there
+    (none: keep it): one statement, so processes doing it at the same moment never collide."""
+    dialect = db.get_bind().dialect.name
+    insert = pg_insert if dialect == "postgresql" else sqlite_insert
+    statement = insert(table).values(values)
+    columns = list(update)
+    if columns:
+        statement = statement.on_conflict_do_update(
+            index_elements=[key], set_={c: statement.excluded[c] for c in columns}
+        )
+    else:
+        statement = statement.on_conflict_do_nothing(index_elements=[key])
+    await db.execute(statement)
+
+
 def make_sessionmaker(engine: AsyncEngine) -> async_sessionmaker[AsyncSession]:
     return async_sessionmaker(engine, expire_on_commit=False)
 
 
-__all__ = ["Engine", "make_engine", "make_sessionmaker", "migrate"]
+__all__ = ["Engine", "make_engine", "make_sessionmaker", "migrate", "upsert"]

@@ -30,6 +30,7 @@ from lordsofwar.rules import engine, notation
 from lordsofwar.rules.cards import CORE, CORE_ARMIES, CardSet
 from lordsofwar.rules.errors import LordsOfWarError
 from lordsofwar.rules.state import LENGTHS, Position, Result, Variant
+from lordsofwar.web.db import sqlite_engine, upsert
 from lordsofwar.web.models import Game, Heartbeat, User, utcnow
 from lordsofwar.web.settings import Settings
 
@@ -50,9 +51,11 @@ def _core_armies() -> list[CoreArmy]:
 
 
 class GameOptions(BaseModel):
-    """Everything an invitation fixes (Yucata's invitation options plus the time control)."""
+    """Everything an invitation fixes (Yucata's invitation options plus the time control).
+    Strict: a JSON body must send numbers as numbers and flags as true/false (forms are read
+    with ``strict=False``, their fields being text)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     rules: Literal["basic", "intermediate"] = "intermediate"
     hands: Literal["hidden", "visible"] = "hidden"
@@ -128,6 +131,14 @@ class GameError(Exception):
     def __init__(self, message: str, status: int = 409):
         super().__init__(message)
         self.status = status
+
+
+class Behind(GameError):
+    """This process's copy of the game was behind the database when it wrote: nothing changed,
+    and the request is judged again on a fresh copy."""
+
+    def __init__(self) -> None:
+        super().__init__("the game changed meanwhile (another tab or server); your board is refreshed")
 
 
 @dataclass
@@ -217,16 +228,27 @@ def legal_for(rt: Runtime, seat: int | None) -> list[str]:
 
 
 def state_doc(rt: Runtime, seat: int | None) -> dict[str, Any]:
-    return {"game": game_meta(rt, seat), "view": view_doc(rt, seat), "legal": legal_for(rt, seat), "log": rt.log}
+    from lordsofwar.rules.knowledge import deck_cards
+
+    return {
+        "game": game_meta(rt, seat),
+        "view": view_doc(rt, seat),
+        "legal": legal_for(rt, seat),
+        "log": rt.log,
+        "deck_cards": deck_cards(rt.pos, seat, rt.game.decks),  # what seat may know of each deck
+    }
 
 
 def update_doc(rt: Runtime, seat: int | None, entries: list[dict[str, Any]]) -> dict[str, Any]:
+    from lordsofwar.rules.knowledge import deck_cards
+
     return {
         "type": "update",
         "game": game_meta(rt, seat),
         "view": view_doc(rt, seat),
         "legal": legal_for(rt, seat),
         "log": entries,
+        "deck_cards": deck_cards(rt.pos, seat, rt.game.decks),
     }
 
 
@@ -281,8 +303,6 @@ class BatchWriter:
         self.conn: AsyncConnection | None = None
         url = settings.sync_url()
         if url.startswith("sqlite"):
-            from lordsofwar.web.db import sqlite_engine
-
             self.sync_engine = sqlite_engine(url)
 
     async def execute(self, params: dict[str, Any]) -> int:
@@ -557,10 +577,27 @@ class GameService:
             raise GameError(f"action: {len(text)} characters, at most {ACTION_MAX}", 413)
         if type(version) is not int:
             raise GameError("version: expected the integer version of the game you saw", 400)
-        rt = await self.runtime(game_id)
-        async with rt.lock:
+
+        async def attempt(rt: Runtime) -> Runtime:
             seat = self._seat(rt, user_id)
             return await self._apply(rt, seat, text, version)
+
+        rt = await self.runtime(game_id)
+        if version > rt.game.version:  # the client saw a change this process has not heard of yet
+            rt = await self.reload(game_id)
+        return await self._judged(game_id, rt, attempt)
+
+    async def _judged(self, game_id: int, rt: Runtime, attempt: Callable[[Runtime], Awaitable[Runtime]]) -> Runtime:
+        """Run ``attempt`` under the game's lock; when this process's copy turns out to be behind
+        the database (another process changed the game), catch up and judge it again."""
+        for _ in range(3):
+            async with rt.lock:
+                try:
+                    return await attempt(rt)
+                except Behind:
+                    pass
+            rt = await self.reload(game_id)
+        raise Behind()
 
     async def _apply(self, rt: Runtime, seat: int, text: str, version: int) -> Runtime:
         g, pos = rt.game, rt.pos
@@ -644,8 +681,9 @@ class GameService:
             log.exception("writing game %s failed", g.id)
             raise GameError(f"the server could not save this action ({type(exc).__name__}); nothing changed; try again", 503) from None
         if changed != 1:
-            self.runtimes.pop(g.id, None)
-            raise GameError("the game changed meanwhile (another tab or server); your board is refreshed")
+            if self.runtimes.get(g.id) is rt:
+                self.runtimes.pop(g.id, None)
+            raise Behind()
         for key, value in values.items():
             setattr(g, key, value)
         if new is not rt.pos:
@@ -670,37 +708,42 @@ class GameService:
         return seat
 
     async def resign(self, game_id: int, user_id: int) -> Runtime:
-        rt = await self.runtime(game_id)
-        async with rt.lock:
+        """Resign: judged on the newest state, so a resignation racing an action (on another
+        process) is applied after it, never lost."""
+
+        async def attempt(rt: Runtime) -> Runtime:
             seat = self._seat(rt, user_id)
             await self._end(rt, ("resign", seat), seat)
-        return rt
+            return rt
+
+        return await self._judged(game_id, await self.runtime(game_id), attempt)
 
     async def draw(self, game_id: int, user_id: int, op: Any) -> Runtime:
-        rt = await self.runtime(game_id)
-        async with rt.lock:
-            seat = self._seat(rt, user_id)
-            g = rt.game
-            if g.status != "running":
-                raise GameError(f"the game is over ({g.reason})")
-            if op == "offer":
-                if g.draw_offer == seat:
-                    raise GameError("you have already offered a draw")
-                if g.draw_offer == 3 - seat:
-                    await self._end(rt, ("agreed", None), seat)
-                elif rt.bot_of(3 - seat) is not None:
-                    raise GameError("bots do not accept draws; play on or resign")
-                else:
-                    await self._commit(rt, rt.pos, {"draw_offer": seat}, [])
-            elif op in ("accept", "decline"):
-                if g.draw_offer != 3 - seat:
-                    raise GameError("there is no draw offer to answer")
-                if op == "accept":
-                    await self._end(rt, ("agreed", None), seat)
-                else:
-                    await self._commit(rt, rt.pos, {"draw_offer": None}, [])
+        return await self._judged(game_id, await self.runtime(game_id), lambda rt: self._draw(rt, user_id, op))
+
+    async def _draw(self, rt: Runtime, user_id: int, op: Any) -> Runtime:
+        seat = self._seat(rt, user_id)
+        g = rt.game
+        if g.status != "running":
+            raise GameError(f"the game is over ({g.reason})")
+        if op == "offer":
+            if g.draw_offer == seat:
+                raise GameError("you have already offered a draw")
+            if g.draw_offer == 3 - seat:
+                await self._end(rt, ("agreed", None), seat)
+            elif rt.bot_of(3 - seat) is not None:
+                raise GameError("bots do not accept draws; play on or resign")
             else:
-                raise GameError("op: expected 'offer', 'accept' or 'decline'", 400)
+                await self._commit(rt, rt.pos, {"draw_offer": seat}, [])
+        elif op in ("accept", "decline"):
+            if g.draw_offer != 3 - seat:
+                raise GameError("there is no draw offer to answer")
+            if op == "accept":
+                await self._end(rt, ("agreed", None), seat)
+            else:
+                await self._commit(rt, rt.pos, {"draw_offer": None}, [])
+        else:
+            raise GameError("op: expected 'offer', 'accept' or 'decline'", 400)
         return rt
 
     async def _end(self, rt: Runtime, ending: tuple[str, int | None], by: int | None, now: datetime | None = None) -> None:
@@ -755,10 +798,9 @@ class GameService:
         """Note that a server is up (each sweep): after a restart, the time it was down is
         credited to the running games instead of the players' clocks."""
         now = utcnow()
+        table: Table = Heartbeat.__table__  # type: ignore[assignment]
         async with self.sessions() as db:
-            done = await db.execute(update(Heartbeat).where(Heartbeat.name == "server").values(at=now))
-            if done.rowcount == 0:  # type: ignore[attr-defined]
-                db.add(Heartbeat(name="server", at=now))
+            await upsert(db, table, {"name": "server", "at": now}, "name", update=["at"])
             await db.commit()
 
     async def credit_downtime(self, grace_s: float = 5.0) -> float:
@@ -832,6 +874,15 @@ class GameService:
                 await self._apply(rt, seat, str(action), version)
         except asyncio.CancelledError:
             raise
+        except Behind:
+            # another process moved the game on (it may have played this very turn): catch up
+            # and let the bot look again; a race lost is no error
+            log.info("bot turn in game %s lost a race; looking again", game_id)
+            if attempt < 5:
+                await self.reload(game_id)
+                await self._bot_turn(game_id, attempt + 1)
+        except GameError as exc:
+            log.warning("bot turn in game %s refused: %s", game_id, exc)
         except Exception:
             log.exception("bot turn in game %s failed (attempt %s)", game_id, attempt + 1)
             if attempt < 5:

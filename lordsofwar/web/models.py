@@ -54,12 +54,13 @@ class AuthSession(Base):
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
 
 
-class LoginFailure(Base):
-    __tablename__ = "login_failures"
+class ServerSecret(Base):
+    """Keys the installation makes once and every process shares (the CSRF key)."""
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    key: Mapped[str] = mapped_column(String(120), index=True)
-    at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    __tablename__ = "server_secrets"
+
+    name: Mapped[str] = mapped_column(String(40), primary_key=True)
+    value: Mapped[str] = mapped_column(String(200))
 
 
 class Invitation(Base):

@@ -28,7 +28,22 @@ class Settings:
     secure_cookies: bool = field(default_factory=lambda: _flag("LOW_SECURE_COOKIES", False))
     bot_delay: float = field(default_factory=lambda: float(os.environ.get("LOW_BOT_DELAY", "0.5")))
     login_attempts: int = field(default_factory=lambda: int(os.environ.get("LOW_LOGIN_ATTEMPTS", "5")))
+    """Failed sign-ins allowed per name *from one address* in the window; 4x that per address
+    (any names) and 20x per name (from every address): nobody can lock an owner out from one
+    address, and a guesser spread over many addresses is still slowed."""
     login_window_s: int = field(default_factory=lambda: int(os.environ.get("LOW_LOGIN_WINDOW", "900")))
+    signups_per_hour: int = field(default_factory=lambda: int(os.environ.get("LOW_SIGNUPS_PER_HOUR", "5")))
+    """New accounts one address may create in an hour."""
+    hash_concurrency: int = field(default_factory=lambda: int(os.environ.get("LOW_HASH_CONCURRENCY", "1")))
+    """Password hashes (64 MiB each at the default cost) computed at once; the rest wait."""
+    hash_queue: int = field(default_factory=lambda: int(os.environ.get("LOW_HASH_QUEUE", "8")))
+    """Sign-ins and sign-ups that may wait for a hash; past that they get 429 at once."""
+    trust_proxy_headers: bool = field(default_factory=lambda: _flag("LOW_TRUST_PROXY_HEADERS", False))
+    """Take the client's address from X-Forwarded-For (only behind a reverse proxy that sets it)."""
+    forwarded_allow_ips: str = field(default_factory=lambda: os.environ.get("LOW_FORWARDED_ALLOW_IPS", "127.0.0.1"))
+    """The proxies whose X-Forwarded-For is believed, when trust_proxy_headers is on."""
+    secret_key: str | None = field(default_factory=lambda: os.environ.get("LOW_SECRET_KEY") or None)
+    """The key CSRF tokens are derived with; without it, one is made once and kept in the database."""
     session_days: int = 30
     sweep_interval: float = field(default_factory=lambda: float(os.environ.get("LOW_SWEEP_INTERVAL", "1.0")))
     # Argon2id cost: the library's defaults unless a test or benchmark lowers them.

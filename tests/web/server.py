@@ -50,6 +50,7 @@ def running_server(data: Path, port: int | None = None, **env: str) -> Iterator[
         "LOW_ARGON2_TIME_COST": "1",
         "LOW_ARGON2_MEMORY_KIB": "8192",
         "LOW_BOT_DELAY": "0.05",
+        "LOW_SIGNUPS_PER_HOUR": "10000",  # the tests sign many players up from 127.0.0.1
         **env,
     }
     log = open(data / "server.log", "wb")  # noqa: SIM115 - closed below

@@ -23,13 +23,18 @@ def test_sign_up_signs_in_and_sign_out_ends_the_session(client: TestClient) -> N
 
 def test_session_cookie_is_httponly_and_samesite(client: TestClient) -> None:
     p = Player(client, "carol")
-    p.refresh()
+    first = p.use().get("/api/session")
+    browser = next(c for c in first.headers.get_list("set-cookie") if c.startswith("low_csrf="))
+    assert "HttpOnly" in browser and "samesite=lax" in browser.lower()
+    p._keep()
+    p.csrf = first.json()["csrf"]
     r = p.post("/api/signup", {"name": "carol", "password": "password99"})
     cookies = r.headers.get_list("set-cookie")
     session = next(c for c in cookies if c.startswith("low_session="))
     assert "HttpOnly" in session and "samesite=lax" in session.lower()
-    csrf = next(c for c in cookies if c.startswith("low_csrf="))
-    assert "HttpOnly" in csrf
+    # signing in gives a new CSRF token (it is derived from the new session), in the answer
+    assert r.json()["csrf"] != p.csrf
+    assert r.json()["csrf"] == p.get("/api/session").json()["csrf"]
 
 
 def test_password_is_stored_as_argon2id(client: TestClient) -> None:

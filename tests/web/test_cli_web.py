@@ -21,7 +21,7 @@ def test_db_upgrade_creates_the_schema_and_is_idempotent(tmp_path: Path, monkeyp
     engine = create_engine(f"sqlite:///{db}")
     tables = set(inspect(engine).get_table_names())
     engine.dispose()
-    assert {"users", "sessions", "games", "invitations", "login_failures", "alembic_version"} <= tables
+    assert {"users", "sessions", "games", "invitations", "server_secrets", "alembic_version"} <= tables
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from lordsofwar.rules.cards import CORE
-from lordsofwar.web import decks as deckweb
+from lordsofwar.web.decks import service as deckweb
 from tests.web.conftest import Player
 
 ORCS = CORE.standard_deck("orcs")

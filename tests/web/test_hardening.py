@@ -102,7 +102,6 @@ def assert_too_large_and_nothing_written(r: Any, db_url: str, sessions: int) -> 
     assert "too large" in r.json()["detail"]
     assert "low_session" not in r.headers.get("set-cookie", "")
     assert count(db_url, "SELECT count(*) FROM sessions") == sessions
-    assert count(db_url, "SELECT count(*) FROM login_failures") == 0
 
 
 def test_chunked_body_over_64kb_is_refused_by_the_json_sign_in(client: TestClient, db_url: str, alice: Player) -> None:
@@ -168,7 +167,6 @@ def test_chunked_body_streamed_in_many_messages_is_refused(db_url: str) -> None:
             assert "too large" in r.json()["detail"]
 
     asyncio.run(main())
-    assert count(db_url, "SELECT count(*) FROM login_failures") == 0
 
 
 # --- 3. parallel requests ---------------------------------------------------------------------------

@@ -91,6 +91,49 @@ def test_a_stale_process_cannot_overwrite_a_change(db_url: str) -> None:
         assert alice.act(game, legal[0], 0).status_code == 200
         r = alice_b.act(game, legal[1], 0)
         assert r.status_code == 409
-        assert "changed meanwhile" in r.json()["detail"]
+        # B caught up with the database before judging: the request is stale, not B's copy
+        assert "stale request" in r.json()["detail"]
         after = alice_b.state(game)  # B reloaded
         assert after["game"]["version"] == 1 and after["log"][0]["action"] == legal[0]
+
+
+def _two_servers(db_url: str) -> tuple[Any, Any]:
+    """Two apps on one database without Redis: B hears of A's changes only from the database."""
+    return create_app(settings_for(db_url)), create_app(settings_for(db_url), run_migrations=False)
+
+
+def test_a_process_behind_the_client_catches_up_instead_of_refusing(db_url: str) -> None:
+    app_a, app_b = _two_servers(db_url)
+    with TestClient(app_a) as ca, TestClient(app_b) as cb:
+        alice, bob = Player(ca, "alice").signup(), Player(ca, "bob").signup()
+        game = new_game(alice, bob)
+        bob_b = Player(cb, "bob")
+        bob_b.cookies = dict(bob.cookies)
+        bob_b.refresh()
+        assert bob_b.state(game)["game"]["version"] == 0  # B caches version 0
+        state = alice.state(game)
+        for action in (state["legal"][0], "draw"):  # alice's first turn, on A
+            assert alice.act(game, action).status_code == 200
+        seen = bob.state(game)  # bob reads version 2 from A, then acts through B
+        assert seen["game"]["version"] == 2 and seen["legal"]
+        r = bob_b.act(game, seen["legal"][0], 2)
+        assert r.status_code == 200, r.text
+        assert r.json()["game"]["version"] == 3
+
+
+def test_a_resignation_racing_an_action_on_another_process_is_not_lost(db_url: str) -> None:
+    app_a, app_b = _two_servers(db_url)
+    with TestClient(app_a) as ca, TestClient(app_b) as cb:
+        alice, bob = Player(ca, "alice").signup(), Player(ca, "bob").signup()
+        game = new_game(alice, bob)
+        bob_b = Player(cb, "bob")
+        bob_b.cookies = dict(bob.cookies)
+        bob_b.refresh()
+        assert bob_b.state(game)["game"]["version"] == 0  # B caches version 0
+        action = alice.state(game)["legal"][0]
+        assert alice.act(game, action).status_code == 200  # on A: version 1
+        r = bob_b.post(f"/api/games/{game}/resign")  # B's copy is behind when bob resigns there
+        assert r.status_code == 200, r.text
+        final = bob_b.state(game)  # (A has no Redis here: its copy stays behind until it writes)
+        assert final["game"]["status"] == "over" and final["game"]["result"]["winner"] == 1
+        assert [e["action"] for e in final["log"]] == [action, None]  # both kept, in order

@@ -3,6 +3,10 @@
  * alone). While the player is choosing a deck in an accept form, a notice offers the refresh
  * instead.
  *
+ * When a challenge of yours is accepted, a notice says so (with a link to the game) and the tab
+ * title starts with "Challenge accepted", once per challenge. After a refused new-game form, the
+ * server sends the form back as it was posted (#posted-form), and its choices are restored.
+ *
  * In the new-game form, the "Your deck" choice follows the custom-deck options: a deck that is
  * not complete, or uses an army the invitation does not allow, cannot be chosen, and the note
  * under it says why. (The server checks again when the invitation is posted.)
@@ -40,10 +44,51 @@
         : why.length ? 'Not available: ' + why.join('; ') + '.' : '';
     }
   }
+  // --- a refused form comes back with its choices --------------------------------------------------
+  const posted = document.getElementById('posted-form');
+  if (form && posted) {
+    let values = {};
+    try { values = JSON.parse(posted.textContent); } catch (e) { values = {}; }
+    for (const el of form.elements) {
+      if (!el.name || el.name === 'csrf') continue;
+      const v = values[el.name];
+      if (el.type === 'checkbox') el.checked = Array.isArray(v) ? v.includes(el.value) : ['on', '1', 'true'].includes(v);
+      else if (v === undefined) continue;
+      else if (el.type === 'radio') el.checked = el.value === v;
+      else el.value = v;
+    }
+  }
   if (form && deckSelect) {
     form.addEventListener('change', deckFit);
     deckFit();
   }
+
+  // --- "your challenge was accepted" --------------------------------------------------------------
+  const acceptedNote = document.getElementById('challenge-accepted');
+  const baseTitle = document.title;
+  const told = () => { try { return JSON.parse(localStorage.getItem('low.accepted') || '[]'); } catch (e) { return []; } };
+  function tellAccepted(list) {
+    if (!acceptedNote || !Array.isArray(list)) return;
+    const known = told();
+    const fresh = list.filter((a) => !known.includes(a.invitation));
+    if (!fresh.length) return;
+    acceptedNote.replaceChildren();
+    for (const a of fresh) {
+      const line = document.createElement('span');
+      line.className = 'accepted-line';
+      line.append((a.by || 'Your opponent') + ' accepted your challenge: ');
+      const link = document.createElement('a');
+      link.href = '/games/' + a.game;
+      link.textContent = 'open game ' + a.game;
+      line.append(link, ' ');
+      acceptedNote.append(line);
+    }
+    acceptedNote.hidden = false;
+    document.title = 'Challenge accepted · ' + baseTitle;
+    try { localStorage.setItem('low.accepted', JSON.stringify(known.concat(fresh.map((a) => a.invitation)).slice(-200))); } catch (e) { /* private mode */ }
+  }
+  const acceptedData = document.getElementById('accepted-data');
+  if (acceptedData) { try { tellAccepted(JSON.parse(acceptedData.textContent)); } catch (e) { /* malformed: ignore */ } }
 
   // --- keeping the lists current ------------------------------------------------------------------
   const key = (d) => JSON.stringify([d.open, d.incoming, d.outgoing, d.your_turn, d.running, d.watch].map(
@@ -64,7 +109,9 @@
     try {
       const r = await fetch('/api/lobby', { credentials: 'same-origin', cache: 'no-store' });
       if (r.ok) {
-        const k = key(await r.json());
+        const data = await r.json();
+        tellAccepted(data.accepted);
+        const k = key(data);
         if (last === null) last = k;
         else if (k !== last) {
           if (busy()) { if (notice) notice.hidden = false; }

@@ -1,66 +1,27 @@
-"""Players' decks on the web: the deck API (/api/decks), the decks pages, and the choice of a
-deck for a game. The deck rules themselves live in lordsofwar.decks."""
+"""Players' decks kept on the server: the store, its refusals, and the choice of a deck for a
+game. The deck rules themselves live in lordsofwar.decks."""
 
-# no `from __future__ import annotations`: FastAPI reads the route annotations, which name this
-# module's closures
+from __future__ import annotations
 
 import asyncio
 import unicodedata
 import weakref
 from datetime import UTC, datetime
-from typing import Annotated, Any, Literal
+from typing import Any
 from urllib.parse import quote
 
-from fastapi import APIRouter, Path, Query
-from fastapi.responses import Response
-from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import func, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from lordsofwar import decks as rules
-from lordsofwar.rules.cards import CORE, CORE_ARMIES, DECK_SIZE, RANK_COUNTS, CardSet
+from lordsofwar.rules.cards import CORE, CORE_ARMIES, RANK_COUNTS, CardSet
 from lordsofwar.rules.errors import LordsOfWarError
+from lordsofwar.web.decks.schemas import DeckChange, DeckCopy, DeckImport, NewDeck
 from lordsofwar.web.models import Deck, User
 from lordsofwar.web.problem import Problem
 
-DeckId = Annotated[int, Path(ge=1, le=2**31 - 1, description="a deck number")]
 DECKS_PER_PLAYER = 100
-CardId = Annotated[str, Field(max_length=20)]
-
-
-# --- request bodies ----------------------------------------------------------------------------
-
-
-class NewDeck(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
-    name: str = Field(max_length=200)
-    army: str | None = Field(None, max_length=20, description="start from this core army's standard deck")
-    cards: list[CardId] | None = Field(None, max_length=DECK_SIZE, description="start from these cards")
-
-
-class DeckChange(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
-    name: str = Field(max_length=200)
-    cards: list[CardId] = Field(max_length=DECK_SIZE)
-    version: int
-
-
-class DeckCopy(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
-    name: str | None = Field(None, max_length=200)
-
-
-class DeckImport(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
-    text: str = Field(max_length=rules.FILE_LIMIT)
-    name: str | None = Field(None, max_length=200)
-
-
-class Analyse(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
-    cards: list[CardId] = Field(max_length=2 * DECK_SIZE)
-    allowed_armies: list[str] | None = Field(None, max_length=20)
 
 
 # --- the store ---------------------------------------------------------------------------------
@@ -293,67 +254,8 @@ async def pick(db: AsyncSession, user: User, deck_id: int, custom_decks: bool, a
     return {"name": deck.name, "cards": list(deck.cards)}
 
 
-def _attachment(name: str, ext: str) -> str:
+def attachment(name: str, ext: str) -> str:
     """A Content-Disposition for a deck's file: an ASCII file name, and the real one (RFC 6266)."""
     plain = unicodedata.normalize("NFKD", name).encode("ascii", "ignore").decode()
     stem = "".join(ch if ch.isalnum() or ch in "-_" else "-" for ch in plain).strip("-") or "deck"
     return f"attachment; filename=\"{stem}.{ext}\"; filename*=UTF-8''{quote(name + '.' + ext, safe='')}"
-
-
-# --- routes --------------------------------------------------------------------------------------
-
-
-def router(Db: Any, SignedIn: Any, Csrf: Any) -> APIRouter:
-    """The deck API. ``Db``, ``SignedIn`` and ``Csrf`` are the application's dependencies."""
-    api = APIRouter()
-
-    @api.get("/api/decks")
-    async def api_decks(db: Db, user: SignedIn) -> dict[str, Any]:
-        return {"decks": [summary(d) for d in await list_decks(db, user)], "limit": DECKS_PER_PLAYER}
-
-    @api.post("/api/decks", dependencies=[Csrf], status_code=201)
-    async def api_create(body: NewDeck, db: Db, user: SignedIn) -> dict[str, Any]:
-        return full(await create(db, user, body))
-
-    @api.post("/api/decks/import", dependencies=[Csrf], status_code=201)
-    async def api_import(body: DeckImport, db: Db, user: SignedIn) -> dict[str, Any]:
-        return full(await import_deck(db, user, body))
-
-    @api.post("/api/decks/analyse")
-    async def api_analyse(body: Analyse) -> dict[str, Any]:
-        """What the editor shows for a list of cards (changes nothing)."""
-        known_cards(body.cards)
-        for army in body.allowed_armies or ():
-            known_army(army)
-        return rules.analyse(body.cards, CORE, body.allowed_armies)
-
-    @api.get("/api/decks/{deck_id}")
-    async def api_deck(deck_id: DeckId, db: Db, user: SignedIn) -> dict[str, Any]:
-        return full(await owned(db, user, deck_id))
-
-    @api.put("/api/decks/{deck_id}", dependencies=[Csrf])
-    async def api_change(deck_id: DeckId, body: DeckChange, db: Db, user: SignedIn) -> dict[str, Any]:
-        return full(await change(db, user, deck_id, body))
-
-    @api.post("/api/decks/{deck_id}/copy", dependencies=[Csrf], status_code=201)
-    async def api_copy(deck_id: DeckId, body: DeckCopy, db: Db, user: SignedIn) -> dict[str, Any]:
-        return full(await copy(db, user, deck_id, body))
-
-    @api.delete("/api/decks/{deck_id}", dependencies=[Csrf])
-    async def api_delete(deck_id: DeckId, db: Db, user: SignedIn) -> dict[str, Any]:
-        await delete(db, user, deck_id)
-        return {"deleted": deck_id}
-
-    @api.get("/api/decks/{deck_id}/export")
-    async def api_export(
-        deck_id: DeckId, db: Db, user: SignedIn, format: Annotated[Literal["text", "json"], Query()] = "text"
-    ) -> Response:
-        deck = await owned(db, user, deck_id)
-        if format == "json":
-            body, media, ext = rules.to_json(deck.name, deck.cards), "application/json", "json"
-        else:
-            body, media, ext = rules.to_text(deck.name, deck.cards, CORE), "text/plain; charset=utf-8", "txt"
-        headers = {"Content-Disposition": _attachment(deck.name, ext)}
-        return Response(body, media_type=media, headers=headers)
-
-    return api

@@ -1,0 +1,111 @@
+"""Actions and events: what a player does, and what it causes (notation.md section 4).
+
+An :class:`Action` names one step of a turn; ``str(action)`` is its notation and
+:func:`parse_action` reads that notation back. Events are the plain dicts the engine returns
+for every action applied (``{"type": "deploy", ...}``, listed in docs/notation.md).
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple, Protocol
+
+from lordsofwar.rules import mat
+from lordsofwar.rules.cards import CORE, CardSet
+from lordsofwar.rules.errors import InvalidActionError, NotationError, UnknownCardError, json_excerpt
+
+Event = dict[str, Any]
+"""One thing an action caused, as notation.md lists it: ``{"type": "eliminated", ...}``."""
+
+
+class Action(NamedTuple):
+    """One action (notation.md section 4). Squares are integer squares of :mod:`mat`."""
+
+    kind: str
+    card: str | None = None
+    frm: int | None = None
+    to: int | None = None
+
+    def __str__(self) -> str:
+        k = self.kind
+        if k == "deploy":
+            return f"deploy {self.card} {mat.name(self.to)}"  # type: ignore[arg-type]
+        if k in ("shoot", "advance", "move"):
+            return f"{k} {mat.name(self.frm)} {mat.name(self.to)}"  # type: ignore[arg-type]
+        if k == "recall":
+            return f"recall {mat.name(self.frm)}"  # type: ignore[arg-type]
+        return k
+
+
+DRAW = Action("draw")
+PASS = Action("pass")
+
+
+class _Mat(Protocol):
+    @property
+    def bordered(self) -> bool: ...
+
+
+class ActionContext(Protocol):
+    """What reading an action needs of a position: its card set, and whether its mat is bordered
+    (off-mat squares such as ``-1,2`` exist only on the unbordered mat)."""
+
+    @property
+    def cards(self) -> CardSet: ...
+
+    @property
+    def variant(self) -> _Mat: ...
+
+
+_VERBS = {"shoot": 2, "deploy": 2, "advance": 2, "move": 2, "recall": 1, "draw": 0, "pass": 0}
+
+
+def parse_action(text: Any, pos: ActionContext | None = None, cards: CardSet | None = None) -> Action:
+    """Read one action string (notation.md section 4); errors name the bad token.
+
+    Squares and card ids are read against ``pos`` (its mat and card set) when given, else on
+    the unbordered mat against ``cards`` (the core set by default). Whether the action is legal
+    is the engine's question, not this reader's.
+    """
+    if not isinstance(text, str):
+        raise InvalidActionError(f"action: expected a string, got {json_excerpt(text)}")
+    if len(text) > 200:
+        raise InvalidActionError(f"action {text[:40]!r}...: longer than 200 characters")
+    if not text.strip():
+        raise InvalidActionError("action: empty; expected a verb (shoot, deploy, advance, move, recall, draw or pass)")
+    tokens = text.split(" ")
+    if any(t == "" for t in tokens):
+        raise InvalidActionError(
+            f"action {text!r}: tokens must be separated by single spaces, with none before or after"
+        )
+    verb = tokens[0]
+    if verb not in _VERBS:
+        raise InvalidActionError(
+            f"action {text!r}: unknown verb {verb!r} (expected shoot, deploy, advance, move, recall, draw or pass)"
+        )
+    need = _VERBS[verb]
+    if len(tokens) - 1 < need:
+        missing = ["card", "square"] if verb == "deploy" else (["square"] if verb == "recall" else ["from", "to"])
+        raise InvalidActionError(f"action {text!r}: missing token <{missing[len(tokens) - 1]}> after {tokens[-1]!r}")
+    if len(tokens) - 1 > need:
+        raise InvalidActionError(f"action {text!r}: unexpected token {tokens[need + 1]!r}")
+    bordered = pos.variant.bordered if pos is not None else False
+    cardset = pos.cards if pos is not None else (cards or CORE)
+
+    def sq(token: str) -> int:
+        try:
+            return mat.parse(token, bordered)
+        except NotationError as exc:
+            raise InvalidActionError(f"action {text!r}: {exc}") from None
+
+    if verb == "deploy":
+        card = tokens[1]
+        try:
+            cardset.card(card)
+        except UnknownCardError:
+            raise InvalidActionError(f"action {text!r}: unknown card {card!r}") from None
+        return Action("deploy", card, None, sq(tokens[2]))
+    if verb == "recall":
+        return Action("recall", None, sq(tokens[1]))
+    if need == 0:
+        return Action(verb)
+    return Action(verb, None, sq(tokens[1]), sq(tokens[2]))

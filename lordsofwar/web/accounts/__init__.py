@@ -1,0 +1,1 @@
+"""Accounts: sign-up, sign-in, sessions, CSRF tokens, sign-in and sign-up limits, profiles."""

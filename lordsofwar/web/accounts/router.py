@@ -1,0 +1,167 @@
+"""Accounts on the web: sign-up, sign-in and sign-out (JSON API and forms), and profile pages."""
+
+# no `from __future__ import annotations`: FastAPI reads the route annotations
+
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy import or_, select
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from lordsofwar.web import pages
+from lordsofwar.web.accounts import service as accounts
+from lordsofwar.web.accounts.limits import Busy
+from lordsofwar.web.deps import Csrf, Db, MaybeUser, Svc, check_csrf, client_ip
+from lordsofwar.web.errors import COMMON, refusals
+from lordsofwar.web.lobby.service import game_json
+from lordsofwar.web.middleware import set_cookie
+from lordsofwar.web.models import Game, User
+from lordsofwar.web.problem import Problem
+
+router = APIRouter(responses=COMMON)
+
+
+class Credentials(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    name: str = Field(max_length=100)
+    password: str = Field(max_length=1000)
+
+
+class SessionInfo(BaseModel):
+    user: dict[str, str] | None = Field(description="the signed-in user ({'name'}), or null")
+    csrf: str = Field(description="the token to send as X-CSRF-Token (it changes when you sign in or out)")
+
+
+async def _signed_in(request: Request, response: Response, db: AsyncSession, svc: Svc, user: User) -> str:
+    """Open a session for ``user`` and set its cookie on ``response``; the session token."""
+    token = await accounts.open_session(db, user, svc.settings)
+    await db.commit()
+    set_cookie(request, response, accounts.SESSION_COOKIE, token, svc.settings.session_days * 86400)
+    return token
+
+
+@router.get("/api/session")
+async def api_session(request: Request, user: MaybeUser) -> SessionInfo:
+    """Who is signed in, and the CSRF token to send as X-CSRF-Token."""
+    return SessionInfo(user=None if user is None else {"name": user.name}, csrf=request.state.csrf)
+
+
+SIGN_REFUSALS = refusals(400, 401, 403, 409)
+
+
+@router.post("/api/signup", dependencies=[Csrf], status_code=201, responses=SIGN_REFUSALS, response_model=SessionInfo)
+async def api_signup(request: Request, body: Credentials, db: Db, svc: Svc) -> Response:
+    """Create an account and sign in; the answer carries the new CSRF token."""
+    user = await accounts.sign_up(db, svc.passwords, svc.guard, body.name, body.password, client_ip(request))
+    response = JSONResponse({}, 201)
+    token = await _signed_in(request, response, db, svc, user)
+    return _session_json(response, user, svc.csrf.of(token, None))
+
+
+@router.post("/api/signin", dependencies=[Csrf], responses=SIGN_REFUSALS, response_model=SessionInfo)
+async def api_signin(request: Request, body: Credentials, db: Db, svc: Svc) -> Response:
+    """Sign in; the answer carries the new CSRF token."""
+    user = await accounts.sign_in(db, svc.passwords, svc.guard, body.name, body.password, client_ip(request))
+    response = JSONResponse({})
+    token = await _signed_in(request, response, db, svc, user)
+    return _session_json(response, user, svc.csrf.of(token, None))
+
+
+def _session_json(response: JSONResponse, user: User | None, csrf: str) -> JSONResponse:
+    """``response`` (its cookies kept) with the session document as its body."""
+    body = SessionInfo(user=None if user is None else {"name": user.name}, csrf=csrf)
+    response.body = response.render(body.model_dump())
+    response.headers["content-length"] = str(len(response.body))
+    return response
+
+
+async def _sign_out(request: Request, db: AsyncSession, svc: Svc) -> None:
+    token = request.cookies.get(accounts.SESSION_COOKIE)
+    signed_out = await accounts.session_user(db, token)
+    await accounts.close_session(db, token)
+    await db.commit()
+    if signed_out is not None:
+        svc.hub.drop_user(signed_out.id)
+
+
+@router.post("/api/signout", dependencies=[Csrf], responses=refusals(403), response_model=SessionInfo)
+async def api_signout(request: Request, db: Db, svc: Svc) -> Response:
+    """End this session (its sockets are closed); the answer carries the signed-out CSRF token."""
+    await _sign_out(request, db, svc)
+    response = _session_json(JSONResponse({}), None, svc.csrf.of(None, request.cookies.get(accounts.BROWSER_COOKIE)))
+    response.delete_cookie(accounts.SESSION_COOKIE, path="/")
+    return response
+
+
+@router.get("/signup", response_class=HTMLResponse, include_in_schema=False)
+async def signup_page(request: Request, user: MaybeUser) -> Response:
+    return pages.render(request, "signup.html", {"error": None, "name": ""}, user)
+
+
+@router.get("/signin", response_class=HTMLResponse, include_in_schema=False)
+async def signin_page(request: Request, user: MaybeUser) -> Response:
+    return pages.render(request, "signin.html", {"error": None, "name": "", "next": pages.next_target(request)}, user)
+
+
+@router.post("/signup", response_class=HTMLResponse, include_in_schema=False)
+async def signup_form(request: Request, db: Db, svc: Svc) -> Response:
+    form = await pages.read_form(request)
+    check_csrf(request, pages.field(form, "csrf"))
+    name, password = pages.field(form, "name"), pages.field(form, "password")
+    try:
+        if password != pages.field(form, "password2"):
+            raise accounts.AuthError("the two passwords differ")
+        user = await accounts.sign_up(db, svc.passwords, svc.guard, name, password, client_ip(request))
+    except (accounts.AuthError, Busy) as exc:
+        return pages.render(request, "signup.html", {"error": str(exc), "name": name[:30]}, None, exc.status)
+    response = RedirectResponse("/?flash=welcome", 303)
+    await _signed_in(request, response, db, svc, user)
+    return response
+
+
+@router.post("/signin", response_class=HTMLResponse, include_in_schema=False)
+async def signin_form(request: Request, db: Db, svc: Svc) -> Response:
+    form = await pages.read_form(request)
+    check_csrf(request, pages.field(form, "csrf"))
+    name = pages.field(form, "name")
+    try:
+        user = await accounts.sign_in(db, svc.passwords, svc.guard, name, pages.field(form, "password"), client_ip(request))
+    except (accounts.AuthError, Busy) as exc:
+        ctx = {"error": str(exc), "name": name[:30], "next": pages.next_target(request, form)}
+        return pages.render(request, "signin.html", ctx, None, exc.status)
+    response = RedirectResponse(pages.next_target(request, form), 303)
+    await _signed_in(request, response, db, svc, user)
+    return response
+
+
+@router.post("/signout", include_in_schema=False)
+async def signout_form(request: Request, db: Db, svc: Svc) -> Response:
+    form = await pages.read_form(request)
+    check_csrf(request, pages.field(form, "csrf"))
+    await _sign_out(request, db, svc)
+    response = RedirectResponse("/?flash=signed-out", 303)
+    response.delete_cookie(accounts.SESSION_COOKIE, path="/")
+    return response
+
+
+@router.get("/players/{name}", response_class=HTMLResponse, include_in_schema=False)
+async def profile_page(request: Request, name: str, db: Db, user: MaybeUser) -> Response:
+    player = await db.scalar(select(User).where(User.name_key == name.lower()[:50]))
+    if player is None:
+        raise Problem(404, f"there is no player called {name[:30]!r}")
+    query = select(Game).where(or_(Game.player1_id == player.id, Game.player2_id == player.id))
+    if user is None:
+        query = query.where(Game.public.is_(True))
+    else:  # private games only for their players
+        query = query.where(or_(Game.public.is_(True), Game.player1_id == user.id, Game.player2_id == user.id))
+    games = await db.scalars(query.order_by(Game.id.desc()).limit(200))
+    items = [await game_json(db, g, player) for g in games]
+    if user is None or user.id != player.id:
+        for item in items:  # "your turn" is the visitor's business only on their own page
+            item["your_turn"] = False
+    won = sum(1 for i in items if i["result"] and i["result"]["winner"] == i["you"])
+    lost = sum(1 for i in items if i["result"] and i["result"]["winner"] not in (None, i["you"]))
+    drawn = sum(1 for i in items if i["result"] and i["result"]["winner"] is None)
+    ctx = {"player": player, "games": items, "won": won, "lost": lost, "drawn": drawn}
+    return pages.render(request, "profile.html", ctx, user)

@@ -1,0 +1,205 @@
+"""Accounts: Argon2id password hashes, server-side sessions, CSRF tokens derived from the
+session, sign-up and sign-in."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import re
+import secrets
+from datetime import timedelta
+
+from argon2 import PasswordHasher
+from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
+from sqlalchemy import Table, delete, select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
+from starlette.requests import HTTPConnection
+
+from lordsofwar.web.accounts.limits import Guard
+from lordsofwar.web.db import upsert
+from lordsofwar.web.models import AuthSession, ServerSecret, User, utcnow
+from lordsofwar.web.settings import Settings
+
+SESSION_COOKIE = "low_session"
+BROWSER_COOKIE = "low_csrf"
+"""A random id per browser (HttpOnly): what a signed-out visitor's CSRF token is derived from."""
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+NAME_MIN, NAME_MAX = 3, 24
+PASSWORD_MIN, PASSWORD_MAX = 8, 200
+RESERVED = {"admin", "bot", "random", "greedy", "system", "spectator", "anonymous"}
+
+
+class AuthError(ValueError):
+    """A sign-up or sign-in refused, with a message for the user."""
+
+    def __init__(self, message: str, status: int = 400):
+        super().__init__(message)
+        self.status = status
+
+
+class Passwords:
+    """Argon2id (a memory-hard hash) with the library's default cost unless settings lower it."""
+
+    def __init__(self, settings: Settings):
+        self.hasher = PasswordHasher(time_cost=settings.argon2_time_cost, memory_cost=settings.argon2_memory_kib)
+
+    def hash(self, password: str) -> str:
+        return self.hasher.hash(password)
+
+    def verify(self, stored: str, password: str) -> bool:
+        try:
+            return self.hasher.verify(stored, password)
+        except (VerifyMismatchError, VerificationError, InvalidHashError):
+            return False
+
+
+def check_name(name: str) -> str:
+    name = name.strip()
+    if not NAME_MIN <= len(name) <= NAME_MAX:
+        raise AuthError(f"the name must be {NAME_MIN} to {NAME_MAX} characters long (it has {len(name)})")
+    if not NAME_RE.match(name):
+        raise AuthError("the name may hold only letters, digits, '_', '.' and '-', and must start with a letter or digit")
+    if name.lower() in RESERVED:
+        raise AuthError(f"the name {name!r} is reserved; choose another")
+    return name
+
+
+def check_password(password: str) -> str:
+    if len(password) < PASSWORD_MIN:
+        raise AuthError(f"the password must be at least {PASSWORD_MIN} characters long")
+    if len(password) > PASSWORD_MAX:
+        raise AuthError(f"the password must be at most {PASSWORD_MAX} characters long")
+    return password
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def new_token() -> str:
+    return secrets.token_urlsafe(32)
+
+
+class CsrfTokens:
+    """CSRF tokens bound to the session: HMAC-SHA256, with the server's key, of the session
+    token's hash (signed in) or of the browser's pre-session id (signed out). A token taken from
+    one session, or made up and planted as a cookie, is worth nothing in another."""
+
+    def __init__(self, key: bytes | None = None):
+        self.key = key
+
+    def token(self, conn: HTTPConnection, browser_id: str | None = None) -> str:
+        """The token for this request's cookies (``browser_id``: a pre-session id being set now)."""
+        return self.of(conn.cookies.get(SESSION_COOKIE), browser_id or conn.cookies.get(BROWSER_COOKIE))
+
+    def of(self, session: str | None, browser_id: str | None) -> str:
+        """The token for a session cookie (signed in) or else a browser id (signed out)."""
+        if self.key is None:
+            raise RuntimeError("the CSRF key is loaded when the application starts")
+        if session and len(session) <= 100:
+            basis = "session:" + token_hash(session)
+        else:
+            basis = "browser:" + (browser_id or "")[:100]
+        return hmac.new(self.key, basis.encode(), hashlib.sha256).hexdigest()
+
+    def valid(self, conn: HTTPConnection, sent: str | None) -> bool:
+        if not sent or len(sent) > 100 or self.key is None:
+            return False
+        return hmac.compare_digest(self.token(conn), sent)
+
+
+async def server_key(db: AsyncSession, settings: Settings) -> bytes:
+    """The key CSRF tokens are derived with: LOW_SECRET_KEY, or one made at the first start and
+    kept in the database (every process of the installation reads the same one)."""
+    if settings.secret_key:
+        return settings.secret_key.encode()
+    table: Table = ServerSecret.__table__  # type: ignore[assignment]
+    await upsert(db, table, {"name": "csrf", "value": secrets.token_hex(32)}, "name")  # the first one made stays
+    await db.commit()
+    value = await db.scalar(select(ServerSecret.value).where(ServerSecret.name == "csrf"))
+    assert value is not None
+    return bytes.fromhex(value)
+
+
+async def sign_up(db: AsyncSession, passwords: Passwords, guard: Guard, name: str, password: str, ip: str) -> User:
+    """A new account, signed in; AuthError when the name or password is refused, the name is
+    taken, this address made too many accounts lately, or too many hashes wait (429)."""
+    name = check_name(name)
+    check_password(password)
+    if not await guard.sign_up_attempt(ip):
+        raise AuthError(f"too many new accounts from your address; try again in an hour (at most {guard.signups} an hour)", 429)
+    taken = await db.scalar(select(User.id).where(User.name_key == name.lower()))
+    await db.rollback()  # hand the connection back while hashing
+    if taken is not None:
+        raise AuthError(f"the name {name!r} is taken; choose another", 409)
+    # Argon2 takes a good fraction of a second by design: off the event loop, so games go on
+    async with guard.hashing():
+        hashed = await asyncio.to_thread(passwords.hash, password)
+    user = User(name=name, name_key=name.lower(), password_hash=hashed)
+    db.add(user)
+    try:
+        await db.flush()
+    except IntegrityError:  # the same name, signed up at the same moment
+        await db.rollback()
+        raise AuthError(f"the name {name!r} is taken; choose another", 409) from None
+    return user
+
+
+async def sign_in(db: AsyncSession, passwords: Passwords, guard: Guard, name: str, password: str, ip: str) -> User:
+    """The user, or AuthError (401 wrong, 429 too many attempts or the server busy hashing).
+
+    Every attempt counts against three limits before the password is checked (so parallel
+    guesses cannot slip past): per name from this address, per address, and per name from
+    every address, the last much higher, so that nobody can lock an owner out from one address.
+    A right password clears the count for the name from this address.
+    """
+    name = name.strip()[: NAME_MAX + 1]
+    key = name.lower()
+    blocked = await guard.sign_in_attempt(key, ip)
+    if blocked is not None:
+        raise AuthError(f"too many failed sign-ins {blocked}; try again in {guard.login_minutes} minutes", 429)
+    user = await db.scalar(select(User).where(User.name_key == key))
+    await db.commit()  # the connection goes back while verifying
+    ok = False
+    if user is not None and len(password) <= PASSWORD_MAX:
+        async with guard.hashing():
+            ok = await asyncio.to_thread(passwords.verify, user.password_hash, password)
+    if not ok or user is None:
+        raise AuthError("wrong name or password", 401)
+    if passwords.hasher.check_needs_rehash(user.password_hash):
+        async with guard.hashing():
+            user.password_hash = await asyncio.to_thread(passwords.hash, password)
+        db.add(user)
+    await guard.signed_in(key, ip)
+    return user
+
+
+async def open_session(db: AsyncSession, user: User, settings: Settings) -> str:
+    token = new_token()
+    db.add(
+        AuthSession(
+            token_hash=token_hash(token), user_id=user.id, expires_at=utcnow() + timedelta(days=settings.session_days)
+        )
+    )
+    return token
+
+
+async def session_user(db: AsyncSession, token: str | None) -> User | None:
+    if not token or len(token) > 100:
+        return None
+    row = await db.execute(
+        select(User, AuthSession.expires_at)
+        .join(AuthSession, AuthSession.user_id == User.id)
+        .where(AuthSession.token_hash == token_hash(token))
+    )
+    found = row.first()
+    if found is None or found[1] <= utcnow():
+        return None
+    return found[0]
+
+
+async def close_session(db: AsyncSession, token: str | None) -> None:
+    if token:
+        await db.execute(delete(AuthSession).where(AuthSession.token_hash == token_hash(token)))

@@ -1,0 +1,95 @@
+"""Refusals: every error a request can get is ``{"detail": "one line"}`` with its status, on the
+wire and in the OpenAPI description; pages get the same line on an error page."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, Response
+from pydantic import BaseModel
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from lordsofwar.web import pages
+from lordsofwar.web.accounts.service import AuthError
+from lordsofwar.web.deps import current_user, services
+from lordsofwar.web.games import GameError
+from lordsofwar.web.problem import Problem
+
+
+class ErrorBody(BaseModel):
+    """A refused request: nothing changed."""
+
+    detail: str
+
+
+MEANING = {
+    400: "The request is malformed or not allowed as sent",
+    401: "Sign in first (or wrong name or password)",
+    403: "Not yours: CSRF token wrong, another player's game or deck, or a private game",
+    404: "No such thing",
+    409: "Refused in the current state (stale version, game over, name taken...)",
+    413: "Too large",
+    422: "A field is missing, of the wrong type or out of range",
+    429: "Too many requests: try again later",
+    503: "The server could not save the change: nothing changed, try again",
+}
+
+
+def refusals(*codes: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI ``responses`` declaring these refusals with the shape actually sent."""
+    return {code: {"model": ErrorBody, "description": MEANING[code]} for code in codes}
+
+
+COMMON = refusals(400, 413, 422, 429)
+"""What any request can get: a body that is not JSON, over the limit, a bad field, a rate limit."""
+
+
+def validation_message(errors: Any) -> str:
+    parts = []
+    for err in list(errors)[:3]:
+        where = ".".join(str(p) for p in err.get("loc", ()) if p != "body")
+        parts.append(f"{where or 'body'}: {err.get('msg', 'invalid')}")
+    return "; ".join(parts)
+
+
+async def _refuse(request: Request, status: int, message: str, headers: dict[str, str] | None = None) -> Response:
+    if pages.wants_html(request):
+        user = await current_user(request, services(request))
+        page = pages.render(request, "error.html", {"status": status, "message": message}, user, status)
+        page.headers.update(headers or {})
+        return page
+    headers = dict(headers or {})
+    if status == 429:
+        headers.setdefault("Retry-After", "10")
+    return JSONResponse({"detail": message}, status, headers=headers)
+
+
+def install(app: FastAPI) -> None:
+    """Register the handlers that turn every refusal into its one-line answer."""
+
+    @app.exception_handler(Problem)
+    async def on_problem(request: Request, exc: Problem) -> Response:
+        return await _refuse(request, exc.status, exc.message)
+
+    @app.exception_handler(GameError)
+    async def on_game_error(request: Request, exc: GameError) -> Response:
+        return await _refuse(request, exc.status, str(exc))
+
+    @app.exception_handler(AuthError)
+    async def on_auth_error(request: Request, exc: AuthError) -> Response:
+        return await _refuse(request, exc.status, str(exc))
+
+    @app.exception_handler(RequestValidationError)
+    async def on_validation(request: Request, exc: RequestValidationError) -> Response:
+        return JSONResponse({"detail": validation_message(exc.errors())}, 422)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def on_http(request: Request, exc: StarletteHTTPException) -> Response:
+        message = exc.detail if isinstance(exc.detail, str) else "request refused"
+        if exc.status_code == 404:
+            message = f"there is no page {request.url.path[:200]}"
+        if exc.status_code == 405:
+            message = f"{request.method} is not allowed on {request.url.path[:200]}"
+        return await _refuse(request, exc.status_code, message, dict(exc.headers or {}))

@@ -1,0 +1,274 @@
+"""Games on the web: the game and replay pages, the game API and the game's WebSocket.
+
+The socket only moves messages: the game service decides, the hub broadcasts each player's view.
+"""
+
+# no `from __future__ import annotations`: FastAPI reads the route annotations
+
+import json
+import logging
+import time
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Path, Request, WebSocket, WebSocketDisconnect
+from fastapi.responses import HTMLResponse, Response
+from pydantic import BaseModel, ConfigDict, Field
+
+from lordsofwar.rules import notation
+from lordsofwar.rules.cards import CORE
+from lordsofwar.web import pages
+from lordsofwar.web.deps import Csrf, Db, MaybeUser, Services, SignedIn, Svc, current_user, services
+from lordsofwar.web.errors import COMMON, refusals
+from lordsofwar.web.games import GameError, Runtime, record_of, rematch_options, state_doc
+from lordsofwar.web.hub import Connection
+from lordsofwar.web.lobby import service as lobby
+from lordsofwar.web.lobby.schemas import NewInvitation
+from lordsofwar.web.models import User
+from lordsofwar.web.problem import Problem
+
+log = logging.getLogger("lordsofwar.web")
+GameId = Annotated[int, Path(ge=1, le=2**31 - 1, description="a game number")]
+WS_MESSAGE_LIMIT = 4096
+router = APIRouter(responses=COMMON)
+SEEN = refusals(403, 404)
+ACTING = refusals(400, 401, 403, 404, 409, 503)
+CARDS_JSON = json.dumps([card.facts() for army in CORE.armies for card in CORE.army(army)])
+
+
+class ActionBody(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    action: str = Field(max_length=1000, description="an action in notation, e.g. 'deploy orcs:07 d3'")
+    version: int = Field(description="the version of the game you chose it on")
+
+
+class DrawBody(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    op: str = Field(max_length=20, description="'offer', 'accept' or 'decline'")
+
+
+async def visible(svc: Services, game_id: int, user: User | None) -> tuple[Runtime, int | None]:
+    """The game and the user's seat in it (None: a spectator); a private game is for its
+    players only (403), an unknown one 404."""
+    try:
+        rt = await svc.games.runtime(game_id)
+    except GameError as exc:
+        raise Problem(exc.status, str(exc)) from None
+    seat = rt.seat_of(user.id if user else None)
+    if seat is None and not rt.game.public:
+        raise Problem(403, "this game is private: only its players can see it")
+    return rt, seat
+
+
+@router.get("/games/{game_id}", response_class=HTMLResponse, include_in_schema=False)
+async def game_page(request: Request, game_id: GameId, user: MaybeUser, svc: Svc) -> Response:
+    rt, seat = await visible(svc, game_id, user)
+    return pages.render(request, "game.html", {"game_id": game_id, "seat": seat, "names": rt.names}, user)
+
+
+@router.get("/games/{game_id}/replay", response_class=HTMLResponse, include_in_schema=False)
+async def replay_page(request: Request, game_id: GameId, user: MaybeUser, svc: Svc) -> Response:
+    rt, _seat = await visible(svc, game_id, user)
+    if rt.game.status != "over":
+        raise Problem(409, "the replay opens once the game is over")
+    return pages.render(request, "replay.html", {"game_id": game_id, "names": rt.names}, user)
+
+
+@router.get("/api/cards")
+async def api_cards() -> Response:
+    """Every card of the six core armies, as in the notation's card facts."""
+    return Response(CARDS_JSON, media_type="application/json", headers={"Cache-Control": "public, max-age=3600"})
+
+
+@router.get("/api/games/{game_id}", responses=SEEN)
+async def api_game(game_id: GameId, user: MaybeUser, svc: Svc) -> dict[str, Any]:
+    """The game as you may see it: its meta data, your view, your legal actions, the log."""
+    rt, seat = await visible(svc, game_id, user)
+    return state_doc(rt, seat)
+
+
+@router.post("/api/games/{game_id}/actions", dependencies=[Csrf], responses=ACTING)
+async def api_act(game_id: GameId, body: ActionBody, user: SignedIn, svc: Svc) -> dict[str, Any]:
+    """Play one action on the version you saw; the new state."""
+    await visible(svc, game_id, user)
+    rt = await svc.games.act(game_id, user.id, body.action, body.version)
+    return state_doc(rt, rt.seat_of(user.id))
+
+
+@router.post("/api/games/{game_id}/resign", dependencies=[Csrf], responses=ACTING)
+async def api_resign(game_id: GameId, user: SignedIn, svc: Svc) -> dict[str, Any]:
+    await visible(svc, game_id, user)
+    rt = await svc.games.resign(game_id, user.id)
+    return state_doc(rt, rt.seat_of(user.id))
+
+
+@router.post("/api/games/{game_id}/draw", dependencies=[Csrf], responses=ACTING)
+async def api_draw(game_id: GameId, body: DrawBody, user: SignedIn, svc: Svc) -> dict[str, Any]:
+    """Offer a draw, or accept or decline your opponent's offer."""
+    await visible(svc, game_id, user)
+    rt = await svc.games.draw(game_id, user.id, body.op)
+    return state_doc(rt, rt.seat_of(user.id))
+
+
+@router.post("/api/games/{game_id}/rematch", dependencies=[Csrf], status_code=201, responses=ACTING)
+async def api_rematch(game_id: GameId, db: Db, user: SignedIn, svc: Svc) -> dict[str, Any]:
+    """A new game with the same options and the sides swapped: at once against a bot, else
+    a challenge to the opponent (it waits in their lobby)."""
+    rt, seat = await visible(svc, game_id, user)
+    if seat is None:
+        raise Problem(403, "only the players of a game can ask for a rematch")
+    g = rt.game
+    if g.status != "over":
+        raise Problem(409, "the game is still running")
+    options = rematch_options(g, seat)
+    bot = rt.bot_of(3 - seat)
+    kept = None  # a custom deck is played again, as it was in this game
+    if g.armies[seat - 1] not in CORE.armies:
+        kept = {"name": g.armies[seat - 1], "cards": list(g.decks[seat - 1])}
+    if bot is not None:
+        body = NewInvitation(options=options, opponent=None, bot=bot, deck=None)
+        _inv, game = await lobby.invite(db, svc.games, user, body, kept)
+        assert game is not None
+        return {"game": game.id}
+    opponent = await db.get(User, g.player2_id if seat == 1 else g.player1_id)
+    if opponent is None:
+        raise Problem(404, "the opponent's account no longer exists")
+    body = NewInvitation(options=options, opponent=opponent.name, bot=None, deck=None)
+    inv, _game = await lobby.invite(db, svc.games, user, body, kept)
+    assert inv is not None
+    return {"invitation": inv.id, "opponent": opponent.name}
+
+
+@router.get(
+    "/api/games/{game_id}/record",
+    responses={**SEEN, **refusals(409), 200: {"content": {"application/json": {}}, "description": "the game record"}},
+)
+async def api_record(game_id: GameId, user: MaybeUser, svc: Svc) -> Response:
+    """The game record (notation.md section 5), once the game is over."""
+    rt, _seat = await visible(svc, game_id, user)
+    if rt.game.status != "over":
+        raise Problem(409, "the record can be downloaded once the game is over (it holds the seed and decks)")
+    body = json.dumps(record_of(rt).to_json(), indent=1, ensure_ascii=False)
+    headers = {"Content-Disposition": f'attachment; filename="lordsofwar-game-{game_id}.json"'}
+    return Response(body, media_type="application/json", headers=headers)
+
+
+@router.get("/api/games/{game_id}/replay", responses={**SEEN, **refusals(409)})
+async def api_replay(game_id: GameId, user: MaybeUser, svc: Svc) -> dict[str, Any]:
+    """The record, every position of the game and the log, once the game is over."""
+    rt, _seat = await visible(svc, game_id, user)
+    if rt.game.status != "over":
+        raise Problem(409, "the replay opens once the game is over")
+    record = record_of(rt)
+    positions = notation.replay(record)
+    return {
+        "record": record.to_json(),
+        "positions": [notation.position_to_json(p) for p in positions],
+        "log": rt.log,
+        "names": {"1": rt.names[1], "2": rt.names[2]},
+    }
+
+
+@router.websocket("/api/games/{game_id}/ws")
+async def game_socket(ws: WebSocket, game_id: GameId) -> None:
+    """The live game: a ``state`` first, then an ``update`` after each change (docs/web-api.md).
+
+    A refusal at connect is sent as a close code after the handshake (4403 another site or a
+    private game, 4404 no such game), so that a browser can read it."""
+    svc = services(ws)
+    origin = ws.headers.get("origin")
+    host = ws.headers.get("host")
+    scheme = "https" if ws.url.scheme == "wss" else "http"
+    if origin is not None and origin != f"{scheme}://{host}":
+        await ws.accept()
+        await ws.close(code=4403, reason="cross-site WebSocket refused")
+        return
+    user = await current_user(ws, svc)
+    try:
+        rt, seat = await visible(svc, game_id, user)
+    except Problem as exc:
+        await ws.accept()
+        await ws.close(code=4000 + exc.status, reason=exc.message[:120])
+        return
+    await ws.accept()
+    conn = Connection(ws, game_id, seat, user.id if user else None)
+    conn.start()
+    async with rt.lock:  # no change slips between the state and the first update
+        svc.hub.join(conn)
+        conn.send({"type": "state", **state_doc(rt, seat)})
+    try:
+        while not conn.closed:
+            message = await ws.receive()
+            if message["type"] == "websocket.disconnect":
+                break
+            text = message.get("text")
+            if text is None:
+                conn.send({"type": "error", "message": "binary messages are not understood; send JSON text", "version": None})
+                continue
+            try:
+                await _on_message(svc, conn, text)
+            except WebSocketDisconnect:
+                raise
+            except Exception:  # a message must never kill the socket: refuse it and go on
+                log.exception("a socket message of game %s could not be handled", game_id)
+                _refuse(svc, conn, "the server could not handle this message; nothing changed")
+    except (WebSocketDisconnect, RuntimeError):  # the socket closed under us
+        pass
+    finally:
+        svc.hub.leave(conn)
+        await conn.stop()
+
+
+def _refuse(svc: Services, conn: Connection, message: str) -> None:
+    rt = svc.games.runtimes.get(conn.game_id)
+    conn.send({"type": "error", "message": message, "version": rt.game.version if rt else None})
+
+
+def _parse(text: str) -> dict[str, Any] | str:
+    """The message as a JSON object, or why it is refused."""
+    if len(text) > WS_MESSAGE_LIMIT:
+        return f"message too long ({len(text)} characters, at most {WS_MESSAGE_LIMIT})"
+    try:
+        msg = json.loads(text)
+    except RecursionError:
+        return "message nested too deeply"
+    except ValueError:
+        return "message is not JSON"
+    return msg if isinstance(msg, dict) else {"type": None}
+
+
+async def _on_message(svc: Services, conn: Connection, text: str) -> None:
+    msg = _parse(text)
+    if isinstance(msg, str):
+        _refuse(svc, conn, msg)
+        return
+    kind = msg.get("type")
+    if kind == "ping":
+        conn.send({"type": "pong"})
+        return
+    if kind == "sync":
+        now = time.monotonic()
+        if now - conn.last_sync < 1.0:
+            _refuse(svc, conn, "too many sync requests: at most one a second")
+            return
+        conn.last_sync = now
+        rt = await svc.games.runtime(conn.game_id)
+        conn.send({"type": "state", **state_doc(rt, conn.seat)})
+        return
+    if kind not in ("action", "resign", "draw"):
+        _refuse(svc, conn, f"unknown message type {str(kind)[:20]!r} (expected action, resign, draw, sync or ping)")
+        return
+    if conn.user_id is None or conn.seat is None:
+        _refuse(svc, conn, "spectators cannot act; sign in as a player of this game")
+        return
+    try:
+        if kind == "action":
+            await svc.games.act(conn.game_id, conn.user_id, msg.get("action"), msg.get("version"))
+        elif kind == "resign":
+            await svc.games.resign(conn.game_id, conn.user_id)
+        else:
+            await svc.games.draw(conn.game_id, conn.user_id, msg.get("op"))
+    except GameError as exc:
+        _refuse(svc, conn, str(exc))
+        rt = await svc.games.runtime(conn.game_id)
+        if "refreshed" in str(exc):
+            conn.send({"type": "state", **state_doc(rt, conn.seat)})

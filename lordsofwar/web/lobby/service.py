@@ -1,0 +1,240 @@
+"""The lobby's rules: what each player sees in it, posting an invitation (or starting a bot game
+at once) and answering one. Every refusal is a Problem with a one-line message."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+from sqlalchemy import or_, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from lordsofwar import decks
+from lordsofwar.bots import BOTS
+from lordsofwar.rules.cards import CORE
+from lordsofwar.web.decks import service as deckweb
+from lordsofwar.web.games import BOT_NAMES, GameOptions, GameService
+from lordsofwar.web.lobby.schemas import NewInvitation
+from lordsofwar.web.models import Game, Invitation, User, utcnow
+from lordsofwar.web.problem import Problem
+
+OPEN_INVITATIONS = 20
+"""Open invitations a player may have at once."""
+ACCEPTED_NOTICE = timedelta(minutes=30)
+"""How long the lobby tells a challenger that a challenge was accepted."""
+
+
+async def game_json(db: AsyncSession, g: Game, user: User | None) -> dict[str, Any]:
+    """A game as the lobby and profiles list it, for ``user`` (None: a visitor)."""
+
+    async def name(uid: int | None, bot: str | None) -> str:
+        if bot:
+            return BOT_NAMES.get(bot, bot)
+        found = await db.get(User, uid) if uid else None
+        return found.name if found else "?"
+
+    seat = None if user is None else (1 if g.player1_id == user.id else 2 if g.player2_id == user.id else None)
+    return {
+        "id": g.id,
+        "players": [await name(g.player1_id, g.bot1), await name(g.player2_id, g.bot2)],
+        "armies": g.armies,
+        "mode": g.mode,
+        "status": g.status,
+        "you": seat,
+        "your_turn": seat is not None and g.status == "running" and g.waiting_for == seat,
+        "deadline": None if g.deadline_at is None else g.deadline_at.isoformat(),
+        "turns": len(g.actions),
+        "result": None if g.status != "over" else {"winner": g.winner, "reason": g.reason},
+    }
+
+
+def invitation_json(inv: Invitation, creator: str | None, opponent: str | None) -> dict[str, Any]:
+    options = GameOptions.model_validate(inv.options)
+    return {
+        "id": inv.id,
+        "creator": creator,
+        "opponent": opponent,
+        "options": options.model_dump(),
+        "summary": options.summary(),
+        "status": inv.status,
+        "game": inv.game_id,
+        # the creator's custom deck is named by its kind only: its cards stay the creator's secret
+        "creator_deck": None if not inv.creator_deck else decks.kind(inv.creator_deck["cards"], CORE),
+    }
+
+
+async def lobby(db: AsyncSession, user: User | None) -> dict[str, Any]:
+    """What the lobby shows ``user``: open challenges, challenges to and from them, their games
+    (those waiting for them first), public games to watch, and challenges of theirs accepted
+    lately (so that the challenger hears of it)."""
+    open_rows = await db.execute(
+        select(Invitation, User.name)
+        .join(User, User.id == Invitation.creator_id)
+        .where(Invitation.status == "open", Invitation.opponent_id.is_(None))
+        .order_by(Invitation.id.desc())
+        .limit(100)
+    )
+    data: dict[str, Any] = {
+        "open": [invitation_json(inv, creator, None) for inv, creator in open_rows],
+        "incoming": [],
+        "outgoing": [],
+        "accepted": [],
+        "your_turn": [],
+        "running": [],
+        "watch": [],
+    }
+
+    async def name_of(uid: int | None) -> str | None:
+        # the session's identity map keeps each user once: no query twice for the same name
+        found = await db.get(User, uid) if uid is not None else None
+        return found.name if found else None
+
+    if user is not None:
+        invs = await db.scalars(
+            select(Invitation)
+            .where(
+                Invitation.status == "open",
+                or_(Invitation.creator_id == user.id, Invitation.opponent_id == user.id),
+            )
+            .order_by(Invitation.id.desc())
+        )
+        for inv in invs:
+            item = invitation_json(inv, await name_of(inv.creator_id), await name_of(inv.opponent_id))
+            (data["outgoing"] if inv.creator_id == user.id else data["incoming"]).append(item)
+        data["open"] = [i for i in data["open"] if i["creator"] != user.name]
+        accepted = await db.execute(
+            select(Invitation.id, Game)
+            .join(Game, Game.id == Invitation.game_id)
+            .where(
+                Invitation.creator_id == user.id,
+                Invitation.status == "accepted",
+                Game.status == "running",
+                Game.created_at >= utcnow() - ACCEPTED_NOTICE,
+            )
+            .order_by(Invitation.id.desc())
+            .limit(20)
+        )
+        for inv_id, g in accepted:
+            by = await name_of(g.player2_id if g.player1_id == user.id else g.player1_id)
+            data["accepted"].append({"invitation": inv_id, "game": g.id, "by": by})
+        mine = await deckweb.list_decks(db, user)
+        data["decks"] = [{k: v for k, v in deckweb.summary(d).items() if k != "cards"} for d in mine]
+        fits = deckweb.Choices(mine)
+        for item in data["open"] + data["incoming"]:
+            if item["options"]["custom_decks"]:  # which of my decks fit, and why the others do not
+                item["deck_choices"] = fits(item["options"]["custom_armies"])
+        games = await db.scalars(
+            select(Game)
+            .where(Game.status == "running", or_(Game.player1_id == user.id, Game.player2_id == user.id))
+            .order_by(Game.id.desc())
+        )
+        for g in games:
+            item = await game_json(db, g, user)
+            data["running"].append(item)
+            if item["your_turn"]:
+                data["your_turn"].append(item)
+    watch = await db.scalars(
+        select(Game).where(Game.status == "running", Game.public.is_(True)).order_by(Game.id.desc()).limit(20)
+    )
+    data["watch"] = [await game_json(db, g, user) for g in watch]
+    return data
+
+
+async def invite(
+    db: AsyncSession, games: GameService, user: User, body: NewInvitation, deck_copy: dict[str, Any] | None = None
+) -> tuple[Invitation | None, Game | None]:
+    """Post an invitation (or start a bot game). ``deck_copy`` is a deck already copied (a
+    rematch keeps the deck played); else ``body.deck`` is copied now, when it is chosen."""
+    options = body.options
+    if body.bot is not None and (body.opponent or "").strip():
+        raise Problem(400, "challenge a player or a bot, not both")
+    if body.deck is not None:
+        deck_copy = await deckweb.pick(db, user, body.deck, options.custom_decks, list(options.custom_armies))
+    if body.bot is not None:
+        if body.bot not in BOTS:
+            raise Problem(400, f"unknown bot {body.bot[:20]!r} (known: {', '.join(sorted(BOTS))})")
+        custom = (deck_copy["cards"] if deck_copy else None, None)
+        game = await games.create(db, body.options, user, None, body.bot, custom)
+        await db.commit()
+        games.started(game)
+        return None, game
+    opponent = None
+    wanted = (body.opponent or "").strip()
+    if wanted:
+        opponent = await db.scalar(select(User).where(User.name_key == wanted.lower()))
+        if opponent is None:
+            raise Problem(404, f"there is no player called {wanted[:30]!r}")
+        if opponent.id == user.id:
+            raise Problem(400, "you cannot challenge yourself")
+    pending = await db.scalar(
+        select(Invitation.id)
+        .where(Invitation.creator_id == user.id, Invitation.status == "open")
+        .limit(1)
+        .offset(OPEN_INVITATIONS - 1)
+    )
+    if pending is not None:
+        raise Problem(429, f"you have {OPEN_INVITATIONS} open invitations; cancel some first")
+    inv = Invitation(
+        creator_id=user.id,
+        opponent_id=opponent.id if opponent else None,
+        status="open",
+        options=body.options.model_dump(),
+        creator_deck=deck_copy,
+    )
+    db.add(inv)
+    await db.commit()
+    return inv, None
+
+
+ANSWERS = ("accept", "decline", "cancel")
+
+
+async def answer(
+    db: AsyncSession, games: GameService, user: User, inv_id: int, op: str, deck_id: int | None = None
+) -> Game | None:
+    """Accept, decline or cancel an invitation; the game started by accepting, else None."""
+    if op not in ANSWERS:
+        raise Problem(400, f"unknown answer {op[:20]!r} (accept, decline or cancel)")
+    inv = await db.get(Invitation, inv_id)
+    if inv is None:
+        raise Problem(404, f"there is no invitation {inv_id}")
+    if inv.status != "open":
+        raise Problem(409, f"the invitation is no longer open (it was {inv.status})")
+    if op == "cancel":
+        if inv.creator_id != user.id:
+            raise Problem(403, "only its creator can cancel an invitation")
+        new_status = "cancelled"
+    elif op == "decline":
+        if inv.opponent_id != user.id:
+            raise Problem(403, "only the challenged player can decline an invitation")
+        new_status = "declined"
+    else:
+        if inv.creator_id == user.id:
+            raise Problem(400, "you cannot accept your own invitation")
+        if inv.opponent_id is not None and inv.opponent_id != user.id:
+            raise Problem(403, "this challenge is for another player")
+        new_status = "accepted"
+    if deck_id is not None and op != "accept":
+        raise Problem(400, f"a deck goes with accepting, not with {op}")
+    options = GameOptions.model_validate(inv.options)
+    deck_copy = None
+    if deck_id is not None:  # copied into the game now, as it is
+        deck_copy = await deckweb.pick(db, user, deck_id, options.custom_decks, list(options.custom_armies))
+    done = await db.execute(
+        update(Invitation).where(Invitation.id == inv.id, Invitation.status == "open").values(status=new_status)
+    )
+    if done.rowcount != 1:  # type: ignore[attr-defined]
+        await db.rollback()
+        raise Problem(409, "the invitation was answered meanwhile")
+    game = None
+    if op == "accept":
+        creator = await db.get(User, inv.creator_id)
+        assert creator is not None
+        creator_cards = inv.creator_deck["cards"] if inv.creator_deck else None
+        custom = (creator_cards, deck_copy["cards"] if deck_copy else None)
+        game = await games.create(db, options, creator, user, None, custom)
+        inv.game_id = game.id
+    await db.commit()
+    if game is not None:
+        games.started(game)
+    return game

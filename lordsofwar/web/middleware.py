@@ -1,0 +1,70 @@
+"""Middleware: the request-body limit, the browser cookie the signed-out CSRF token is derived
+from, and security headers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.responses import JSONResponse, Response
+
+from lordsofwar.web.accounts import service as accounts
+
+BODY_LIMIT = 64 * 1024
+
+
+class BodyLimit:
+    """Refuses request bodies over ``limit`` bytes, with or without a Content-Length: a body
+    sent in chunks is counted as it arrives and refused once it passes the limit."""
+
+    def __init__(self, app: Any, limit: int = BODY_LIMIT):
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        message = f"request body too large (at most {self.limit // 1024} KB)"
+        length = dict(scope["headers"]).get(b"content-length")
+        if length is not None and (not length.isdigit() or int(length) > self.limit):
+            await JSONResponse({"detail": message}, 413)(scope, receive, send)
+            return
+        seen = 0
+
+        async def counted() -> Any:
+            nonlocal seen
+            msg = await receive()
+            if msg["type"] == "http.request":
+                seen += len(msg.get("body", b""))
+                if seen > self.limit:
+                    raise HTTPException(413, message)
+            return msg
+
+        await self.app(scope, counted, send)
+
+
+def set_cookie(request: Request, response: Response, name: str, value: str, max_age: int | None = None) -> None:
+    """A cookie as every cookie of the site: HttpOnly, SameSite=Lax, Secure on https."""
+    settings = request.app.state.services.settings
+    secure = settings.secure_cookies or request.url.scheme == "https"
+    response.set_cookie(name, value, max_age=max_age, httponly=True, samesite="lax", secure=secure, path="/")
+
+
+def install(app: FastAPI) -> None:
+    app.add_middleware(BodyLimit)
+
+    @app.middleware("http")
+    async def csrf_and_headers(request: Request, call_next: Any) -> Response:
+        browser = request.cookies.get(accounts.BROWSER_COOKIE)
+        fresh = None
+        if not browser or len(browser) > 100:
+            fresh = accounts.new_token()
+        request.state.csrf = request.app.state.services.csrf.token(request, fresh)
+        response: Response = await call_next(request)
+        if fresh:
+            set_cookie(request, response, accounts.BROWSER_COOKIE, fresh)
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("X-Frame-Options", "DENY")
+        response.headers.setdefault("Referrer-Policy", "same-origin")
+        return response

@@ -1,0 +1,62 @@
+"""Server-rendered pages: the templates, the one way to render a page, and form fields."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from fastapi import Request
+from fastapi.responses import HTMLResponse
+from fastapi.templating import Jinja2Templates
+from starlette.datastructures import FormData
+
+from lordsofwar.web.models import User
+from lordsofwar.web.problem import Problem
+
+HERE = Path(__file__).parent
+templates = Jinja2Templates(directory=str(HERE / "templates"))
+
+FLASHES = {
+    "welcome": "Welcome! Start a game below: against a bot, or challenge a player.",
+    "signed-out": "Signed out.",
+    "posted": "Invitation posted.",
+    "cancel": "Invitation cancelled.",
+    "decline": "Invitation declined.",
+}
+"""The only messages a redirect can show (?flash=KEY): a link cannot put words on a page."""
+
+
+def render(
+    request: Request, name: str, context: dict[str, Any], user: User | None, status: int = 200
+) -> HTMLResponse:
+    """The page ``name`` for ``user``, with the CSRF token and any flash message."""
+    flashes = []
+    flash = FLASHES.get(request.query_params.get("flash", ""))
+    if flash:
+        flashes.append(("info", flash))
+    ctx = {"user": user, "csrf": request.state.csrf, "flashes": flashes, **context}
+    return templates.TemplateResponse(request, name, ctx, status_code=status)
+
+
+def wants_html(request: Request) -> bool:
+    return not request.url.path.startswith("/api/") and "text/html" in request.headers.get("accept", "")
+
+
+async def read_form(request: Request) -> FormData:
+    return await request.form(max_files=0, max_fields=60)
+
+
+def field(form: FormData, name: str, limit: int = 1000) -> str:
+    """A text field of a posted form ('' when absent); over ``limit`` characters is refused."""
+    value = form.get(name)
+    if not isinstance(value, str):
+        return ""
+    if len(value) > limit:
+        raise Problem(413, f"{name}: too long (at most {limit} characters)")
+    return value
+
+
+def next_target(request: Request, form: FormData | None = None) -> str:
+    """Where to go after signing in: a path on this site only."""
+    target = str((form.get("next") if form else None) or request.query_params.get("next") or "/")
+    return target if target.startswith("/") and not target.startswith("//") and len(target) < 200 else "/"

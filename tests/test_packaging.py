@@ -1,0 +1,89 @@
+"""The package as a user installs it: a wheel built from this tree, installed without extras
+into a fresh virtualenv (no repository, no dev tools), must run every console command, and
+`lordsofwar serve` must serve the lobby."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.web.server import free_port
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run(*args: str | Path, cwd: Path, env: dict[str, str] | None = None, timeout: int = 600) -> str:
+    done = subprocess.run([str(a) for a in args], cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    assert done.returncode == 0, f"{args}: exit {done.returncode}\n{done.stdout[-2000:]}\n{done.stderr[-3000:]}"
+    return done.stdout
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh virtualenv holding the wheel of this tree and its declared dependencies only."""
+    where = tmp_path_factory.mktemp("clean-install")
+    wheels = where / "wheels"
+    run(sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", wheels, ROOT, cwd=where)
+    (wheel,) = wheels.glob("lordsofwar-*.whl")
+    venv = where / "venv"
+    run(sys.executable, "-m", "venv", venv, cwd=where)
+    run(venv / "bin" / "python", "-m", "pip", "install", "--quiet", wheel, cwd=where)
+    return venv
+
+
+def test_the_installed_package_holds_no_dev_tool(installed: Path) -> None:
+    for tool in ("pytest", "playwright", "hypothesis"):
+        done = subprocess.run([installed / "bin" / "python", "-c", f"import {tool}"], capture_output=True)
+        assert done.returncode != 0, f"{tool} is installed: the clean install is not clean"
+
+
+def test_the_console_commands_run_from_a_clean_install(installed: Path, tmp_path: Path) -> None:
+    low = installed / "bin" / "lordsofwar"
+    assert "serve" in run(low, "--help", cwd=tmp_path)
+    position = run(low, "new", "--armies", "orcs,dwarves", "--seed", "7", cwd=tmp_path)
+    (tmp_path / "start.json").write_text(position)
+    assert "deploy orcs:07 c3" in run(low, "legal", "start.json", cwd=tmp_path).splitlines()
+    assert "orcs:01" in run(low, "cards", "--army", "orcs", cwd=tmp_path)
+
+
+def test_serve_from_a_clean_install_serves_the_lobby(installed: Path, tmp_path: Path) -> None:
+    port = free_port()
+    env = {
+        "PATH": f"{installed / 'bin'}:/usr/bin:/bin",
+        "HOME": str(tmp_path),
+        "LOW_DATABASE_URL": f"sqlite:///{tmp_path / 'low.sqlite3'}",
+    }
+    log = open(tmp_path / "server.log", "wb")  # noqa: SIM115 - closed below
+    proc = subprocess.Popen(
+        [installed / "bin" / "lordsofwar", "serve", "--port", str(port)],
+        cwd=tmp_path, env=env, stdout=log, stderr=subprocess.STDOUT,
+    )
+    try:
+        base = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while True:
+            assert proc.poll() is None, (tmp_path / "server.log").read_text()[-3000:]
+            try:
+                r = httpx.get(base + "/", timeout=2)
+                break
+            except httpx.HTTPError:
+                assert time.monotonic() < deadline, "the server did not answer within 60 s"
+                time.sleep(0.2)
+        assert r.status_code == 200 and "Open challenges" in r.text
+        assert httpx.get(base + "/static/game.js", timeout=5).status_code == 200
+        session = httpx.get(base + "/api/session", timeout=5).json()
+        assert session["user"] is None and len(session["csrf"]) == 64
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+    assert "Traceback" not in (tmp_path / "server.log").read_text()
