@@ -16,8 +16,19 @@ stay live for the whole run (``--no-replace``: they do not). Every run stops by 
     python bench/server.py --think-ms 0          # players act at once: the server's saturation
     python bench/server.py --games 50 --json     # one JSON object
     python bench/server.py --database-url postgresql://postgres@127.0.0.1:5432/postgres
+    python bench/server.py --games 20 --duration 36 --signup-burst 60 --full-argon2   # a sign-up flood
+    python bench/server.py --games 20 --duration 36 --signup-burst 60 --full-argon2 --burst-addresses many
 
-The server is started with LOW_BOT_DELAY=0 and a lowered Argon2 cost (LOW_ARGON2_TIME_COST=1,
+``--signup-burst N`` sends N anonymous sign-ups (a third of the way into the run, spread over
+``--burst-seconds``, default 12) while the games go on, from one address (127.0.0.2) or from N
+addresses of the loopback range (``--burst-addresses many``: the per-address limit does not stop
+them, only the bound on hashes at once does). It reports what the server answered, its resident
+memory before and at its peak, and the games' action latency before and during the burst. With
+``--full-argon2`` the server hashes at the default cost (64 MiB, 3 passes) as in production.
+The players of the games sign up from addresses of 127.0.1.0/24, four per address, under the
+server's default sign-up limit.
+
+The server is started with LOW_BOT_DELAY=0 and (unless ``--full-argon2``) a lowered Argon2 cost (LOW_ARGON2_TIME_COST=1,
 LOW_ARGON2_MEMORY_KIB=8192) so that the 2N sign-ups are quick; the output says so. Only
 127.0.0.1 is contacted. The load generator runs in this one process (asyncio); its CPU time and
 the server's (from /proc/<pid>/stat) are both reported, so a client-bound run can be told apart.
@@ -123,6 +134,23 @@ def tree_cpu_s(pid: int) -> float | None:
     return total
 
 
+def tree_rss_mb(pid: int) -> float | None:
+    """Resident memory of a process and its children (the server and its workers), in MB."""
+    total = 0
+    try:
+        pids = [pid]
+        with contextlib.suppress(OSError):
+            pids += [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+        for p in pids:
+            with contextlib.suppress(OSError):
+                for line in Path(f"/proc/{p}/status").read_text().splitlines():
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1])
+    except (OSError, ValueError):
+        return None
+    return total / 1024 if total else None
+
+
 def machine_jiffies() -> tuple[float, float, float] | None:
     """(busy, stolen, total) jiffies of the whole machine from /proc/stat (steal: time the
     hypervisor gave to other guests, a sign of a noisy neighbour)."""
@@ -144,12 +172,19 @@ def client_cpu_s() -> float:
 class Server:
     """``lordsofwar serve`` in a subprocess; :meth:`stop` always ends it."""
 
-    def __init__(self, database_url: str, workdir: Path, port: int, workers: int = 1, redis_url: str | None = None):
+    def __init__(
+        self, database_url: str, workdir: Path, port: int, workers: int = 1, redis_url: str | None = None,
+        full_argon2: bool = False,
+    ):
         self.port = port
         self.base = f"http://{HOST}:{port}"
         self.log_path = workdir / "server.log"
         env = dict(os.environ)
-        env.update(ARGON2_ENV)
+        if not full_argon2:
+            env.update(ARGON2_ENV)
+        else:
+            for key in ARGON2_ENV:
+                env.pop(key, None)
         env.update({"LOW_DATABASE_URL": database_url, "LOW_BOT_DELAY": "0", "LOW_DATA_DIR": str(workdir)})
         env.pop("LOW_REDIS_URL", None)
         if redis_url:
@@ -184,6 +219,9 @@ class Server:
 
     def cpu_s(self) -> float | None:
         return tree_cpu_s(self.proc.pid)  # the server and its workers
+
+    def rss_mb(self) -> float | None:
+        return tree_rss_mb(self.proc.pid)
 
     def stop(self) -> None:
         """SIGTERM to the server's whole process group (its workers too), SIGKILL after 15 s."""
@@ -252,6 +290,7 @@ class Player:
 @dataclass
 class Stats:
     latencies: list[float] = field(default_factory=list)  # seconds
+    stamps: list[float] = field(default_factory=list)  # when each latency was measured (perf_counter)
     actions: int = 0  # actions answered within the measured time
     sent: int = 0
     errors: int = 0
@@ -292,6 +331,8 @@ class Bench:
         self.budget_done = asyncio.Event()
         self.sockets: set[ClientConnection] = set()
         self.rng = random.Random(args.seed)
+        self.burst_window = [0.0, 0.0]
+        self.rss: list[tuple[float, float]] = []
         self.ssl = ssl.create_default_context()  # plain HTTP only; one context instead of one per client
 
     # --- set-up over HTTP ---------------------------------------------------------------------
@@ -299,13 +340,25 @@ class Bench:
     async def sign_up(self, index: int, limit: asyncio.Semaphore) -> Player:
         async with limit:
             # idle connections are dropped before the server's keep-alive timeout (5 s) closes them,
-            # so a request never goes out on a connection the server is closing
+            # so a request never goes out on a connection the server is closing; four players an
+            # address, within the server's sign-up limit per address
             limits = httpx.Limits(max_connections=4, keepalive_expiry=2.0)
-            http = httpx.AsyncClient(base_url=self.base, timeout=60.0, limits=limits, verify=self.ssl)
+            transport = httpx.AsyncHTTPTransport(local_address=f"127.0.{1 + index // 1000}.{1 + (index // 4) % 250}")
+            http = httpx.AsyncClient(
+                base_url=self.base, timeout=60.0, limits=limits, verify=self.ssl, transport=transport
+            )
             player = Player(f"bench{index:04d}", http)
             player.csrf = (await http.get("/api/session")).json()["csrf"]
-            await player.post("/api/signup", {"name": player.name, "password": PASSWORD})
-            player.csrf = (await http.get("/api/session")).json()["csrf"]  # signing in rotates it
+            for _attempt in range(120):  # 429 while the server's password hashing is busy: wait
+                response = await http.post(
+                    "/api/signup", json={"name": player.name, "password": PASSWORD}, headers={"X-CSRF-Token": player.csrf}
+                )
+                if response.status_code != 429:
+                    break
+                await asyncio.sleep(0.5)
+            if response.status_code != 201:
+                raise RuntimeError(f"sign-up of {player.name}: {response.status_code} {response.text[:200]}")
+            player.csrf = response.json()["csrf"]  # signing in gives a new token
             cookie = http.cookies.get("low_session")
             if not cookie:
                 raise RuntimeError(f"no session cookie after signing up {player.name}")
@@ -353,6 +406,7 @@ class Bench:
                     if kind == "update":
                         if pending is not None and new_version == pending[0]:
                             stats.latencies.append(time.perf_counter() - pending[1])
+                            stats.stamps.append(time.perf_counter())
                             if not self.stopping:
                                 stats.actions += 1
                             pending = None
@@ -423,6 +477,59 @@ class Bench:
                 return
             ended = await self.game(a, b, game_id, None)
 
+    # --- a sign-up flood during the games -------------------------------------------------------
+
+    async def burst(self) -> dict[str, Any]:
+        """``--signup-burst`` anonymous sign-ups, evenly spread over ``--burst-seconds``."""
+        args = self.args
+        n = args.signup_burst
+        statuses: dict[str, int] = {}
+
+        async def one(i: int) -> None:
+            await asyncio.sleep(i * args.burst_seconds / n)
+            address = "127.0.0.2" if args.burst_addresses == "one" else f"127.0.2.{1 + i % 250}"
+            transport = httpx.AsyncHTTPTransport(local_address=address)
+            async with httpx.AsyncClient(base_url=self.base, timeout=120.0, transport=transport) as http:
+                try:
+                    csrf = (await http.get("/api/session")).json()["csrf"]
+                    r = await http.post(
+                        "/api/signup", json={"name": f"flood{i:04d}", "password": PASSWORD}, headers={"X-CSRF-Token": csrf}
+                    )
+                    key = str(r.status_code)
+                except httpx.HTTPError as exc:
+                    key = type(exc).__name__
+            statuses[key] = statuses.get(key, 0) + 1
+
+        await asyncio.sleep(args.duration / 3)
+        self.burst_window[0] = time.perf_counter()
+        await asyncio.gather(*(one(i) for i in range(n)))
+        self.burst_window[1] = time.perf_counter()
+        return {"signups": n, "seconds": args.burst_seconds, "addresses": args.burst_addresses, "answers": statuses}
+
+    async def sample_memory(self) -> None:
+        while True:
+            rss = tree_rss_mb(self.args.server_pid) if self.args.server_pid else None
+            if rss is not None:
+                self.rss.append((time.perf_counter(), rss))
+            await asyncio.sleep(0.1)
+
+    def burst_figures(self, burst: dict[str, Any]) -> dict[str, Any]:
+        start, end = self.burst_window
+        s = self.stats
+        before = [lat for lat, t in zip(s.latencies, s.stamps, strict=True) if t < start]
+        during = [lat for lat, t in zip(s.latencies, s.stamps, strict=True) if start <= t <= end]
+        rss_before = [m for t, m in self.rss if t < start]
+        rss_during = [m for t, m in self.rss if start <= t <= end]
+        return {
+            **burst,
+            "rss_mb_before": round(max(rss_before), 1) if rss_before else None,
+            "rss_mb_peak": round(max(rss_during), 1) if rss_during else None,
+            "latency_ms_before": latency_summary(before),
+            "latency_ms_during": latency_summary(during),
+            "samples_before": len(before),
+            "samples_during": len(during),
+        }
+
     # --- the run ------------------------------------------------------------------------------
 
     async def run(self) -> dict[str, Any]:
@@ -451,10 +558,16 @@ class Bench:
         self.stats.live_since = self.started_at = time.perf_counter()
         cpu0, client0, busy0 = self.server_cpu(), client_cpu_s(), machine_jiffies()
         self.start.set()
+        sampler = asyncio.ensure_future(self.sample_memory())
+        flood = asyncio.ensure_future(self.burst()) if args.signup_burst else None
         everything = asyncio.ensure_future(asyncio.wait(tasks))
         budget = asyncio.ensure_future(self.budget_done.wait())
         await asyncio.wait([everything, budget], timeout=args.duration, return_when=asyncio.FIRST_COMPLETED)
         budget.cancel()
+        burst = None
+        if flood is not None:
+            burst = self.burst_figures(await flood)
+        sampler.cancel()
         self.ended_at = time.perf_counter()
         cpu1, client1, busy1 = self.server_cpu(), client_cpu_s(), machine_jiffies()
         self.stats.set_live(0)
@@ -510,6 +623,7 @@ class Bench:
             "think_ms": args.think_ms,
             "compression": "deflate" if args.compression else "none",
             "seed": args.seed,
+            "signup_burst": burst,
         }
 
     def server_cpu(self) -> float | None:
@@ -559,6 +673,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                    help="server processes (above 1 needs --database-url postgresql://... and --redis-url)")
     p.add_argument("--redis-url", default=None, help="Redis for several server processes, e.g. redis://127.0.0.1:6379/0")
     p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--signup-burst", type=int, default=0, help="anonymous sign-ups sent during the run (at most 500)")
+    p.add_argument("--burst-seconds", type=float, default=12.0, help="over how many seconds (default 12)")
+    p.add_argument("--burst-addresses", choices=["one", "many"], default="one",
+                   help="from one address (127.0.0.2) or each from its own (127.0.2.x)")
+    p.add_argument("--full-argon2", action="store_true", help="the server hashes passwords at the default cost")
     args = p.parse_args(argv)
     if not 1 <= args.games <= MAX_GAMES:
         p.error(f"--games must be 1 to {MAX_GAMES}")
@@ -570,6 +689,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         p.error("--think-ms must be 0 to 60000")
     if not 1 <= args.setup_concurrency <= 256:
         p.error("--setup-concurrency must be 1 to 256")
+    if not 0 <= args.signup_burst <= 500:
+        p.error("--signup-burst must be 0 to 500")
+    if args.signup_burst and not 0 < args.burst_seconds < args.duration:
+        p.error("--burst-seconds must be above 0 and below --duration")
     if not 1 <= args.workers <= 16:
         p.error("--workers must be 1 to 16")
     if args.workers > 1 and not (args.redis_url and (args.database_url or "").startswith("postgres")):
@@ -583,7 +706,9 @@ def print_table(r: dict[str, Any]) -> None:
     def ms(v: float | None) -> str:
         return "-" if v is None else f"{v:.1f} ms"
 
-    print(f"database            {r['database']}  (Argon2 lowered: time_cost=1, memory=8 MiB; LOW_BOT_DELAY=0)")
+    argon = r["argon2"]
+    print(f"database            {r['database']}  (Argon2 time_cost={argon['time_cost']}, "
+          f"memory={argon['memory_kib'] // 1024} MiB; LOW_BOT_DELAY=0)")
     print(f"server start        {r['server_start_s']:.2f} s; sign-ups {r['signup_s']:.2f} s; "
           f"set-up in all {r['setup_s']:.2f} s (accounts, games, sockets)")
     print(f"concurrent games    {r['concurrent_games']} (mean live {r['mean_live_games']}; "
@@ -601,6 +726,14 @@ def print_table(r: dict[str, Any]) -> None:
           f"{r['machine_cores_stolen']} stolen by the hypervisor; other processes {r['other_cores_busy']} cores")
     target = lat["p99"] is not None and lat["p99"] < 100 and r["errors"] == 0
     print(f"target              p99 under 100 ms at {r['concurrent_games']} games: {'met' if target else 'MISSED'}")
+    b = r.get("signup_burst")
+    if b:
+        print(f"sign-up burst       {b['signups']} in {b['seconds']:g} s from {b['addresses']} address(es): "
+              f"answers {b['answers']}")
+        print(f"  server memory     {b['rss_mb_before']} MB before, {b['rss_mb_peak']} MB at the peak during the burst")
+        lb, ld = b["latency_ms_before"], b["latency_ms_during"]
+        print(f"  game latency      before: p50 {ms(lb['p50'])} p99 {ms(lb['p99'])}; "
+              f"during: p50 {ms(ld['p50'])} p99 {ms(ld['p99'])} ({b['samples_during']} samples)")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -619,7 +752,7 @@ def main(argv: list[str] | None = None) -> int:
             if not args.json:
                 print(f"starting the server on {HOST}:{port} ({db_kind}; Argon2 cost lowered for the sign-ups: "
                       f"LOW_ARGON2_TIME_COST=1 LOW_ARGON2_MEMORY_KIB=8192; LOW_BOT_DELAY=0) ...", flush=True)
-            server = Server(db_url, workdir, port, args.workers, args.redis_url)
+            server = Server(db_url, workdir, port, args.workers, args.redis_url, args.full_argon2)
             try:
                 start_s = server.wait_ready()
                 args.server_pid = server.proc.pid
@@ -632,7 +765,7 @@ def main(argv: list[str] | None = None) -> int:
                 result["database"] = db_kind
                 result["workers"] = args.workers
                 result["server_start_s"] = round(start_s, 2)
-                result["argon2"] = {"time_cost": 1, "memory_kib": 8192}
+                result["argon2"] = {"time_cost": 3, "memory_kib": 65536} if args.full_argon2 else {"time_cost": 1, "memory_kib": 8192}
                 if server.proc.poll() is not None:
                     result["errors"] += 1
                     result["error_messages"]["server exited"] = 1

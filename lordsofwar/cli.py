@@ -634,6 +634,9 @@ def serve_command(host: str, port: int, workers: int) -> None:
         log_level="warning",
         ws_max_size=64 * 1024,
         timeout_graceful_shutdown=5,  # open sockets do not keep a stopping server alive
+        # the client's address comes from X-Forwarded-For only when told so (behind a proxy)
+        proxy_headers=settings.trust_proxy_headers,
+        forwarded_allow_ips=settings.forwarded_allow_ips,
     )
 
 

@@ -73,6 +73,7 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
                 await sweeper
             await games.close()
             await svc.hub.close()
+            svc.guard.close()
             await engine.dispose()
 
     app = FastAPI(title="Lords of War", lifespan=lifespan, docs_url="/api/docs", openapi_url="/api/openapi.json")

@@ -13,9 +13,14 @@ rest are refused at once with 429.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
-from collections.abc import AsyncIterator
+import os
+import threading
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
+from typing import TypeVar
 
 from limits import RateLimitItem, RateLimitItemPerHour, RateLimitItemPerSecond
 from limits.aio.storage import MemoryStorage, RedisStorage, Storage
@@ -28,6 +33,17 @@ PER_ADDRESS = 4
 """An address may try this many times the per-name-and-address limit, over any names."""
 PER_NAME = 20
 """A name may be tried this many times the per-name-and-address limit, from all addresses."""
+HASH_NICENESS = 10
+"""How much lower than the event loop's the hashing threads' CPU priority is (Linux niceness):
+a hash takes the cores the games leave idle, never the other way round."""
+T = TypeVar("T")
+
+
+def _lower_priority() -> None:
+    """Run in each hashing thread as it starts: on Linux a thread has its own niceness, and the
+    threads libargon2 starts for its lanes inherit it."""
+    with contextlib.suppress(AttributeError, OSError):
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), HASH_NICENESS)
 
 
 class Busy(Problem):
@@ -59,6 +75,9 @@ class Guard:
         self.signups = max(1, settings.signups_per_hour)
         self.signup_limit: RateLimitItem = RateLimitItemPerHour(self.signups)
         self._slots = asyncio.Semaphore(max(1, settings.hash_concurrency))
+        self._pool = ThreadPoolExecutor(
+            max(1, settings.hash_concurrency), thread_name_prefix="argon2", initializer=_lower_priority
+        )
         self._queue = max(0, settings.hash_queue)
         self._waiting = 0
 
@@ -78,6 +97,10 @@ class Guard:
         """A right password: its owner starts afresh from this address."""
         await self.limiter.clear(self.per_name_address, "signin-name-address", name_key, ip)
 
+    async def sign_up_allowed(self, ip: str) -> bool:
+        """Whether ``ip`` may still make an account (counts nothing)."""
+        return await self.limiter.test(self.signup_limit, "signup-address", ip)
+
     async def sign_up_attempt(self, ip: str) -> bool:
         """Count one sign-up from ``ip``; False when the address made too many lately."""
         return await self.limiter.hit(self.signup_limit, "signup-address", ip)
@@ -96,3 +119,10 @@ class Guard:
             yield
         finally:
             self._slots.release()
+
+    async def run(self, work: Callable[..., T], *args: object) -> T:
+        """Run a password hash or check (inside :meth:`hashing`) on a low-priority thread."""
+        return await asyncio.get_running_loop().run_in_executor(self._pool, work, *args)
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)

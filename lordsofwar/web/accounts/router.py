@@ -3,13 +3,15 @@
 # no `from __future__ import annotations`: FastAPI reads the route annotations
 
 
+from typing import Annotated, Any
+
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from lordsofwar.web import pages
+from lordsofwar.web import fields, pages
 from lordsofwar.web.accounts import service as accounts
 from lordsofwar.web.accounts.limits import Busy
 from lordsofwar.web.deps import Csrf, Db, MaybeUser, Svc, check_csrf, client_ip
@@ -23,9 +25,35 @@ router = APIRouter(responses=COMMON)
 
 
 class Credentials(BaseModel):
+    """A sign-in: any name and password (a wrong one is 401)."""
+
     model_config = ConfigDict(extra="forbid", strict=True)
     name: str = Field(max_length=100)
     password: str = Field(max_length=1000)
+
+
+def _player_name() -> dict[str, Any]:
+    """accounts.check_name's rule: white space around it apart, 3 to 24 letters, digits, '_', '.'
+    and '-', starting with a letter or digit, and not a reserved name (whatever its case)."""
+    space = f"[{fields.spaces()}]*"
+    first, rest = "[A-Za-z0-9]", f"[A-Za-z0-9_.\\-]{{{accounts.NAME_MIN - 1},{accounts.NAME_MAX - 1}}}"
+    reserved = "|".join(fields.any_case(word) for word in sorted(accounts.RESERVED))
+    return {"pattern": f"^{space}{first}{rest}{space}$", "not": {"pattern": f"^{space}(?:{reserved}){space}$"}}
+
+
+class NewAccount(Credentials):
+    """A sign-up: the name and password rules of the accounts service, declared."""
+
+    name: Annotated[
+        str,
+        Field(max_length=100, description="3 to 24 letters (a-z, A-Z), digits, '_', '.' or '-'; case does not count"),
+        fields.Declared(_player_name),
+    ]
+    password: Annotated[
+        str,
+        Field(max_length=1000, description=f"{accounts.PASSWORD_MIN} to {accounts.PASSWORD_MAX} characters"),
+        fields.Declared(lambda: {"minLength": accounts.PASSWORD_MIN, "maxLength": accounts.PASSWORD_MAX}),
+    ]
 
 
 class SessionInfo(BaseModel):
@@ -47,11 +75,10 @@ async def api_session(request: Request, user: MaybeUser) -> SessionInfo:
     return SessionInfo(user=None if user is None else {"name": user.name}, csrf=request.state.csrf)
 
 
-SIGN_REFUSALS = refusals(400, 401, 403, 409)
-
-
-@router.post("/api/signup", dependencies=[Csrf], status_code=201, responses=SIGN_REFUSALS, response_model=SessionInfo)
-async def api_signup(request: Request, body: Credentials, db: Db, svc: Svc) -> Response:
+@router.post(
+    "/api/signup", dependencies=[Csrf], status_code=201, responses=refusals(400, 403, 409), response_model=SessionInfo
+)
+async def api_signup(request: Request, body: NewAccount, db: Db, svc: Svc) -> Response:
     """Create an account and sign in; the answer carries the new CSRF token."""
     user = await accounts.sign_up(db, svc.passwords, svc.guard, body.name, body.password, client_ip(request))
     response = JSONResponse({}, 201)
@@ -59,7 +86,7 @@ async def api_signup(request: Request, body: Credentials, db: Db, svc: Svc) -> R
     return _session_json(response, user, svc.csrf.of(token, None))
 
 
-@router.post("/api/signin", dependencies=[Csrf], responses=SIGN_REFUSALS, response_model=SessionInfo)
+@router.post("/api/signin", dependencies=[Csrf], responses=refusals(401, 403), response_model=SessionInfo)
 async def api_signin(request: Request, body: Credentials, db: Db, svc: Svc) -> Response:
     """Sign in; the answer carries the new CSRF token."""
     user = await accounts.sign_in(db, svc.passwords, svc.guard, body.name, body.password, client_ip(request))

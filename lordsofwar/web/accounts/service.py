@@ -3,7 +3,6 @@ session, sign-up and sign-in."""
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import hmac
 import re
@@ -128,15 +127,20 @@ async def sign_up(db: AsyncSession, passwords: Passwords, guard: Guard, name: st
     taken, this address made too many accounts lately, or too many hashes wait (429)."""
     name = check_name(name)
     check_password(password)
-    if not await guard.sign_up_attempt(ip):
-        raise AuthError(f"too many new accounts from your address; try again in an hour (at most {guard.signups} an hour)", 429)
+    too_many = f"too many new accounts from your address; try again in an hour (at most {guard.signups} an hour)"
+    if not await guard.sign_up_allowed(ip):  # refused at once, without waiting for a hash slot
+        raise AuthError(too_many, 429)
     taken = await db.scalar(select(User.id).where(User.name_key == name.lower()))
     await db.rollback()  # hand the connection back while hashing
     if taken is not None:
         raise AuthError(f"the name {name!r} is taken; choose another", 409)
-    # Argon2 takes a good fraction of a second by design: off the event loop, so games go on
+    # Argon2 takes a good fraction of a second by design: off the event loop, on a thread of
+    # lower priority, one (by default) at a time, so that games go on
     async with guard.hashing():
-        hashed = await asyncio.to_thread(passwords.hash, password)
+        # counted once a slot is had: a request refused as busy costs the address nothing
+        if not await guard.sign_up_attempt(ip):
+            raise AuthError(too_many, 429)
+        hashed = await guard.run(passwords.hash, password)
     user = User(name=name, name_key=name.lower(), password_hash=hashed)
     db.add(user)
     try:
@@ -165,12 +169,12 @@ async def sign_in(db: AsyncSession, passwords: Passwords, guard: Guard, name: st
     ok = False
     if user is not None and len(password) <= PASSWORD_MAX:
         async with guard.hashing():
-            ok = await asyncio.to_thread(passwords.verify, user.password_hash, password)
+            ok = await guard.run(passwords.verify, user.password_hash, password)
     if not ok or user is None:
         raise AuthError("wrong name or password", 401)
     if passwords.hasher.check_needs_rehash(user.password_hash):
         async with guard.hashing():
-            user.password_hash = await asyncio.to_thread(passwords.hash, password)
+            user.password_hash = await guard.run(passwords.hash, password)
         db.add(user)
     await guard.signed_in(key, ip)
     return user
