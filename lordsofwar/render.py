@@ -8,11 +8,12 @@ world orientation, so player 2's units (which face down the mat) have their arro
 
 from __future__ import annotations
 
+import io
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from rich import box
-from rich.console import Group, RenderableType
+from rich.console import Console, Group, RenderableType
 from rich.panel import Panel
 from rich.table import Table
 from rich.text import Text
@@ -85,7 +86,12 @@ LEGEND = (
     "Ranks: G general, C command, S special, E elite, V veteran, R regular, r recruit "
     "(G and C are command units, in gold). Classes: inf infantry, cav cavalry, brs berserker, "
     "spr spear, rng ranged (spear and ranged units are support units).\n"
-    "Target grids: U is the unit, ■ a square it can shoot, drawn as on the mat."
+    "Target grids: U is the unit, ■ a square it can shoot, drawn as on the mat.\n"
+    "In a short terminal the squares are smaller: three lines with the arrows' values in a 3x3 grid "
+    "around the rank letter (· where there is no arrow), then name, defence and class; or one line "
+    "with rank letter and defence ('card d4' shows the unit in full).\n"
+    "Numbers: every legal action has one; the yellow numbers on a hand card are those of the "
+    "actions that deploy it."
 )
 
 
@@ -227,11 +233,77 @@ def unit_cell(
     return Text("\n").join([row(1), name_line, middle, row(-1)])
 
 
-def empty_cell(label: str, *, width: int = CELL_WIDTH, style: str = "grey50", background: str = "") -> Text:
-    """An empty square: its name in the middle, so a player can read it off to type it."""
+def compact_cell(
+    card: Card,
+    owner: int,
+    *,
+    width: int = CELL_WIDTH,
+    engaging: Iterable[tuple[int, int]] = (),
+    background: str = "",
+) -> Text:
+    """A unit as three lines of ``width`` characters, for a mat that must stay short.
+
+    On the left a 3x3 grid of the arrows' values in world orientation around the rank letter
+    (``·`` where there is no arrow; bold underlined where it engages an enemy unit now); on the
+    right the short name, the defence (and ranged damage) and the class.
+    """
+    base = f"{PLAYER_COLOUR[owner]} {background}".strip()
+    strong = f"bold bright_white {background}".strip()
+    dim = f"grey42 {background}".strip()
+    hot = set(engaging)
+    arrows = world_arrows(card, owner)
+    room = width - 4
+    rank = RANK_LETTER.get(card.rank, "?")
+    ranged = f" {RANGED_MARK}{card.ranged.damage}" if card.ranged else ""
+    cls = card.cls if len(card.cls) <= room else CLASS_SHORT.get(card.cls, card.cls[:3])
+    words = [
+        (short_name(card.name, room), base),
+        (f"D{card.defence}{ranged}" if len(f"D{card.defence}{ranged}") <= room else f"D{card.defence}", strong),
+        (cls if len(cls) <= room else "", base),
+    ]
+    lines = []
+    for row, dy in enumerate((1, 0, -1)):
+        line = Text()
+        for dx in (-1, 0, 1):
+            if (dx, dy) == (0, 0):
+                line.append(rank, f"bold gold1 {background}".strip() if card.is_command else strong)
+                continue
+            value = arrows.get((dx, dy))
+            if value:
+                line.append(str(value), f"bold {base} underline" if (dx, dy) in hot else base)
+            else:
+                line.append("·", dim)
+        text, style = words[row]
+        line.append(" ", base)
+        line.append_text(_line([(text, style, "left")], room, base))
+        lines.append(line)
+    return Text("\n").join(lines)
+
+
+def tiny_cell(card: Card, owner: int, *, width: int = 4, background: str = "") -> Text:
+    """A unit on one line: (the start of its name and) its rank letter and defence, ``G7``."""
+    base = f"{PLAYER_COLOUR[owner]} {background}".strip()
+    rank = RANK_LETTER.get(card.rank, "?")
+    stats = f"{rank}{card.defence}"
+    rank_style = f"bold gold1 {background}".strip() if card.is_command else f"bold {base}"
+    name = short_name(card.name, width - len(stats) - 1) if width - len(stats) - 1 >= 4 else ""
+    return _line([(name, base, "left"), (stats, rank_style, "right")], width, base)
+
+
+def empty_cell(
+    label: str,
+    *,
+    width: int = CELL_WIDTH,
+    style: str = "grey50",
+    background: str = "",
+    height: int = CELL_HEIGHT,
+) -> Text:
+    """An empty square: its name in the middle, so a player can read it off to type it. A name
+    too long for the square is left out (the row and column labels give it), never cut."""
     base = background
-    lines = [_line([], width, base) for _ in range(CELL_HEIGHT)]
-    lines[CELL_HEIGHT // 2 - 1] = _line([(label, f"{style} {background}".strip(), "centre")], width, base)
+    lines = [_line([], width, base) for _ in range(height)]
+    shown = label if len(label) <= width else "·"
+    lines[(height - 1) // 2] = _line([(shown, f"{style} {background}".strip(), "centre")], width, base)
     return Text("\n").join(lines)
 
 
@@ -319,18 +391,36 @@ def mat_bounds(pos: Position, margin: int = 1) -> tuple[range, range]:
     return range(min(xs) - margin, max(xs) + margin + 1), range(min(ys) - margin, max(ys) + margin + 1)
 
 
-def _column_label(x: int, bordered: bool) -> str:
+MAT_CELLS: dict[int, tuple[int, int]] = {4: (9, CELL_WIDTH), 3: (8, CELL_WIDTH), 1: (2, 9)}
+"""For each height of a drawn square (4 lines: arrows drawn around the unit; 3: the compact
+arrow grid; 1: rank and defence only), the least and the most characters across."""
+
+
+def _column_label(x: int, bordered: bool, width: int = CELL_WIDTH) -> str:
+    """The header of column ``x``, on two lines when one is too narrow (never cut)."""
     if bordered:
         return mat.COLUMNS[x]
     letter = mat.COLUMNS[x] if 0 <= x < mat.WIDTH else ""
-    return f"{letter} x={x}".strip()
+    one = f"{letter} x={x}".strip()
+    if len(one) <= width:
+        return one
+    lower = f"x={x}" if len(f"x={x}") <= width else str(x)
+    return f"{letter}\n{lower}" if letter else lower
 
 
-def _row_label(y: int, bordered: bool) -> str:
+def _row_label(y: int, bordered: bool, cell_height: int = CELL_HEIGHT) -> str:
     if bordered:
         return str(y + 1)
     on = str(y + 1) if 0 <= y < mat.HEIGHT else ""
-    return f"{on}\ny={y}".strip()
+    sep = "\n" if cell_height > 1 else " "
+    return f"{on}{sep}y={y}".strip()
+
+
+def _label_width(pos: Position, cell_height: int = CELL_HEIGHT) -> int:
+    if pos.variant.bordered:
+        return 1
+    _, ys = mat_bounds(pos)
+    return max(len(part) for y in ys for part in _row_label(y, False, cell_height).split("\n"))
 
 
 def render_mat(
@@ -339,34 +429,42 @@ def render_mat(
     highlight: Iterable[int] = (),
     cell_width: int = CELL_WIDTH,
     margin: int = 1,
+    cell_height: int = CELL_HEIGHT,
 ) -> Table:
     """The Battle Mat seen from player 1's side (row 1 at the bottom), squares in ``highlight``
     shaded. On the unbordered mat, columns and rows carry their ``x`` and ``y``.
 
-    Squares alternate two dark shades like a chessboard instead of ruled lines between rows,
-    which keeps the mat short enough for a 50-line terminal.
+    Squares alternate two dark shades like a chessboard instead of ruled lines between rows.
+    ``cell_height`` 4 draws every arrow around the unit; 3 draws the compact arrow grid
+    (:func:`compact_cell`) and 1 only rank and defence (:func:`tiny_cell`), without the outer
+    frame, for a terminal too short for the whole mat otherwise.
     """
     bordered = pos.variant.bordered
     xs, ys = mat_bounds(pos, margin)
     lit = set(highlight)
-    label_width = 1 if bordered else 4
+    full = cell_height == CELL_HEIGHT
     table = Table(
         box=box.SQUARE,
         show_lines=False,
-        show_header=True,
+        show_header=full,
+        show_edge=full,
         padding=0,
         header_style="bold",
         border_style="grey42",
         expand=False,
     )
-    table.add_column("", justify="center", vertical="middle", width=label_width, style="bold")
+    table.add_column("", justify="center", vertical="middle", width=_label_width(pos, cell_height), style="bold")
+    labels = []
     for x in xs:
-        label = _column_label(x, bordered).center(cell_width)
+        label = "\n".join(part.center(cell_width) for part in _column_label(x, bordered, cell_width).split("\n"))
+        labels.append(label)
         # Cells are drawn to the exact width: "left" keeps their spaces (centring would strip them).
         table.add_column(label, justify="left", width=cell_width, no_wrap=True)
+    if not full:  # the column names as a first row: no rule under them, one line less
+        table.add_row("", *(Text(label, style="bold") for label in labels))
     board = pos.board
     for y in reversed(ys):
-        cells: list[RenderableType] = [Text(_row_label(y, bordered), style="bold")]
+        cells: list[RenderableType] = [Text(_row_label(y, bordered, cell_height), style="bold")]
         for x in xs:
             sq = mat.square(x, y)
             bg = HIGHLIGHT if sq in lit else CHECKER[(x + y) % 2]
@@ -374,39 +472,101 @@ def render_mat(
             if unit is None:
                 printed = sq in mat.ON_MAT
                 cells.append(
-                    empty_cell(mat.name(sq), width=cell_width, style="grey50" if printed else OFF_MAT, background=bg)
+                    empty_cell(
+                        mat.name(sq),
+                        width=cell_width,
+                        style="grey50" if printed else OFF_MAT,
+                        background=bg,
+                        height=cell_height,
+                    )
                 )
+                continue
+            if cell_height == 1:
+                cells.append(tiny_cell(unit.card, unit.owner, width=cell_width, background=bg))
                 continue
             hot = []
             for step in world_arrows(unit.card, unit.owner):
                 other = board.get(sq + mat.delta(*step))
                 if other is not None and other.owner != unit.owner:
                     hot.append(step)
-            cells.append(unit_cell(unit.card, unit.owner, width=cell_width, engaging=hot, background=bg))
+            draw = unit_cell if cell_height == CELL_HEIGHT else compact_cell
+            cells.append(draw(unit.card, unit.owner, width=cell_width, engaging=hot, background=bg))
         table.add_row(*cells)
     return table
 
 
-def mat_width(pos: Position, cell_width: int = CELL_WIDTH) -> int:
+def mat_width(pos: Position, cell_width: int = CELL_WIDTH, cell_height: int = CELL_HEIGHT) -> int:
     """Characters the drawn mat takes across."""
     xs, _ = mat_bounds(pos)
-    label = 1 if pos.variant.bordered else 4
-    return label + 2 + len(xs) * (cell_width + 1)
+    edges = 2 if cell_height == CELL_HEIGHT else 0
+    return _label_width(pos, cell_height) + edges + len(xs) * (cell_width + 1)
 
 
-def fit_cell_width(pos: Position, width: int) -> int:
-    """The widest square (at most :data:`CELL_WIDTH`, at least 9) that lets the mat fit ``width``."""
+def mat_height(pos: Position, cell_width: int = CELL_WIDTH, cell_height: int = CELL_HEIGHT) -> int:
+    """Lines the drawn mat takes (as :func:`render_mat` draws it)."""
+    xs, ys = mat_bounds(pos)
+    header = max(len(_column_label(x, pos.variant.bordered, cell_width).split("\n")) for x in xs)
+    frame = 3 if cell_height == CELL_HEIGHT else 0  # top and bottom edges, rule under the header
+    return frame + header + len(ys) * cell_height
+
+
+def fit_cell_width(pos: Position, width: int, cell_height: int = CELL_HEIGHT) -> int:
+    """The widest square (within :data:`MAT_CELLS` for ``cell_height``) that lets the mat fit
+    ``width``; the narrowest one when none fits."""
+    least, most = MAT_CELLS[cell_height]
     xs, _ = mat_bounds(pos)
-    label = 1 if pos.variant.bordered else 4
-    return max(9, min(CELL_WIDTH, (width - label - 2) // len(xs) - 1))
+    edges = 2 if cell_height == CELL_HEIGHT else 0
+    fits = (width - _label_width(pos, cell_height) - edges) // len(xs) - 1
+    return max(least, min(most, fits))
 
 
 # --- hands -----------------------------------------------------------------------------------
 
 
-def hand_card(card: Card, owner: int, index: int, *, cell_width: int = CELL_WIDTH, grid_beside: bool = True) -> Panel:
+ACTION_NUMBER = "bold yellow"
+"""Style of the numbers a player types to choose an action, wherever they are shown."""
+
+
+def number_ranges(numbers: Iterable[int]) -> str:
+    """``1-3,7`` for 1, 2, 3 and 7: runs of three or more become ranges."""
+    ordered = sorted(set(numbers))
+    parts: list[str] = []
+    i = 0
+    while i < len(ordered):
+        j = i
+        while j + 1 < len(ordered) and ordered[j + 1] == ordered[j] + 1:
+            j += 1
+        if j - i >= 2:
+            parts.append(f"{ordered[i]}-{ordered[j]}")
+        else:
+            parts.extend(str(n) for n in ordered[i : j + 1])
+        i = j + 1
+    return ",".join(parts)
+
+
+def deploy_numbers(actions: Sequence[str]) -> dict[str, list[int]]:
+    """For each card id, the numbers (1-based, as shown) of the actions that deploy it."""
+    out: dict[str, list[int]] = {}
+    for number, action in enumerate(actions, 1):
+        tokens = action.split(" ")
+        if tokens[0] == "deploy" and len(tokens) == 3:
+            out.setdefault(tokens[1], []).append(number)
+    return out
+
+
+def hand_card(
+    card: Card,
+    owner: int,
+    numbers: Sequence[int] = (),
+    *,
+    cell_width: int = CELL_WIDTH,
+    grid_beside: bool = True,
+    say_deploy: bool = True,
+) -> Panel:
     """One hand card as a small card: the same picture as on the mat, a ranged card's target
-    grid beside it (or below it)."""
+    grid beside it (or below it), its id on the top edge and, on the bottom edge, the numbers of
+    the actions that deploy it (``deploy 11-27``, or ``11-27`` when there is no room or not
+    ``say_deploy``), as the action list numbers them."""
     body: RenderableType = unit_cell(card, owner, width=cell_width)
     width = cell_width + 2
     if card.ranged:
@@ -421,16 +581,59 @@ def hand_card(card: Card, owner: int, index: int, *, cell_width: int = CELL_WIDT
         else:
             grid.justify = "center"
             body = Group(body, grid)
-    title = Text(f"{index} ", style="grey62") + Text(card.id, style="grey85")
+    # A title needs its length + 6 (corner, rule and a space each side); Rich would cut it.
+    width = max(width, len(card.id) + 6)
+    subtitle = None
+    if numbers:
+        shown = number_ranges(numbers)
+        subtitle = Text.assemble(("deploy ", "grey62"), (shown, ACTION_NUMBER))
+        if len(subtitle) + 6 > width or not say_deploy:
+            subtitle = Text(shown, style=ACTION_NUMBER)
+        width = max(width, len(subtitle) + 6)
     return Panel(
         body,
-        title=title,
+        title=Text(card.id, style="grey85"),
         title_align="left",
+        subtitle=subtitle,
+        subtitle_align="left",
         box=box.ROUNDED,
         padding=0,
         width=width,
         border_style=PLAYER_COLOUR[owner],
     )
+
+
+def hand_entry(card: Card, owner: int | None, numbers: Sequence[int] = (), *, named: bool = True) -> Text:
+    """A hand card on part of a line: ``[11-27] orcs:29 Goblin Bow Pest R`` (without
+    ``named``: ``[11-27] orcs:29``)."""
+    text = Text()
+    if numbers:
+        text.append("[", "grey62")
+        text.append(number_ranges(numbers), ACTION_NUMBER)
+        text.append("] ", "grey62")
+    text.append(card.id, f"bold {PLAYER_COLOUR[owner]}" if owner and not named else "grey70")
+    if named:
+        text.append(" ")
+        text.append(card.name, f"bold {PLAYER_COLOUR[owner]}" if owner else "bold")
+        rank = RANK_LETTER.get(card.rank, "?")
+        text.append(f" {rank}", "bold gold1" if card.is_command else "")
+    return text
+
+
+def pack(entries: Sequence[Text], width: int, *, separator: str = "  ", indent: int = 0) -> list[Text]:
+    """Entries on as few lines of ``width`` as they go, never one broken across two lines."""
+    lines: list[Text] = []
+    line = Text(" " * indent)
+    for entry in entries:
+        gap = separator if len(line) > indent else ""
+        if len(line) > indent and len(line) + len(gap) + len(entry) > width:
+            lines.append(line)
+            line, gap = Text(" " * indent), ""
+        line.append(gap)
+        line.append_text(entry)
+    if len(line) > indent or not lines:
+        lines.append(line)
+    return lines
 
 
 def render_hand(
@@ -440,25 +643,67 @@ def render_hand(
     names: Sequence[str] | None = None,
     width: int = 120,
     cell_width: int = CELL_WIDTH,
-    compact: bool = False,
+    style: str = "pictures",
+    numbers: Mapping[str, Sequence[int]] | None = None,
 ) -> RenderableType:
-    """A player's hand as small cards in rows that fit ``width`` (``compact``: one line per
-    card); a hidden hand shows only its size."""
+    """A player's hand; a hidden hand shows only its size.
+
+    ``style``: ``pictures`` (small cards in rows that fit ``width``), ``lines`` (one line per
+    card, every fact), ``inline`` (id and name, as many a line as fit) or ``ids`` (only the ids,
+    after the title). ``numbers`` maps a card
+    id to the numbers of the actions that deploy it, shown on the card.
+    """
     hand = pos.hands[player]
+    numbers = numbers or {}
     title = Text.assemble(player_label(player, names), f"'s hand ({len(hand)})")
     if not hand:
         return Group(title, Text("  empty", style="grey50"))
     if any(c is None for c in hand):
         return Group(title, Text(f"  {len(hand)} cards, hidden", style="grey50"))
     cards = [pos.cards.card(c) for c in hand if c is not None]
-    if compact:
-        return Group(title, *(Text("  ") + card_line(c, player) for c in cards))
-    title.append("  (drawn as they would stand on the mat)", "grey50")
-    pictures = [hand_card(card, player, i, cell_width=cell_width) for i, card in enumerate(cards, 1)]
-    if sum((p.width or 0) + 1 for p in pictures) > width:  # keep one row: grids under the pictures
-        pictures = [
-            hand_card(card, player, i, cell_width=cell_width, grid_beside=False) for i, card in enumerate(cards, 1)
+    deployable = any(numbers.get(c.id) for c in cards)
+    if style == "lines":
+        return Group(title, *(Text("  ") + _numbered(card_line(c, player), numbers.get(c.id, ())) for c in cards))
+    if style in ("inline", "ids"):
+        named = style == "inline"
+        entries = [hand_entry(c, player, numbers.get(c.id, ()), named=named) for c in cards]
+        if not named:  # the title, then the cards on as few lines as they go
+            return Group(*pack([title + ":", *entries], width, separator="  "))
+        title.append(":")
+        if deployable:
+            title.append(" [", "grey62")
+            title.append("n", ACTION_NUMBER)
+            title.append("] = action numbers that deploy the card", "grey62")
+        return Group(title, *pack(entries, width, separator="   ", indent=2))
+    note = "the yellow numbers are the actions that deploy each card" if deployable else "drawn as on the mat"
+    title.append(f"  ({note})", "grey50")
+
+    def draw(ranged_width: int | None, say_deploy: bool = True) -> list[Panel]:
+        """Target grids beside pictures of ``ranged_width`` (under the pictures: ``None``)."""
+        return [
+            hand_card(
+                card,
+                player,
+                numbers.get(card.id, ()),
+                cell_width=ranged_width if ranged_width and card.ranged else cell_width,
+                grid_beside=ranged_width is not None,
+                say_deploy=say_deploy,
+            )
+            for card in cards
         ]
+
+    def across(pictures: list[Panel]) -> int:
+        return sum((p.width or 0) + 1 for p in pictures)
+
+    def said(pictures: list[Panel]) -> bool:  # every numbered card says "deploy"
+        return all(str(p.subtitle).startswith("deploy") for p in pictures if p.subtitle is not None)
+
+    # One row if it can be: target grids beside the pictures, beside narrower ones, or under them.
+    narrower = range(cell_width, min(cell_width, 10) - 1, -1) if any(c.ranged for c in cards) else [cell_width]
+    ranged_width = next((w for w in narrower if across(draw(w)) <= width), None)
+    pictures = draw(ranged_width)
+    if not said(pictures):  # all cards alike: only the numbers
+        pictures = draw(ranged_width, False)
     rows: list[list[Panel]] = [[]]
     used = 0
     for picture in pictures:
@@ -476,6 +721,12 @@ def render_hand(
         grid.add_row(*row)
         grids.append(grid)
     return Group(title, *grids)
+
+
+def _numbered(text: Text, numbers: Sequence[int]) -> Text:
+    if not numbers:
+        return text
+    return Text.assemble(("[", "grey62"), (number_ranges(numbers), ACTION_NUMBER), ("] ", "grey62"), text)
 
 
 # --- counters and turn -----------------------------------------------------------------------
@@ -534,6 +785,70 @@ def render_status(pos: Position, names: Sequence[str] | None = None) -> Panel:
         )
     )
     return Panel(Group(*lines), title="Lords of War", title_align="left")
+
+
+PHASE_SHORT: dict[str, str] = {
+    "pre": "deploy",
+    "advance": "berserker advance",
+    "post": "shoot, move, draw or recall",
+    "over": "game over",
+}
+
+
+def _score(pos: Position, player: int) -> Text:
+    v = pos.variant
+    units = engine.units_eliminated(pos, player)
+    commands = engine.commands_eliminated(pos, player)
+    text = Text()
+    text.append(f"{units}/{v.units_to_win}", threshold_style(units, v.units_to_win) or "bold")
+    text.append(" units ", "grey62")
+    text.append(f"{commands}/{v.commands_to_win}", threshold_style(commands, v.commands_to_win) or "bold")
+    text.append(" commands", "grey62")
+    return text
+
+
+def render_status_compact(
+    pos: Position, names: Sequence[str] | None = None, *, minimal: bool = False, width: int = 80
+) -> Group:
+    """The status on three lines without a frame (``minimal``: one line, or two when ``width``
+    is too narrow, without names or hand and deck sizes), for a terminal too short for
+    :func:`render_status`."""
+    head = Text()
+    head.append(f"Turn {pos.turn}", "bold")
+    if pos.result is not None:
+        head.append("  ")
+        head.append_text(result_text(pos, names))
+    else:
+        head.append("  ")
+        head.append_text(player_label(pos.to_move))
+        head.append(" to move: ", "")
+        head.append(PHASE_SHORT.get(pos.phase, pos.phase) if minimal else PHASE_TEXT.get(pos.phase, pos.phase))
+        if pos.decider != pos.to_move:
+            head.append(" · decides: ", "grey62")
+            head.append_text(player_label(pos.decider))
+            head.append(" (berserker choice)", "grey62")
+    if minimal:
+        scores = Text("eliminated ", "grey62")
+        for p in (1, 2):
+            scores.append(f"P{p} ", player_style(p, bold=True))
+            scores.append_text(_score(pos, p))
+            if p == 1:
+                scores.append(" · ", "grey62")
+        if len(head) + 3 + len(scores) <= width:
+            return Group(Text.assemble(head, (" · ", "grey62"), scores))
+        return Group(head, scores)
+    lines = [head]
+    for p in (1, 2):
+        who = player_label(p)
+        name = (names or ["", ""])[p - 1]
+        about = [n for n in (name if name.lower() != f"player {p}" else "", pos.armies[p]) if n]
+        if about:
+            who.append("  " + " · ".join(about), "grey70")
+        who.append("  eliminated ", "grey62")
+        who.append_text(_score(pos, p))
+        who.append(f"  hand {len(pos.hands[p])}  deck {len(pos.decks[p])}  lost {len(pos.lost[p])}", "grey62")
+        lines.append(who)
+    return Group(*lines)
 
 
 def result_text(pos: Position, names: Sequence[str] | None = None) -> Text:
@@ -665,13 +980,14 @@ def render_log(lines: Sequence[Text], limit: int | None = 12, title: str = "Even
 # --- legal actions ---------------------------------------------------------------------------
 
 
-def _action_group(text: str, cards: CardSet) -> tuple[str, str]:
+def _action_group(text: str, cards: CardSet, *, named: bool = True) -> tuple[str, str]:
     """(group label, item) for one action: actions that differ only by the last square share a
-    label, so ``deploy orcs:07 d4`` becomes (``deploy orcs:07 Orc Warhog``, ``d4``)."""
+    label, so ``deploy orcs:07 d4`` becomes (``deploy orcs:07 Orc Warhog``, ``d4``); without
+    ``named``, the label leaves out the card's name (``deploy orcs:07``)."""
     tokens = text.split(" ")
     verb = tokens[0]
     if verb == "deploy" and len(tokens) == 3:
-        name = cards[tokens[1]].name if tokens[1] in cards else ""
+        name = cards[tokens[1]].name if named and tokens[1] in cards else ""
         return f"deploy {tokens[1]} {name}".strip(), tokens[2]
     if verb in ("shoot", "advance", "move") and len(tokens) == 3:
         what = {"shoot": "shoot from", "advance": "advance berserker", "move": "move"}[verb]
@@ -681,36 +997,191 @@ def _action_group(text: str, cards: CardSet) -> tuple[str, str]:
     return text, ""
 
 
-def render_actions(actions: Sequence[str], cards: CardSet, *, title: str = "Your actions") -> Panel:
-    """The numbered actions (``actions`` in the order they are numbered), grouped on lines that
-    share everything but the last square: ``deploy orcs:07 Orc Warhog  1:c4  2:d4``."""
-    table = Table.grid(padding=(0, 2, 0, 0))
-    table.add_column(no_wrap=True, style="bold")
-    table.add_column()
+def _action_groups(actions: Sequence[str], cards: CardSet, named: bool) -> list[tuple[str | None, list[Text]]]:
+    """The numbered actions in groups: (label, items), or (None, [the whole numbered action])."""
+    groups: list[tuple[str | None, list[Text]]] = []
     current: str | None = None
-    items = Text()
     for number, action in enumerate(actions, 1):
-        label, item = _action_group(action, cards)
+        label, item = _action_group(action, cards, named=named)
         if not item:
+            groups.append((None, [Text.assemble((str(number), ACTION_NUMBER), " ", action)]))
             current = None
-            table.add_row(Text.assemble((str(number), "bold yellow"), " ", label), "")
             continue
+        piece = Text.assemble((str(number), ACTION_NUMBER), ":" + item)
         if label != current:
             current = label
-            items = Text()
-            table.add_row(label, items)
+            groups.append((label, [piece]))
         else:
-            items.append("  ")
-        items.append(str(number), "bold yellow")
-        items.append(":" + item)
-    body: RenderableType = table if actions else Text("no action to choose", style="grey50")
-    return Panel(body, title=title, title_align="left")
+            groups[-1][1].append(piece)
+    return groups
+
+
+def _rows(items: Sequence[Text], width: int, separator: int = 2) -> list[list[Text]]:
+    """``items`` in rows of at most ``width`` characters (an item never broken)."""
+    rows: list[list[Text]] = [[]]
+    used = 0
+    for item in items:
+        need = len(item) + (separator if rows[-1] else 0)
+        if rows[-1] and used + need > width:
+            rows.append([])
+            used, need = 0, len(item)
+        rows[-1].append(item)
+        used += need
+    return rows
+
+
+def _join(head: Text, items: Sequence[Text], tail: str = "") -> Text:
+    line = head.copy()
+    for i, item in enumerate(items):
+        line.append("  " if i else "")
+        line.append_text(item)
+    if tail:
+        line.append(("  " if items else "") + tail, "grey62")
+    return line
+
+
+def _action_lines(actions: Sequence[str], cards: CardSet, width: int, max_lines: int | None) -> tuple[list[Text], int]:
+    """The lines of the numbered action list within ``width`` and how many actions they leave
+    out. All of them when they take at most ``max_lines``; else the list is condensed: card
+    names left out, then groups cut short with ``+N more`` and the last groups left out. An
+    action is shown whole or not at all."""
+    for named in (True, False):
+        groups = _action_groups(actions, cards, named)
+        label_width = max((len(label) for label, _ in groups if label is not None), default=0)
+        stacked = width - label_width - 2 < 16  # too narrow for the actions beside their labels
+        indent = 4 if stacked else label_width + 2
+        layout: list[list[Text]] = []
+        for label, items in groups:
+            if label is None:
+                layout.append([items[0]])
+                continue
+            rows = _rows(items, width - indent)
+            pad = Text(" " * indent)
+            if stacked:
+                layout.append([Text(label, style="bold"), *(_join(pad, row) for row in rows)])
+            else:
+                first = Text.assemble(Text(label, style="bold"), " " * (indent - len(label)))
+                layout.append([_join(first, rows[0]), *(_join(pad, row) for row in rows[1:])])
+        if max_lines is None or sum(len(lines) for lines in layout) <= max_lines:
+            return [line for lines in layout for line in lines], 0
+    assert max_lines is not None
+    if len(groups) > max_lines:  # several groups a line, in columns, each cut short if need be
+        for columns in (2, 3, 4):
+            cap = (width - 3 * (columns - 1)) // columns
+            entries = [_cut(Text(label or "", style="bold"), items, cap) for label, items in groups]
+            if any(len(entry) > cap for entry, _ in entries):
+                continue
+            lines = pack([entry + " " * (cap - len(entry)) for entry, _ in entries], width, separator="   ")
+            if len(lines) <= max_lines:
+                for line in lines:
+                    line.rstrip()  # the padding after the last column
+                return lines, sum(missing for _, missing in entries)
+    # One line per group while lines last, the spare lines to the groups in order.
+    indent = label_width + 2
+    room = max_lines if len(groups) <= max_lines else max_lines - 1
+    shown = groups[:room]
+    allotted = [1] * len(shown)
+    spare = room - len(shown)
+    for i, (label, items) in enumerate(shown):
+        if label is not None and spare > 0:
+            extra = min(spare, len(_rows(items, width - indent)) - 1)
+            allotted[i] += extra
+            spare -= extra
+    out: list[Text] = []
+    left_out = 0
+    for (label, items), k in zip(shown, allotted, strict=True):
+        if label is None:
+            out.append(items[0])
+            continue
+        rows = _rows(items, width - indent)
+        first = Text.assemble(Text(label, style="bold"), " " * (indent - len(label)))
+        heads = [first] + [Text(" " * indent)] * (k - 1)
+        for head, row in zip(heads[:-1], rows, strict=False):
+            out.append(_join(head, row))
+        line, missing = _cut(heads[-1], items[sum(len(row) for row in rows[: k - 1]) :], width, gap=0)
+        left_out += missing
+        out.append(line)
+    if len(groups) > room:
+        missing = sum(len(items) for _, items in groups[room:])
+        left_out += missing
+        out.append(Text(f"… and {missing} more actions", style="grey62"))
+    return out, left_out
+
+
+def _cut(head: Text, items: Sequence[Text], width: int, gap: int = 2) -> tuple[Text, int]:
+    """``head``, ``gap`` spaces and as many of ``items`` as fit in ``width`` with ``+N more``
+    after them for the others; and N. An unlabelled action (empty ``head``) is its one item."""
+    if not head.plain:
+        return items[0], 0
+    line = Text.assemble(head, " " * gap)
+    kept: list[Text] = []
+    used = len(line)
+    for j, item in enumerate(items):
+        more = len(items) - j - 1
+        tail = len(f"  +{more} more") if more else 0
+        if used + (2 if kept else 0) + len(item) + tail > width:
+            break
+        used += (2 if kept else 0) + len(item)
+        kept.append(item)
+    missing = len(items) - len(kept)
+    return _join(line, kept, f"+{missing} more" if missing else ""), missing
+
+
+def render_actions(
+    actions: Sequence[str],
+    cards: CardSet,
+    *,
+    title: str = "Your actions",
+    width: int = 120,
+    max_lines: int | None = None,
+    boxed: bool = True,
+) -> RenderableType:
+    """The numbered actions (``actions`` in the order they are numbered), grouped on lines that
+    share everything but the last square: ``deploy orcs:07 Orc Warhog  1:c4  2:d4``.
+
+    ``width`` is the width to fill (a frame takes 4 of it); with ``max_lines``, the list is
+    condensed to that many lines (frame and title not counted) and says how to see it all.
+    """
+    inner = width - 4 if boxed else width
+    lines, left_out = _action_lines(actions, cards, inner, max_lines)
+    heading = Text(title, style="bold")
+    if left_out:
+        heading.append(f" — {left_out} not shown: type 'actions' to see all", "grey62")
+    body: RenderableType = Group(*lines) if actions else Text("no action to choose", style="grey50")
+    if boxed:
+        return Panel(body, title=heading, title_align="left", width=width)
+    return Group(heading, body)
 
 
 # --- the whole screen ------------------------------------------------------------------------
 
 SIDE_WIDTH = 44
 """Least width of the side column (status, events) when it goes beside the mat."""
+
+SIDE_MIN_LINES = 16
+"""Least lines of a mat with the status and the events beside it (else they go below it)."""
+
+PROMPT_LINES = 1
+"""Lines kept free under the screen for the prompt."""
+
+MIN_ACTION_LINES = 4
+"""Least lines of the action list (its heading included) a screen is made to leave room for."""
+
+SCREEN_PLANS: tuple[tuple[int, str], ...] = (
+    (4, "pictures"),
+    (3, "pictures"),
+    (3, "inline"),
+    (1, "pictures"),
+    (1, "inline"),
+    (1, "ids"),
+)
+"""(square height, hand style) from the roomiest screen to the most compact; the first one
+that fits the terminal is used."""
+
+
+def _count_lines(renderable: RenderableType, width: int) -> int:
+    console = Console(width=width, file=io.StringIO(), color_system=None, legacy_windows=False)
+    return len(console.render_lines(renderable, console.options.update(width=width), pad=False))
 
 
 def render_screen(
@@ -722,6 +1193,7 @@ def render_screen(
     log: Sequence[Text] = (),
     highlight: Iterable[int] = (),
     width: int = 160,
+    height: int | None = None,
     log_lines: int = 12,
     banner: RenderableType | None = None,
 ) -> RenderableType:
@@ -729,35 +1201,95 @@ def render_screen(
 
     ``view`` should be ``viewer``'s view (``notation.view``): what is hidden there is hidden
     here. Status and events go beside the mat when ``width`` allows, below it otherwise.
+    With ``height``, the screen (and a prompt line under it) fits that many lines: the mat is
+    always drawn whole, in smaller squares if need be, while the hand, the status, the events
+    and the action list are condensed (:data:`SCREEN_PLANS`).
+    The numbers on the hand cards are those of the actions that deploy them.
     """
-    cell = fit_cell_width(view, width)
-    board = render_mat(view, highlight=highlight, cell_width=cell)
-    left_width = min(width, mat_width(view, cell))
-    side_by_side = width >= left_width + SIDE_WIDTH + 1
-    own = render_hand(view, viewer, names=names, width=width, cell_width=max(cell, 13))
+    numbers = deploy_numbers(actions)
     other = 3 - viewer
     visible = bool(view.hands[other]) and all(c is not None for c in view.hands[other])
-    status = render_status(view, names)
-    events = render_log(log, log_lines)
     title = "Your actions" if view.result is None else "Game over"
-    choices = render_actions(actions, view.cards, title=f"{title} ({len(actions)})" if actions else title)
-    parts: list[RenderableType] = []
-    if banner is not None:
-        parts.append(banner)
-    if side_by_side:
+    title = f"{title} ({len(actions)})" if actions else title
+    show_actions = bool(actions) or view.result is None
+    top: list[RenderableType] = [banner] if banner is not None else []
+
+    def hand_parts(style: str, cell: int) -> list[RenderableType]:
+        own = render_hand(
+            view, viewer, names=names, width=width, cell_width=max(cell, 13), style=style, numbers=numbers
+        )
+        if not visible:
+            return [own]
+        return [own, render_hand(view, other, names=names, width=width, style={"pictures": "lines"}.get(style, style))]
+
+    def beside(board: RenderableType, board_width: int, board_lines: int | None) -> RenderableType:
+        """The mat with the status and the events beside it (no taller than the mat if possible)."""
+        status = render_status(view, names)
+        events = log_lines
+        if board_lines is not None:
+            events = max(1, min(log_lines, board_lines - _count_lines(status, width - board_width - 1) - 2))
         layout = Table.grid(padding=(0, 1, 0, 0))
-        layout.add_column(vertical="top", width=left_width)
-        layout.add_column(vertical="top", width=width - left_width - 1)
-        layout.add_row(board, Group(status, events))
-        parts.append(layout)
-    else:
-        parts.extend([board, status, events])
-    parts.append(own)
-    if visible:
-        parts.append(render_hand(view, other, names=names, compact=True))
-    if actions or view.result is None:
-        parts.append(choices)
-    return Group(*parts)
+        layout.add_column(vertical="top", width=board_width)
+        layout.add_column(vertical="top", width=width - board_width - 1)
+        layout.add_row(board, Group(status, render_log(log, events)))
+        return layout
+
+    def all_actions() -> list[RenderableType]:
+        return [render_actions(actions, view.cards, title=title, width=width)] if show_actions else []
+
+    if height is None:  # no limit: the roomiest screen
+        cell = fit_cell_width(view, width)
+        board = render_mat(view, highlight=highlight, cell_width=cell)
+        board_width = min(width, mat_width(view, cell))
+        parts = list(top)
+        if width >= board_width + SIDE_WIDTH + 1:
+            parts.append(beside(board, board_width, None))
+        else:
+            parts.extend([board, render_status(view, names), render_log(log, log_lines)])
+        return Group(*parts, *hand_parts("pictures", cell), *all_actions())
+
+    budget = height - PROMPT_LINES - sum(_count_lines(p, width) for p in top)
+    full_actions = sum(_count_lines(p, width) for p in all_actions())
+    last = (*SCREEN_PLANS[-1], "minimal")
+    for cell_height, hand_style in SCREEN_PLANS:
+        cell = fit_cell_width(view, width, cell_height)
+        board_width = mat_width(view, cell, cell_height)
+        board_lines = mat_height(view, cell, cell_height)
+        if cell_height != 1 and (board_width > width or board_lines > budget - MIN_ACTION_LINES):
+            continue
+        board = render_mat(view, highlight=highlight, cell_width=cell, cell_height=cell_height)
+        hand = hand_parts(hand_style, cell)
+        hand_lines = sum(_count_lines(p, width) for p in hand)
+        heads: list[tuple[str, list[RenderableType]]] = []
+        if width >= board_width + SIDE_WIDTH + 1 and board_lines >= SIDE_MIN_LINES:
+            heads.append(("beside", [beside(board, board_width, board_lines)]))
+        heads.append(("compact", [board, render_status_compact(view, names)]))
+        heads.append(("minimal", [board, render_status_compact(view, names, minimal=True, width=width)]))
+        for kind, head in heads:
+            head_lines = (
+                _count_lines(head[0], width) if kind == "beside" else board_lines + _count_lines(head[1], width)
+            )
+            left = budget - head_lines - hand_lines
+            if full_actions <= left:
+                choices = all_actions()
+                used = full_actions
+            elif left >= MIN_ACTION_LINES or (cell_height, hand_style, kind) == last:
+                condensed = render_actions(
+                    actions, view.cards, title=title, width=width, max_lines=max(left - 1, 1), boxed=False
+                )
+                choices, used = [condensed], _count_lines(condensed, width)
+            else:
+                continue
+            events: list[RenderableType] = []
+            spare = left - used
+            if kind != "beside" and spare >= 2 and log:
+                recent = Group(
+                    Text("Events (type 'log' for all)", style="grey50"), *list(log)[-min(spare - 1, log_lines) :]
+                )
+                if _count_lines(recent, width) <= spare:
+                    events = [recent]
+            return Group(*top, *head, *events, *hand, *choices)
+    raise AssertionError("the last screen plan always fits")  # pragma: no cover
 
 
 def pass_screen(player: int, names: Sequence[str] | None = None) -> Panel:

@@ -25,9 +25,11 @@ from lordsofwar.rules.errors import InvalidActionError, LordsOfWarError
 from lordsofwar.rules.state import Position, Variant
 
 COMMANDS: tuple[tuple[str, str], ...] = (
-    ("<number>", "play the action with that number"),
+    ("<number>", "play the action with that number (as in the action list and on your hand cards)"),
     ("<action>", "type an action, e.g. 'deploy orcs:07 d4', 'shoot d2 d5', 'draw'"),
     ("card <id|square|name>", "show a card: 'card orcs:07', 'card d4' (the unit there), 'card warhog'"),
+    ("actions", "every legal action with its number (the screen may show only some)"),
+    ("hand", "your hand drawn in full"),
     ("log", "the whole event log"),
     ("show", "draw the screen again"),
     ("save FILE", "write the game so far to FILE (a game record)"),
@@ -113,7 +115,8 @@ class PlayLoop:
     def highlight(self) -> set[int]:
         return self.last_turn_squares | self.turn_squares
 
-    def screen(self, viewer: int, actions: Sequence[str]) -> RenderableType:
+    def screen(self, viewer: int, actions: Sequence[str], reserve: int = 0) -> RenderableType:
+        """``viewer``'s screen, made to fit the terminal with ``reserve`` lines to spare."""
         view = notation.view(self.pos, viewer)
         return render.render_screen(
             view,
@@ -123,6 +126,7 @@ class PlayLoop:
             log=self.log,
             highlight=self.highlight(),
             width=self.console.width,
+            height=self.console.height - reserve,
         )
 
     def _human_decides(self, player: int) -> None:
@@ -173,6 +177,17 @@ class PlayLoop:
             return False
         if word == "show" and not rest:
             self.console.print(self.screen(player, actions))
+            return False
+        if word == "actions" and not rest:
+            title = f"Your actions ({len(actions)})"
+            self.console.print(render.render_actions(actions, self.pos.cards, title=title, width=self.console.width))
+            return False
+        if word == "hand" and not rest:
+            view = notation.view(self.pos, player)
+            numbers = render.deploy_numbers(actions)
+            self.console.print(
+                render.render_hand(view, player, names=self.names, width=self.console.width, numbers=numbers)
+            )
             return False
         if word == "log" and not rest:
             self.console.print(render.render_log(self.log, None, title="All events"))
@@ -268,8 +283,12 @@ class PlayLoop:
         self.log.append(line)
 
     def final_screen(self) -> None:
+        """The last screen, then what happened in the last turn and the result."""
         viewer = self.human_player if not self.hot_seat else (self.shown or 1)
-        self.console.print(self.screen(viewer, []))
+        start = max((i for i, line in enumerate(self.log) if line.plain.startswith("── turn")), default=0)
+        last_turn = self.log[start:][-8:]
+        self.console.print(self.screen(viewer, [], reserve=3 + len(last_turn)))
+        self.console.print(Group(*last_turn))
         self.console.print(Panel(render.result_text(self.pos, self.names), box=box.DOUBLE, expand=False))
 
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import io
 import json
+import random
+import re
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
@@ -450,3 +452,254 @@ def test_hot_seat_passes_the_device_for_a_berserker_choice_and_back() -> None:
     assert [p[:8] for p in prompts] == ["", "Player 1", "", "Player 2", "", "Player 1"]
     text = console.export_text()
     assert "Pass the device to Player 2" in text and "(berserker choice)" in text
+
+
+# --- the screen at the sizes of real terminals (user test: numbering, cut ids, screen height) ---------
+
+TERMINALS = ((80, 30), (100, 40), (120, 50))
+"""(columns, lines) of the terminals the screen must fit."""
+
+_ITEM = re.compile(r"^(\d+):(\S+)$")
+
+
+def _expand(spec: str) -> list[int]:
+    """``1-3,7`` -> [1, 2, 3, 7]."""
+    out: list[int] = []
+    for part in spec.split(","):
+        first, _, last = part.partition("-")
+        out.extend(range(int(first), int(last or first) + 1))
+    return out
+
+
+def listed_actions(screen: str) -> tuple[dict[int, str], int]:
+    """What the action list of a screen says: {number: action text} rebuilt from the group
+    labels (``deploy orcs:07 Orc Warhog``, ``shoot from d2 to``) and their ``number:square``
+    items, one or more groups a line; and how many actions it says it does not show."""
+    lines = screen.splitlines()
+    start = next(i for i, line in enumerate(lines) if "Your actions (" in line)
+    header = lines[start]
+    hidden = re.search(r"(\d+) not shown", header)
+    boxed = header.lstrip().startswith("╭")
+    shown: dict[int, str] = {}
+    label: list[str] = []
+    tokens: list[str] = []
+    for raw in lines[start + 1 :]:
+        if boxed and raw.startswith("╰"):
+            break
+        tokens.extend((raw[2:-2] if boxed else raw).split())
+    reading_label = False
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        i += 1
+        item = _ITEM.match(token)
+        if item is not None:
+            reading_label = False
+            n, square = int(item.group(1)), item.group(2)
+            verb = label[0]
+            if verb == "deploy":
+                shown[n] = f"deploy {label[1]} {square}"
+            elif verb == "recall":
+                shown[n] = f"recall {square}"
+            elif verb in ("advance", "shoot"):  # "advance berserker d4 to", "shoot from d2 to"
+                shown[n] = f"{verb} {label[2]} {square}"
+            elif verb == "move":
+                shown[n] = f"move {label[1]} {square}"
+            else:
+                raise AssertionError(f"unreadable action group: {label!r}")
+        elif token.isdigit():  # an action on its own: "3 draw"
+            reading_label = False
+            shown[int(token)] = tokens[i]
+            i += 1
+        elif token == "…":  # "… and 12 more actions"
+            reading_label = False
+            i += 4
+        elif token.startswith("+") or token == "more":  # "+8 more"
+            reading_label = False
+        elif reading_label:
+            label.append(token)
+        else:
+            label, reading_label = [token], True
+    return shown, int(hidden.group(1)) if hidden else 0
+
+
+def hand_numbers(screen: str) -> dict[str, list[int]]:
+    """{card id: the numbers shown with it} for the hand cards on a screen: a drawn card has
+    its id on its top edge and its numbers on its bottom edge; a card on a line is ``[n] id``."""
+    lines = screen.splitlines()
+    found: dict[str, list[int]] = {}
+    for i, line in enumerate(lines):
+        for top in re.finditer(r"╭─ (\S+) ─", line):
+            col = top.start()
+            j = i + 1
+            while j < len(lines) and (len(lines[j]) <= col or lines[j][col] != "╰"):
+                j += 1
+            bottom = re.match(r"╰─ (?:deploy )?([\d,\-]+) ─", lines[j][col:]) if j < len(lines) else None
+            found[top.group(1)] = _expand(bottom.group(1)) if bottom else []
+    for entry in re.finditer(r"\[([\d,\-]+)\] (\S+:\d+)", screen):
+        found[entry.group(2)] = _expand(entry.group(1))
+    return found
+
+
+def deploys(actions: list[str], card_id: str) -> list[int]:
+    return [n for n, a in enumerate(actions, 1) if a.startswith(f"deploy {card_id} ")]
+
+
+def random_game(seed: int, turns: int, variant: Variant | None = None, armies: tuple[str, str] = ("undead", "orcs")):
+    """The position after ``turns`` random legal actions from a seeded deal."""
+    pos = notation.deal([CORE.standard_deck(a) for a in armies], seed, variant or Variant(), CORE)
+    rng = random.Random(seed)
+    for _ in range(turns):
+        assert pos.result is None
+        pos.push(rng.choice(sorted(str(a) for a in pos.legal_actions())))
+    assert pos.result is None
+    return pos
+
+
+def first_screen(
+    pos: Position, width: int, height: int, answer: Callable[[str], str] = lambda screen: "quit"
+) -> tuple[PlayLoop, str, str]:
+    """Run the loop on a copy of ``pos`` in a terminal of ``width`` x ``height``: the loop after
+    it was given ``answer(first screen)`` (then end of input), the first screen printed and
+    what was printed after the answer."""
+    console = Console(file=io.StringIO(), width=width, height=height, record=True)
+    screens: list[str] = []
+
+    def read_line(prompt: str) -> str:
+        screens.append(console.export_text(clear=True))
+        if len(screens) > 1:
+            raise EOFError
+        return answer(screens[0])
+
+    loop = PlayLoop(
+        pos=pos.copy(),
+        record=notation.GameRecord(DECKS, 0),
+        bots={},
+        hot_seat=False,
+        human_player=pos.decider,
+        names=("alice", "bob"),
+        console=console,
+        read_line=read_line,
+    )
+    loop.run()
+    after = screens[1] if len(screens) > 1 else console.export_text()
+    return loop, screens[0], after
+
+
+def test_number_ranges_are_written_short() -> None:
+    assert render.number_ranges([5]) == "5"
+    assert render.number_ranges([11, 12, 13, 14]) == "11-14"
+    assert render.number_ranges([1, 2, 7]) == "1,2,7"
+    assert render.number_ranges([3, 1, 2, 9, 10, 11]) == "1-3,9-11"
+    assert _expand("1-3,9-11") == [1, 2, 3, 9, 10, 11]
+
+
+def test_the_numbers_on_the_screen_are_the_numbers_typed() -> None:
+    """User test: typing 1 deployed another card than the hand card shown as 1. The hand cards
+    now show the numbers of the actions that deploy them, from the one numbering the prompt
+    takes; typing a number shown on the screen does what the screen says it does."""
+    positions = [
+        notation.deal([CORE.standard_deck("undead"), CORE.standard_deck("orcs")], 3, Variant(), CORE),
+        random_game(2, 122),  # 11 units on the mat, 95 actions
+        random_game(4, 159, Variant(mat="unbordered")),  # 175 actions
+    ]
+    for width, height in TERMINALS:
+        for pos in positions:
+            actions = sorted(str(a) for a in pos.legal_actions())
+            _, screen, _ = first_screen(pos, width, height)
+            numbers = hand_numbers(screen)
+            hand = [c for c in pos.hands[pos.decider] if c is not None]
+            for card_id in hand:
+                assert numbers.get(card_id) == deploys(actions, card_id), (width, card_id, screen)
+            shown, hidden = listed_actions(screen)
+            assert shown and len(shown) + hidden == len(actions)
+            for n, text in shown.items():
+                assert actions[n - 1] == text, (width, n, text)
+            # Type numbers read off the screen: a hand card's first and last, a listed action.
+            numbered = [numbers[c] for c in hand if numbers[c]]
+            chosen = {numbered[0][0], numbered[-1][-1], sorted(shown)[len(shown) // 2]}
+            for n in chosen:
+                loop, again, _ = first_screen(pos, width, height, lambda screen, n=n: str(n))
+                assert again == screen
+                played = loop.record.actions[0]
+                assert played == actions[n - 1]
+                if n in shown:
+                    assert played == shown[n]
+                owner = [c for c in hand if n in numbers[c]]
+                if owner:
+                    assert played.startswith(f"deploy {owner[0]} ")
+
+
+def test_card_ids_and_actions_are_never_cut_at_80_100_or_120_columns() -> None:
+    """User test: at 100 columns "undead:12" was drawn "undead:1". For every army, every card id
+    of the hand and every action listed is whole, and every empty square shows its name."""
+    armies = CORE.armies
+    assert len(armies) == 6
+    for i, army in enumerate(armies):
+        opponent = armies[(i + 1) % 6]
+        opening = notation.deal([CORE.standard_deck(army), CORE.standard_deck(opponent)], i, Variant(), CORE)
+        later = random_game(i, 40, armies=(army, opponent))
+        for pos in (opening, later):
+            actions = sorted(str(a) for a in pos.legal_actions())
+            for width, height in TERMINALS:
+                _, screen, _ = first_screen(pos, width, height)
+                written = re.findall(rf"(?<![\w:])(?:{'|'.join(armies)}):[\w…]*", screen)
+                assert written and set(written) <= set(CORE), (army, width, set(written) - set(CORE))
+                for card_id in pos.hands[pos.decider]:
+                    assert card_id is not None
+                    assert re.search(rf"(?<![\w:]){re.escape(card_id)}(?![\w…])", screen), (army, width, card_id)
+                shown, hidden = listed_actions(screen)
+                assert len(shown) + hidden == len(actions)
+                for n, text in shown.items():
+                    assert actions[n - 1] == text, (army, width, n, text)
+                for sq in mat.ON_MAT - set(pos.board):
+                    assert re.search(rf"(?<!\w){mat.name(sq)}(?!\w)", screen), (army, width, mat.name(sq))
+
+
+def _mat_labels_shown(pos: Position, screen: str) -> None:
+    """Every row and column of the drawn mat is on the screen."""
+    xs, ys = render.mat_bounds(pos)
+    lines = screen.splitlines()
+    for y in ys:
+        label = f"{y + 1}│" if pos.variant.bordered else f"y={y}"
+        assert any(label in line[:8] for line in lines), f"row {label} not on the screen"
+    header = "\n".join(lines[:4])
+    for x in xs:
+        label = mat.COLUMNS[x] if pos.variant.bordered else str(x)
+        assert re.search(rf"(?<![\w-]){label}(?!\w)", header), f"column {label} not on the screen"
+
+
+def test_the_whole_screen_fits_the_terminal_with_the_whole_mat() -> None:
+    """User test: at 100 columns the mat scrolled off the screen. In crowded games, on both
+    mats, the screen and the prompt fit the height the console reports, the mat drawn whole."""
+    crowded = [
+        random_game(7, 90),  # 13 units
+        random_game(2, 122, Variant(hands="visible")),  # both hands shown
+        random_game(4, 159, Variant(mat="unbordered")),  # a 10 x 10 mat
+        random_game(2, 84, Variant(mat="unbordered")),  # a 17 x 7 mat
+    ]
+    xs, ys = render.mat_bounds(crowded[2])
+    assert len(xs) * len(ys) >= 100
+    for width, height in TERMINALS:
+        for pos in crowded:
+            _, screen, _ = first_screen(pos, width, height)
+            lines = screen.splitlines()
+            assert len(lines) + 1 <= height, (width, height, len(lines), screen)
+            assert max(len(line) for line in lines) <= width
+            _mat_labels_shown(pos, screen)
+            if pos.variant.bordered:
+                for sq in mat.ON_MAT - set(pos.board):
+                    assert re.search(rf"(?<!\w){mat.name(sq)}(?!\w)", screen), (width, mat.name(sq))
+
+
+def test_a_condensed_action_list_says_how_to_see_it_all() -> None:
+    pos = random_game(4, 159, Variant(mat="unbordered"))
+    actions = sorted(str(a) for a in pos.legal_actions())
+    loop, screen, everything = first_screen(pos, 80, 30, lambda screen: "actions")
+    shown, hidden = listed_actions(screen)
+    assert hidden > 0 and len(shown) + hidden == len(actions)
+    assert f"{hidden} not shown: type 'actions' to see all" in screen
+    listed, none_hidden = listed_actions(everything)
+    assert none_hidden == 0
+    assert listed == dict(enumerate(actions, 1))
+    assert loop.record.actions == []

@@ -97,3 +97,24 @@ def test_ten_fresh_starts_with_four_workers(tmp_path: Path) -> None:
                         proc.wait()
             text = log.read_text()
             assert "Traceback" not in text and "UniqueViolation" not in text, f"start {start}:\n{text[-3000:]}"
+
+
+@pytest.mark.parametrize("trusted", [False, True])
+def test_forwarded_for_counts_only_when_the_proxy_is_trusted(tmp_path: Path, trusted: bool) -> None:
+    env = {"LOW_TRUST_PROXY_HEADERS": "1"} if trusted else {}
+    with running_server(tmp_path, **env) as base:
+        _signed_up(base, "owner")
+        guesser = httpx.Client(base_url=base, timeout=30)
+        csrf = guesser.get("/api/session").json()["csrf"]
+        statuses = []
+        for i in range(7):  # each guess claims another address
+            r = guesser.post(
+                "/api/signin",
+                json={"name": "owner", "password": "wrong-password"},
+                headers={"X-CSRF-Token": csrf, "X-Forwarded-For": f"203.0.113.{i}"},
+            )
+            statuses.append(r.status_code)
+    if trusted:  # behind a proxy: each claimed address has its own count
+        assert statuses == [401] * 7
+    else:  # by default the header is ignored: one address, stopped after 5 guesses
+        assert statuses == [401] * 5 + [429] * 2
