@@ -15,6 +15,7 @@ played, and only in a game that allows custom decks from all of its armies.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import unicodedata
 from collections import Counter
@@ -40,24 +41,41 @@ class DeckFile:
     lines: list[int]
 
 
+def hidden(ch: str) -> bool:
+    """Whether a deck name may not hold ``ch``: a control character, an invisible format character
+    or a lone surrogate (Unicode Cc, Cf, Cs), white space apart (runs of it become one space)."""
+    return unicodedata.category(ch) in ("Cc", "Cf", "Cs") and not ch.isspace()
+
+
 def clean_name(name: str) -> str:
-    """A deck name as kept: NFC-normalised, runs of white space made one space, at most
-    ``NAME_LIMIT`` characters, no control or invisible format characters. Raises ValueError
-    saying what is wrong."""
-    name = " ".join(unicodedata.normalize("NFC", name).split())
+    """A deck name as kept: at most ``NAME_LIMIT`` characters as sent, at least one of them
+    neither white space nor :func:`hidden`, none hidden; runs of white space made one space;
+    NFC-normalised (unless that would make it longer than ``NAME_LIMIT``: combining marks in an
+    unusual order can). Raises ValueError saying what is wrong.
+
+    The web API declares exactly this rule in its OpenAPI description (a length and a pattern)."""
+    sent = len(name)
+    name = " ".join(name.split())
     if not name:
         raise ValueError("a deck needs a name")
-    bad = next((ch for ch in name if unicodedata.category(ch)[0] == "C"), None)
+    bad = next((ch for ch in name if hidden(ch)), None)
     if bad is not None:
         raise ValueError(f"the name holds an invisible or control character (U+{ord(bad):04X})")
-    if len(name) > NAME_LIMIT or len(name_key(name)) > NAME_LIMIT:
-        raise ValueError(f"the name is too long ({len(name)} characters, at most {NAME_LIMIT})")
-    return name
+    if sent > NAME_LIMIT:
+        raise ValueError(f"the name is too long ({sent} characters, at most {NAME_LIMIT})")
+    normal = unicodedata.normalize("NFC", name)
+    return normal if len(normal) <= NAME_LIMIT else name
 
 
 def name_key(name: str) -> str:
-    """What makes two names the same name (case does not count)."""
-    return name.casefold()
+    """What makes two names the same name (case and Unicode normalisation do not count), in at
+    most ``NAME_LIMIT`` characters: case folding can lengthen a name ('ß' is 'ss'), and a longer
+    key keeps its start and ends with a digest of the whole."""
+    key = unicodedata.normalize("NFC", name).casefold()
+    if len(key) <= NAME_LIMIT:
+        return key
+    digest = hashlib.sha256(key.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    return key[: NAME_LIMIT - len(digest) - 1] + "~" + digest
 
 
 # --- reading -----------------------------------------------------------------------------------
@@ -376,6 +394,7 @@ __all__ = [
     "draft_problem",
     "first_over",
     "game_problem",
+    "hidden",
     "kind",
     "missing",
     "name_key",

@@ -10,6 +10,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match, Route
 
 from lordsofwar.web import pages
 from lordsofwar.web.accounts.service import AuthError
@@ -25,14 +26,15 @@ class ErrorBody(BaseModel):
 
 
 MEANING = {
-    400: "The request is malformed or not allowed as sent",
+    400: "The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot)",
     401: "Sign in first (or wrong name or password)",
-    403: "Not yours: CSRF token wrong, another player's game or deck, or a private game",
+    403: "Not allowed for you: CSRF token wrong, another player's game, deck or challenge, a private game, "
+    "or a challenge to yourself",
     404: "No such thing",
-    409: "Refused in the current state (stale version, game over, name taken...)",
-    413: "Too large",
-    422: "A field is missing, of the wrong type or out of range",
-    429: "Too many requests: try again later",
+    409: "Refused in the current state (an action not legal now, stale version, game over, name taken...)",
+    413: "The request body is too large",
+    422: "A field is missing, of the wrong type, out of range or not as the description says",
+    429: "Too many requests (or too many open invitations): try again later",
     503: "The server could not save the change: nothing changed, try again",
 }
 
@@ -90,6 +92,17 @@ def install(app: FastAPI) -> None:
         message = exc.detail if isinstance(exc.detail, str) else "request refused"
         if exc.status_code == 404:
             message = f"there is no page {request.url.path[:200]}"
+        headers = dict(exc.headers or {})
         if exc.status_code == 405:
             message = f"{request.method} is not allowed on {request.url.path[:200]}"
-        return await _refuse(request, exc.status_code, message, dict(exc.headers or {}))
+            headers["Allow"] = allowed_methods(request)
+        return await _refuse(request, exc.status_code, message, headers)
+
+
+def allowed_methods(request: Request) -> str:
+    """Every method some route takes on this path (Starlette's 405 names only the first route's)."""
+    methods: set[str] = set()
+    for route in request.app.router.routes:
+        if isinstance(route, Route) and route.methods and route.matches(request.scope)[0] != Match.NONE:
+            methods |= route.methods
+    return ", ".join(sorted(methods))

@@ -19,7 +19,8 @@ from lordsofwar.rules.cards import CORE
 from lordsofwar.web import pages
 from lordsofwar.web.deps import Csrf, Db, MaybeUser, Services, SignedIn, Svc, current_user, services
 from lordsofwar.web.errors import COMMON, refusals
-from lordsofwar.web.games import GameError, Runtime, record_of, rematch_options, state_doc
+from lordsofwar.web.fields import Declared, WholeNumber
+from lordsofwar.web.games import ACTION_MAX, GameError, Runtime, record_of, rematch_options, state_doc
 from lordsofwar.web.hub import Connection
 from lordsofwar.web.lobby import service as lobby
 from lordsofwar.web.lobby.schemas import NewInvitation
@@ -32,18 +33,21 @@ WS_MESSAGE_LIMIT = 4096
 router = APIRouter(responses=COMMON)
 SEEN = refusals(403, 404)
 ACTING = refusals(400, 401, 403, 404, 409, 503)
+DRAW_OPS = ("offer", "accept", "decline")
 CARDS_JSON = json.dumps([card.facts() for army in CORE.armies for card in CORE.army(army)])
 
 
 class ActionBody(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
-    action: str = Field(max_length=1000, description="an action in notation, e.g. 'deploy orcs:07 d3'")
-    version: int = Field(description="the version of the game you chose it on")
+    action: str = Field(max_length=ACTION_MAX, description="an action in notation, e.g. 'deploy orcs:07 d3'")
+    version: WholeNumber = Field(description="the version of the game you chose it on")
 
 
 class DrawBody(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
-    op: str = Field(max_length=20, description="'offer', 'accept' or 'decline'")
+    op: Annotated[str, Declared(lambda: {"enum": list(DRAW_OPS)})] = Field(
+        max_length=20, description="'offer', 'accept' or 'decline'"
+    )
 
 
 async def visible(svc: Services, game_id: int, user: User | None) -> tuple[Runtime, int | None]:
@@ -90,7 +94,12 @@ async def api_game(game_id: GameId, user: MaybeUser, svc: Svc) -> dict[str, Any]
 async def api_act(game_id: GameId, body: ActionBody, user: SignedIn, svc: Svc) -> dict[str, Any]:
     """Play one action on the version you saw; the new state."""
     await visible(svc, game_id, user)
-    rt = await svc.games.act(game_id, user.id, body.action, body.version)
+    try:
+        rt = await svc.games.act(game_id, user.id, body.action, body.version)
+    except GameError as exc:
+        if exc.status == 400:  # the engine's refusal: the action is not one of this position's
+            raise GameError(str(exc), 409) from None
+        raise
     return state_doc(rt, rt.seat_of(user.id))
 
 

@@ -47,7 +47,7 @@ def test_direct_challenge_only_for_the_named_player(client: TestClient, alice: P
     r = carol.post(f"/api/invitations/{inv}/accept")
     assert r.status_code == 403 and "another player" in r.json()["detail"]
     assert carol.post(f"/api/invitations/{inv}/decline").status_code == 403
-    assert alice.post(f"/api/invitations/{inv}/accept").status_code == 400
+    assert alice.post(f"/api/invitations/{inv}/accept").status_code == 403
     assert bob.post(f"/api/invitations/{inv}/cancel").status_code == 403
     assert bob.post(f"/api/invitations/{inv}/decline").status_code == 200
     r = bob.post(f"/api/invitations/{inv}/accept")
@@ -65,7 +65,7 @@ def test_cancel_by_the_creator(alice: Player, bob: Player) -> None:
     ("body", "status", "message"),
     [
         ({"opponent": "nobody"}, 404, "no player called"),
-        ({"opponent": "alice"}, 400, "yourself"),
+        ({"opponent": "alice"}, 403, "yourself"),
         ({"bot": "oracle"}, 400, "unknown bot"),
         ({"options": {"length": "30/6"}}, 422, "length"),
         ({"options": {"minutes": 0}}, 422, "minutes"),
@@ -126,11 +126,11 @@ def test_a_whole_turn_over_http_and_refusals_change_nothing(client: TestClient, 
     r = alice.act(game, s["legal"][0], 5)
     assert r.status_code == 409 and "stale" in r.json()["detail"]
     r = alice.act(game, "deploy orcs:07")
-    assert r.status_code == 400 and "missing token" in r.json()["detail"]
+    assert r.status_code == 409 and "missing token" in r.json()["detail"]
     r = alice.act(game, "deploy orcs:01 d4")
-    assert r.status_code == 400 and "deploy orcs:01 d4" in r.json()["detail"]
+    assert r.status_code == 409 and "deploy orcs:01 d4" in r.json()["detail"]
     r = alice.act(game, "deploy " + "x" * 200)
-    assert r.status_code == 413
+    assert r.status_code == 422 and "action" in r.json()["detail"]
     r = alice.post(f"/api/games/{game}/actions", {"action": s["legal"][0], "version": 0}, csrf="forged")
     assert r.status_code == 403
     r = alice.post(f"/api/games/{game}/actions", {"action": s["legal"][0], "version": "0"})

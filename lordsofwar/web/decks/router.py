@@ -18,6 +18,7 @@ from lordsofwar.web.errors import COMMON, refusals
 DeckId = Annotated[int, Path(ge=1, le=2**31 - 1, description="a deck number")]
 router = APIRouter(responses=COMMON)
 MINE = refusals(401, 403, 404)
+ADDING = refusals(401, 403, 409)
 CHANGES = refusals(401, 403, 404, 409)
 
 
@@ -27,13 +28,13 @@ async def api_decks(db: Db, user: SignedIn) -> dict[str, Any]:
     return {"decks": [service.summary(d) for d in await service.list_decks(db, user)], "limit": service.DECKS_PER_PLAYER}
 
 
-@router.post("/api/decks", dependencies=[Csrf], status_code=201, responses=CHANGES)
+@router.post("/api/decks", dependencies=[Csrf], status_code=201, responses=ADDING)
 async def api_create(body: NewDeck, db: Db, user: SignedIn) -> dict[str, Any]:
     """A new deck: from a core army's standard deck, from a list of cards, or empty."""
     return service.full(await service.create(db, user, body))
 
 
-@router.post("/api/decks/import", dependencies=[Csrf], status_code=201, responses=CHANGES)
+@router.post("/api/decks/import", dependencies=[Csrf], status_code=201, responses=ADDING)
 async def api_import(body: DeckImport, db: Db, user: SignedIn) -> dict[str, Any]:
     """A new deck from a deck file's text (plain text or JSON); errors name the line."""
     return service.full(await service.import_deck(db, user, body))
@@ -48,30 +49,30 @@ async def api_analyse(body: Analyse) -> dict[str, Any]:
     return rules.analyse(body.cards, CORE, body.allowed_armies)
 
 
-@router.get("/api/decks/{deck_id}", responses=MINE)
+@router.get("/api/decks/{deck_id:int}", responses=MINE)
 async def api_deck(deck_id: DeckId, db: Db, user: SignedIn) -> dict[str, Any]:
     return service.full(await service.owned(db, user, deck_id))
 
 
-@router.put("/api/decks/{deck_id}", dependencies=[Csrf], responses=CHANGES)
+@router.put("/api/decks/{deck_id:int}", dependencies=[Csrf], responses=CHANGES)
 async def api_change(deck_id: DeckId, body: DeckChange, db: Db, user: SignedIn) -> dict[str, Any]:
     """Save a deck (name and cards) over the version you edited."""
     return service.full(await service.change(db, user, deck_id, body))
 
 
-@router.post("/api/decks/{deck_id}/copy", dependencies=[Csrf], status_code=201, responses=CHANGES)
+@router.post("/api/decks/{deck_id:int}/copy", dependencies=[Csrf], status_code=201, responses=CHANGES)
 async def api_copy(deck_id: DeckId, body: DeckCopy, db: Db, user: SignedIn) -> dict[str, Any]:
     return service.full(await service.copy(db, user, deck_id, body))
 
 
-@router.delete("/api/decks/{deck_id}", dependencies=[Csrf], responses=MINE)
+@router.delete("/api/decks/{deck_id:int}", dependencies=[Csrf], responses=MINE)
 async def api_delete(deck_id: DeckId, db: Db, user: SignedIn) -> dict[str, Any]:
     await service.delete(db, user, deck_id)
     return {"deleted": deck_id}
 
 
 @router.get(
-    "/api/decks/{deck_id}/export",
+    "/api/decks/{deck_id:int}/export",
     responses={**MINE, 200: {"content": {"text/plain": {}, "application/json": {}}, "description": "the deck file"}},
 )
 async def api_export(

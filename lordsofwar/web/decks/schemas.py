@@ -1,45 +1,98 @@
-"""Request bodies of the deck API (strict JSON)."""
+"""Request bodies of the deck API (strict JSON). Their OpenAPI description declares every rule the
+service checks on them: known card ids and armies, the count of each rank in a deck, and a deck
+name's length and characters (lordsofwar.decks.clean_name)."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from lordsofwar import decks as rules
-from lordsofwar.rules.cards import DECK_SIZE
+from lordsofwar.rules.cards import CORE, CORE_ARMIES, DECK_SIZE, RANK_COUNTS, RANKS
+from lordsofwar.web.fields import Declared, WholeNumber, categories, spaces
+from lordsofwar.web.middleware import BODY_LIMIT
 
-CardId = Annotated[str, Field(max_length=20)]
+CARD_IDS = [c.id for army in CORE.armies for c in CORE.army(army)]
+TEXT_LIMIT = BODY_LIMIT // 16
+"""The longest deck file the API takes (4096 characters; an exported deck has about 2200): a body
+carrying it stays under the body limit even with every character escaped (at most 12 bytes)."""
+
+
+def deck_name_pattern() -> str:
+    """What :func:`lordsofwar.decks.clean_name` keeps: no hidden character, and one that is
+    neither hidden nor white space."""
+    hidden = categories("Cc", "Cf", "Cs")
+    return f"^[^{hidden}]*[^{hidden}{spaces()}][^{hidden}]*$"
+
+
+def _name() -> dict[str, Any]:
+    return {"maxLength": rules.NAME_LIMIT, "pattern": deck_name_pattern()}
+
+
+def _blank() -> dict[str, Any]:
+    return {"pattern": f"^[{spaces()}]*$"}
+
+
+def _ranks() -> dict[str, Any]:
+    of_rank = {r: [c for c in CARD_IDS if CORE.card(c).rank == r] for r in RANKS}
+    return {
+        "allOf": [{"contains": {"enum": of_rank[r]}, "minContains": 0, "maxContains": RANK_COUNTS[r]} for r in RANKS]
+    }
+
+
+DeckName = Annotated[
+    str,
+    Field(max_length=200, description="at most 40 characters, no control or invisible ones (docs/decks.md)"),
+    Declared(_name),
+]
+CardId = Annotated[str, Field(max_length=20), Declared(lambda: {"enum": CARD_IDS})]
+Army = Annotated[str, Field(max_length=20), Declared(lambda: {"enum": list(CORE_ARMIES)})]
+Draft = Annotated[
+    list[CardId],
+    Field(max_length=DECK_SIZE, description=f"card ids, at most {DECK_SIZE}, no rank over its count in a deck"),
+    Declared(_ranks),
+]
+"""The cards of a deck as it may be kept: known ids, no rank over its count (clarifications 8.4)."""
 
 
 class NewDeck(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
-    name: str = Field(max_length=200)
-    army: str | None = Field(None, max_length=20, description="start from this core army's standard deck")
-    cards: list[CardId] | None = Field(None, max_length=DECK_SIZE, description="start from these cards")
+    model_config = ConfigDict(
+        extra="forbid",
+        strict=True,
+        json_schema_extra={  # an army or cards, not both
+            "not": {
+                "required": ["army", "cards"],
+                "properties": {"army": {"type": "string"}, "cards": {"type": "array"}},
+            }
+        },
+    )
+    name: DeckName
+    army: Army | None = Field(None, description="start from this core army's standard deck")
+    cards: Draft | None = Field(None, description="start from these cards")
 
 
 class DeckChange(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
-    name: str = Field(max_length=200)
-    cards: list[CardId] = Field(max_length=DECK_SIZE)
-    version: int
+    name: DeckName
+    cards: Draft
+    version: WholeNumber
 
 
 class DeckCopy(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
-    name: str | None = Field(None, max_length=200)
+    name: DeckName | None = Field(None, description="the copy's name (else the original's, with '(copy)')")
 
 
 class DeckImport(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
-    text: str = Field(max_length=rules.FILE_LIMIT)
-    name: str | None = Field(None, max_length=200)
+    text: str = Field(max_length=TEXT_LIMIT, description="a deck file, plain text or JSON (docs/decks.md)")
+    name: DeckName | Annotated[str, Field(max_length=200), Declared(_blank)] | None = Field(
+        None, description="the deck's name; blank or null: the name in the file, else 'Imported deck'"
+    )
 
 
 class Analyse(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     cards: list[CardId] = Field(max_length=2 * DECK_SIZE)
-    allowed_armies: list[str] | None = Field(None, max_length=20)
-
-
+    allowed_armies: list[Army] | None = Field(None, max_length=20)

@@ -17,13 +17,13 @@ from lordsofwar.web.deps import Csrf, Db, MaybeUser, SignedIn, Svc, check_csrf
 from lordsofwar.web.errors import COMMON, refusals, validation_message
 from lordsofwar.web.games import BOT_NAMES, GameError, GameOptions
 from lordsofwar.web.lobby import service
-from lordsofwar.web.lobby.schemas import Answer, Answered, Created, NewInvitation
+from lordsofwar.web.lobby.schemas import Answer, Answered, Created, NewInvitation, NoDeck
 from lordsofwar.web.models import User
 from lordsofwar.web.problem import Problem
 
 router = APIRouter(responses=COMMON)
 InvitationId = Annotated[int, Path(ge=1, le=2**31 - 1, description="an invitation number")]
-Op = Annotated[Literal["accept", "decline", "cancel"], Path(description="the answer")]
+Op = Annotated[Literal["decline", "cancel"], Path(description="the answer")]
 
 
 async def _lobby_page(
@@ -38,7 +38,7 @@ async def _lobby_page(
     return pages.render(request, "lobby.html", ctx, user, status)
 
 
-@router.get("/api/lobby", responses=refusals(401))
+@router.get("/api/lobby")
 async def api_lobby(db: Db, user: MaybeUser) -> dict[str, Any]:
     """Open challenges, your challenges, games waiting for you, your games, games to watch."""
     return await service.lobby(db, user)
@@ -61,11 +61,16 @@ async def api_invite(body: NewInvitation, db: Db, user: SignedIn, svc: Svc) -> C
     return Created(invitation=inv.id)
 
 
-@router.post(
-    "/api/invitations/{inv_id}/{op}", dependencies=[Csrf], responses=refusals(400, 401, 403, 404, 409)
-)
-async def api_answer(inv_id: InvitationId, op: Op, db: Db, user: SignedIn, svc: Svc, body: Answer | None = None) -> Answered:
-    """Accept (optionally with one of your decks), decline or cancel an invitation."""
+@router.post("/api/invitations/{inv_id}/accept", dependencies=[Csrf], responses=refusals(401, 403, 404, 409))
+async def api_accept(inv_id: InvitationId, db: Db, user: SignedIn, svc: Svc, body: Answer | None = None) -> Answered:
+    """Accept an invitation, optionally with one of your decks: the game starts."""
+    game = await service.answer(db, svc.games, user, inv_id, "accept", body.deck if body else None)
+    return Answered(game=None if game is None else game.id)
+
+
+@router.post("/api/invitations/{inv_id}/{op}", dependencies=[Csrf], responses=refusals(400, 401, 403, 404, 409))
+async def api_answer(inv_id: InvitationId, op: Op, db: Db, user: SignedIn, svc: Svc, body: NoDeck | None = None) -> Answered:
+    """Decline an invitation made to you, or cancel one of yours."""
     game = await service.answer(db, svc.games, user, inv_id, op, body.deck if body else None)
     return Answered(game=None if game is None else game.id)
 

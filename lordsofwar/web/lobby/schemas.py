@@ -1,23 +1,60 @@
-"""Request bodies of the lobby API (strict JSON: no string for a number, no number for a flag)."""
+"""Request bodies of the lobby API (strict JSON: no string for a number, no number for a flag).
+Their OpenAPI description declares the rules the lobby checks on them: the known bots, a player
+or a bot but not both, a deck only with accepting, and at least one army for custom decks."""
 
 from __future__ import annotations
 
+from typing import Annotated, Any
+
 from pydantic import BaseModel, ConfigDict, Field
 
+from lordsofwar.bots import BOTS
+from lordsofwar.web.fields import AS_WHOLE, Declared, spaces
 from lordsofwar.web.games import GameOptions
+
+DeckNumber = Annotated[int, Field(ge=1, le=2**31 - 1), AS_WHOLE]
+
+
+def _one_opponent() -> dict[str, Any]:
+    """A bot and a (not blank) player's name are refused together."""
+    named = {"type": "string", "pattern": f"[^{spaces()}]"}
+    return {"not": {"required": ["bot", "opponent"], "properties": {"bot": {"type": "string"}, "opponent": named}}}
+
+
+def _some_army() -> dict[str, Any]:
+    """GameOptions' own rule: custom decks need at least one army."""
+    return {
+        "not": {
+            "required": ["custom_decks", "custom_armies"],
+            "properties": {"custom_decks": {"const": True}, "custom_armies": {"maxItems": 0}},
+        }
+    }
 
 
 class NewInvitation(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
-    options: GameOptions = Field(default_factory=lambda: GameOptions())
+    model_config = ConfigDict(
+        extra="forbid", strict=True, json_schema_extra=lambda schema: schema.update(_one_opponent())
+    )
+    options: Annotated[GameOptions, Declared(_some_army)] = Field(default_factory=lambda: GameOptions())
     opponent: str | None = Field(None, max_length=100, description="a player's name for a direct challenge")
-    bot: str | None = Field(None, max_length=20, description="play against this bot at once")
-    deck: int | None = Field(None, ge=1, le=2**31 - 1, description="your custom deck (when the options allow custom decks)")
+    bot: Annotated[str, Declared(lambda: {"enum": sorted(BOTS)})] | None = Field(
+        None, max_length=20, description="play against this bot at once"
+    )
+    deck: DeckNumber | None = Field(None, description="your custom deck (when the options allow custom decks)")
 
 
 class Answer(BaseModel):
+    """Accepting: with one of your decks, or the standard deck of your army."""
+
     model_config = ConfigDict(extra="forbid", strict=True)
-    deck: int | None = Field(None, ge=1, le=2**31 - 1, description="your custom deck, to accept with it")
+    deck: DeckNumber | None = Field(None, description="your custom deck, to accept with it")
+
+
+class NoDeck(BaseModel):
+    """Declining or cancelling: a deck goes with accepting only (400)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    deck: Annotated[Any, Declared(lambda: {"type": "null"})] = Field(None, description="null, or leave it out")
 
 
 class Created(BaseModel):

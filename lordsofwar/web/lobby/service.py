@@ -165,7 +165,7 @@ async def invite(
         if opponent is None:
             raise Problem(404, f"there is no player called {wanted[:30]!r}")
         if opponent.id == user.id:
-            raise Problem(400, "you cannot challenge yourself")
+            raise Problem(403, "you cannot challenge yourself")
     pending = await db.scalar(
         select(Invitation.id)
         .where(Invitation.creator_id == user.id, Invitation.status == "open")
@@ -210,7 +210,7 @@ async def answer(
         new_status = "declined"
     else:
         if inv.creator_id == user.id:
-            raise Problem(400, "you cannot accept your own invitation")
+            raise Problem(403, "you cannot accept your own invitation")
         if inv.opponent_id is not None and inv.opponent_id != user.id:
             raise Problem(403, "this challenge is for another player")
         new_status = "accepted"
