@@ -276,3 +276,13 @@ def test_a_bot_turn_that_loses_a_race_is_retried_without_an_error_in_the_log(
     assert lost, "the bot's first try lost its race"
     assert alice.state(game)["game"]["version"] >= 1  # and it played on the second
     assert not [rec for rec in caplog.records if rec.levelno >= logging.ERROR]
+
+
+@pytest.mark.parametrize("name", ["a\x00b", "nul\x00", "\x00" * 5, "bob\n", "b" * 90])
+def test_a_name_no_player_can_have_is_nobody_on_every_database(client: TestClient, alice: Player, name: str) -> None:
+    r = alice.post("/api/signin", {"name": name, "password": "whatever-1"})
+    assert r.status_code == 401 and r.json()["detail"] == "wrong name or password"
+    r = alice.post("/api/invitations", {"opponent": name})
+    assert r.status_code in (404, 422), r.text
+    r = alice.get("/players/" + name.replace("\x00", "%00").replace("\n", "%0A"))
+    assert r.status_code == 404

@@ -174,7 +174,7 @@ async def signout_form(request: Request, db: Db, svc: Svc) -> Response:
 
 @router.get("/players/{name}", response_class=HTMLResponse, include_in_schema=False)
 async def profile_page(request: Request, name: str, db: Db, user: MaybeUser) -> Response:
-    player = await db.scalar(select(User).where(User.name_key == name.lower()[:50]))
+    player = await accounts.find_user(db, name)
     if player is None:
         raise Problem(404, f"there is no player called {name[:30]!r}")
     query = select(Game).where(or_(Game.player1_id == player.id, Game.player2_id == player.id))

@@ -65,6 +65,15 @@ def check_name(name: str) -> str:
     return name
 
 
+async def find_user(db: AsyncSession, name: str) -> User | None:
+    """The user called ``name`` (case does not count), or None. A text that cannot be a name is
+    nobody's, and never reaches the database (PostgreSQL refuses NUL characters, for one)."""
+    name = name.strip()
+    if not NAME_MIN <= len(name) <= NAME_MAX or not NAME_RE.fullmatch(name):
+        return None
+    return await db.scalar(select(User).where(User.name_key == name.lower()))
+
+
 def check_password(password: str) -> str:
     if len(password) < PASSWORD_MIN:
         raise AuthError(f"the password must be at least {PASSWORD_MIN} characters long")
@@ -164,7 +173,7 @@ async def sign_in(db: AsyncSession, passwords: Passwords, guard: Guard, name: st
     blocked = await guard.sign_in_attempt(key, ip)
     if blocked is not None:
         raise AuthError(f"too many failed sign-ins {blocked}; try again in {guard.login_minutes} minutes", 429)
-    user = await db.scalar(select(User).where(User.name_key == key))
+    user = await find_user(db, name)
     await db.commit()  # the connection goes back while verifying
     ok = False
     if user is not None and len(password) <= PASSWORD_MAX:

@@ -12,6 +12,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from lordsofwar import decks
 from lordsofwar.bots import BOTS
 from lordsofwar.rules.cards import CORE
+from lordsofwar.web.accounts import service as accounts
 from lordsofwar.web.decks import service as deckweb
 from lordsofwar.web.games import BOT_NAMES, GameOptions, GameService
 from lordsofwar.web.lobby.schemas import NewInvitation
@@ -161,7 +162,7 @@ async def invite(
     opponent = None
     wanted = (body.opponent or "").strip()
     if wanted:
-        opponent = await db.scalar(select(User).where(User.name_key == wanted.lower()))
+        opponent = await accounts.find_user(db, wanted)
         if opponent is None:
             raise Problem(404, f"there is no player called {wanted[:30]!r}")
         if opponent.id == user.id:
