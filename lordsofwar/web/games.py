@@ -31,6 +31,7 @@ from lordsofwar.rules.cards import CORE, CORE_ARMIES, CardSet
 from lordsofwar.rules.errors import LordsOfWarError
 from lordsofwar.rules.state import LENGTHS, Position, Result, Variant
 from lordsofwar.web.db import sqlite_engine, upsert
+from lordsofwar.web.fields import WholeNumber
 from lordsofwar.web.models import Game, Heartbeat, User, utcnow
 from lordsofwar.web.settings import Settings
 
@@ -66,9 +67,9 @@ class GameOptions(BaseModel):
     custom_decks: bool = False
     custom_armies: list[CoreArmy] = Field(default_factory=lambda: _core_armies(), max_length=6)
     mode: Literal["live", "turn"] = "live"
-    minutes: int = Field(default=10, ge=1, le=180)
-    increment: int = Field(default=10, ge=0, le=180)
-    days: int = Field(default=3, ge=1, le=7)
+    minutes: WholeNumber = Field(default=10, ge=1, le=180)
+    increment: WholeNumber = Field(default=10, ge=0, le=180)
+    days: WholeNumber = Field(default=3, ge=1, le=7)
     creator_side: Literal["1", "2", "random"] = "random"
     public: bool = True
 

@@ -219,8 +219,8 @@ def test_two_players_invite_accept_play_and_resign(browser: Any, server: str, ca
         alice.click("#link-record")
     assert download.value.suggested_filename.startswith("lordsofwar-game-")
     alice.click("#link-replay")
-    alice.wait_for_selector("#replay-list .replay-item")
-    alice.click("#replay-first")
+    alice.wait_for_selector("#replay-list .replay-item.current")
+    assert alice.evaluate("() => window.LoW.replay.R.ply") == 0  # the replay opens at the start
     first = alice.locator("#mat .unit").count()
     for _ in range(6):
         alice.click("#replay-next")

@@ -25,9 +25,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from server import (  # tests/web/server.py (pytest puts tests/web on the path)
+    CHROMIUM_ARGS,
+    chromium_path,
+    running_server,
+)
 
 from lordsofwar.rules import mat, notation
-from tests.web.server import CHROMIUM_ARGS, chromium_path, running_server
 
 CHROMIUM = chromium_path()
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (scripts/install-browser)")
@@ -59,6 +63,8 @@ def browser() -> Iterator[Any]:
 def shot(page: Any, name: str) -> None:
     if SHOTS is not None:
         SHOTS.mkdir(parents=True, exist_ok=True)
+        page.evaluate("() => window.scrollTo(0, 0)")
+        page.wait_for_timeout(150)
         page.screenshot(path=str(SHOTS / name))
 
 
@@ -96,6 +102,7 @@ def api(page: Any, method: str, path: str, body: Any = None) -> dict[str, Any]:
 def open_game(page: Any, base: str, game: int) -> None:
     page.goto(f"{base}/games/{game}")
     page.wait_for_function("() => window.LoW && window.LoW.live && window.LoW.live.S.game !== null")
+    page.wait_for_selector("#conn", state="hidden")  # the live connection is up
 
 
 def bot_game(page: Any, base: str, **options: Any) -> int:
@@ -129,13 +136,22 @@ def classes(page: Any, selector: str) -> list[str]:
 
 
 def lit(page: Any) -> set[str]:
-    return set(page.eval_on_selector_all("#mat .sq.target", "els => els.map(e => e.dataset.square)"))
+    """The squares lit as destinations; each must show its mark."""
+    found = page.eval_on_selector_all(
+        "#mat .sq.target", "els => els.map(e => [e.dataset.square, (e.querySelector('.tmark') || e).getBoundingClientRect().width])"
+    )
+    assert all(width > 0 for _, width in found), found
+    return {square for square, _ in found}
 
 
 def reset(page: Any) -> None:
-    """Close what is open and drop the selection, as a player does: Escape (magnify, popup,
-    selection, one at a time)."""
-    for _ in range(3):
+    """Close what is open and drop the selection, as a player does: Escape, once per layer
+    (magnify, popup, selection)."""
+    layers = page.evaluate(
+        """() => { const m = document.getElementById('magnify'), p = document.getElementById('popup');
+                   return (m && !m.hidden ? 1 : 0) + (p && !p.hidden ? 1 : 0) + (window.LoW.live.UI.sel ? 1 : 0); }"""
+    )
+    for _ in range(int(layers)):
         page.keyboard.press("Escape")
 
 
@@ -205,9 +221,6 @@ def check_display(page: Any, seen: Counter[str]) -> None:
         assert "selected" in classes(page, selector)
         shown = lit(page)
         assert shown == deploys[card], f"{card}: lit {sorted(shown)}, legal {sorted(deploys[card])}"
-        for square in shown:  # a lit square shows its mark
-            box = page.locator(f'#mat [data-square="{square}"] .tmark').bounding_box()
-            assert box is not None and box["width"] > 0
         reachable |= {f"deploy {card} {sq}" for sq in shown}
         reset(page)
 
@@ -304,12 +317,16 @@ def choose(page: Any, legal: list[str], rng: random.Random, done: Counter[str]) 
     return rng.choice(legal)
 
 
-def play_and_check(page: Any, decisions: int, seed: int) -> Counter[str]:
-    """Play ``decisions`` decision points by clicking, checking the display at each."""
+def play_and_check(page: Any, decisions: int, seed: int, need: tuple[str, ...] = (), most: int = 40) -> Counter[str]:
+    """Play ``decisions`` decision points by clicking, checking the display at each; go on (up
+    to ``most``) until every kind of action in ``need`` has been offered and checked (the bot's
+    game differs from run to run)."""
     rng = random.Random(seed)
     seen: Counter[str] = Counter()
     done: Counter[str] = Counter()
-    for _ in range(decisions):
+    for i in range(most):
+        if i >= decisions and all(seen[k] for k in need):
+            break
         st = wait_turn(page)
         if st["game"]["status"] != "running":
             break
@@ -344,7 +361,7 @@ def test_player_one_sees_exactly_the_legal_squares_of_the_selection(browser: Any
     base, _ = server
     page = sign_up(browser, base, "ann")
     bot_game(page, base, creator_side="1", creator_army="elves", opponent_army="dwarves")
-    seen = play_and_check(page, 16, seed=3)
+    seen = play_and_check(page, 10, seed=3, need=("deploy", "draw", "shoot", "recall"))
     assert seen["deploy"] and seen["draw"] and seen["shoot"] and seen["recall"], seen
 
     # a click on a square the selected card may not go to says why, and keeps the selection
@@ -356,6 +373,7 @@ def test_player_one_sees_exactly_the_legal_squares_of_the_selection(browser: Any
     card = next(a.split()[1] for a in st["legal"] if a.startswith("deploy "))
     squares = {norm(a.split()[2]) for a in st["legal"] if a.startswith(f"deploy {card} ")}
     page.click(f'#hand-bottom .hand-card[data-card="{card}"] >> nth=0')
+    shot(page, "game.png")
     free = page.eval_on_selector_all("#mat .sq:not(.occupied)", "els => els.map(e => e.dataset.square)")
     unlit = next(sq for sq in free if sq not in squares)
     page.click(f'#mat [data-square="{unlit}"]')
@@ -365,7 +383,14 @@ def test_player_one_sees_exactly_the_legal_squares_of_the_selection(browser: Any
     assert page.locator(f'#hand-bottom .hand-card.selected[data-card="{card}"]').count() == 1
     assert lit(page) == squares
     assert state(page)["game"]["version"] == st["game"]["version"]  # nothing was sent
-    shot(page, "game.png")
+
+    page.click("#toasts .toast")  # a click closes a message; the selection stays
+    assert page.locator("#toasts .toast").count() == 0
+    assert page.locator(f'#hand-bottom .hand-card.selected[data-card="{card}"]').count() == 1
+    # a hidden card says so
+    page.click("#hand-top .opp-card >> nth=0")
+    assert "hand is hidden" in toast(page)
+    page.click("#toasts .toast")
 
     # the deck counters list what the player may know of each deck
     me = str(st["game"]["you"])
@@ -394,7 +419,7 @@ def test_player_two_with_the_mat_turned_and_flipped_colours(browser: Any, server
     page = sign_up(browser, base, "ben")
     bot_game(page, base, creator_side="2", creator_army="undead", opponent_army="lizardmen", mat="unbordered")
     assert page.get_attribute("#mat", "data-bottom") == "2"  # player 2 sits at the bottom: the mat turned
-    seen = play_and_check(page, 10, seed=11)
+    seen = play_and_check(page, 8, seed=11, need=("deploy", "draw", "recall"))
     assert seen["deploy"] and seen["draw"], seen
 
     # colours follow the owner: after a flip, your units and cards keep yours
@@ -487,11 +512,13 @@ def test_two_players_resignation_heading_not_your_turn_and_panels(browser: Any, 
     assert "/4" in dee.inner_text("#btn-panels")
     dee.reload()
     dee.wait_for_function("() => window.LoW.live.S.game !== null")
+    dee.wait_for_selector("#conn", state="hidden")
     assert dee.locator("#panel-bottom .pp-body").is_hidden()
     dee.click("#btn-panels")
     assert dee.locator("#panel-bottom .pp-body").is_visible()
     dee.reload()
     dee.wait_for_function("() => window.LoW.live.S.game !== null")
+    dee.wait_for_selector("#conn", state="hidden")
     assert dee.locator("#panel-bottom .pp-body").is_visible()
 
     # the player who is not to move resigns after the mover deployed: the log files the
@@ -563,9 +590,25 @@ def _insert_game(db: Path, p1: str, p2: str, decks: list[list[str]], armies: lis
         engine.dispose()
 
 
+def _to_a_berserker_choice() -> tuple[list[list[str]], int, list[str]]:
+    """Decks, seed and actions of a game where player 1 must choose where a berserker advances
+    (seeded random play with the engine; as in test_browser.py)."""
+    from lordsofwar.rules.cards import CORE
+
+    decks = [CORE.standard_deck("orcs"), CORE.standard_deck("templars")]
+    pos = notation.deal(decks, 15)
+    rng = random.Random(15)
+    actions: list[str] = []
+    while not (pos.decider == 1 and any(a.kind == "advance" for a in pos.legal_actions())):
+        assert pos.result is None and len(actions) < 300, "no berserker choice on this path"
+        action = rng.choice(sorted(pos.legal_actions(), key=str))
+        actions.append(str(action))
+        pos.push(action)
+    return decks, 15, actions
+
+
 def test_a_berserker_choice_and_a_mercenary_deck(browser: Any, server: tuple[str, Path]) -> None:
     from lordsofwar.rules.cards import CORE
-    from tests.web.test_browser import _to_a_berserker_choice
 
     base, db = server
     fay = sign_up(browser, base, "fay")

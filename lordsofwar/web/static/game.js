@@ -5,11 +5,16 @@
  *
  * Stable hooks for browser tests:
  *   #game[data-game-id]            root of the game page (class "busy" while an answer is awaited)
- *   #mat                           the battle mat; each square [data-square="d3"] (or "-1,3" off the
- *                                  bordered area), classes: .target (legal destination of the
- *                                  selection), .source (unit with legal actions), .selected, .last
- *                                  (changed in the last turn); a unit is .unit[data-card][data-owner]
- *   #hand-bottom .hand-card[data-card="orcs:07"][data-index]   own hand (class .selected, .deployable)
+ *   #mat[data-bottom]              the battle mat (data-bottom: the player at the bottom of the screen);
+ *                                  each square [data-square="d3"] (or "-1,3" off the bordered area),
+ *                                  classes: .target (legal destination of the selection: exactly the
+ *                                  squares of the selected card's or unit's legal actions), .source
+ *                                  (unit with legal actions), .selected, .last (changed in the last
+ *                                  turn); a unit is .unit[data-card][data-owner]
+ *   Colours follow the owner (.card.col-me: you, or player 1 for a spectator; .col-opp), never the
+ *   side of the screen: the flip button (#btn-flip) turns the mat, your cards stay yours.
+ *   #hand-bottom .hand-card[data-card="orcs:07"][data-index]   own hand (class .selected, .deployable);
+ *                                  after a flip your hand is at the top: #hand-top .opp-card.own
  *   #hand-top .opp-card            opponent's hand (.back when hidden)
  *   #btn-draw #btn-pass            reinforcement buttons (shown only when legal)
  *   #btn-resign → #btn-resign-confirm / #btn-resign-cancel (confirmation dialog #confirm)
@@ -18,13 +23,22 @@
  *   #magnify                       magnified card overlay (click or Esc closes)
  *   #status                        what the player must do now
  *   #result                        the result banner once over; #link-record, #link-replay, #btn-rematch (players)
- *   #log .log-entry[data-n]        one per log entry; .last-turn on the last turn's entries
- *   #panel-top / #panel-bottom     player panels: .pp-name, .tag.army (the army, or "Mercenary" / "Custom orcs"),
- *                                  .clock, .score (hover lists eliminated cards)
+ *   #log .log-entry[data-n]        one per log entry; .last-turn on the last turn's entries;
+ *                                  .log-turn headings, one per turn and acting player [data-player]
+ *   #panel-top / #panel-bottom     player panels [data-player]: .pp-name, .tag.army (the army, or
+ *                                  "Mercenary" / "Custom orcs"), .clock, .score (hover lists eliminated
+ *                                  cards), .deck-count (hover lists what you may know of the cards left:
+ *                                  the state's deck_cards)
  *   #zoom (range) #btn-fit #btn-flip #btn-contrast   (high contrast: body.hc, persisted)
- *   #conn                          "reconnecting…" indicator; #toasts .toast error messages
+ *   #btn-panels                    shows / hides the panels' bodies (root .panels-hidden, persisted);
+ *                                  carries both players' rings (.rings) so the counters stay in view
+ *   #conn                          "reconnecting…" indicator
+ *   #toasts .toast(.error|.info|.hint)   messages, over #status (they cover no control): refusals
+ *                                  from the server, and why a click did nothing (.hint)
+ *   Clicks: a click acts (select, choose a destination); one that cannot says why in a .hint;
+ *   double-click or right-click magnifies a card (a click too where nothing can be done).
  *   Replay (replay.js): #replay-first #replay-prev #replay-next #replay-last #replay-ply (range),
- *                       #replay-list .replay-item[data-ply] (.current)
+ *                       #replay-list .replay-item[data-ply] (.current); opens at step 0 (or #ply=N)
  */
 (function () {
   'use strict';
@@ -102,17 +116,19 @@
 
   /**
    * A card face. opts.rot: true when the card is seen from its owner's opponent's side (its
-   * front points down the screen). opts.side: "bottom" | "top" (colour), opts.extra: class.
+   * front points down the screen). opts.colour: "me" (blue: you, or player 1 for a spectator)
+   * | "opp" (red) — the colour follows the card's owner, never the side of the screen; the older
+   * opts.side "bottom" | "top" means "me" | "opp". opts.extra: class.
    */
   function cardEl(id, opts = {}) {
     const c = card(id);
-    const side = opts.side || 'bottom';
+    const colour = opts.colour || (opts.side === 'top' ? 'opp' : 'me');
     const rot = !!opts.rot;
     if (!c) {
-      return h('div', { class: 'card back side-' + side + (opts.extra ? ' ' + opts.extra : ''), 'data-card': id || null },
+      return h('div', { class: 'card back col-' + colour + (opts.extra ? ' ' + opts.extra : ''), 'data-card': id || null },
         h('div', { class: 'back-mark', text: '⚔' }));
     }
-    const cls = ['card', 'side-' + side, 'army-' + c.army, 'cls-' + c.class, 'rank-' + c.rank];
+    const cls = ['card', 'col-' + colour, 'army-' + c.army, 'cls-' + c.class, 'rank-' + c.rank];
     if (rot) cls.push('rot');
     if (isCommand(c)) cls.push('command');
     if (opts.extra) cls.push(opts.extra);
@@ -176,7 +192,7 @@
     const DIRN = { F: 'front', FR: 'front-right', R: 'right', BR: 'back-right', B: 'back', BL: 'back-left', L: 'left', FL: 'front-left' };
     const attacks = DIRS.filter((d) => c.attacks && c.attacks[d]).map((d) => h('li', null, h('b', { text: c.attacks[d] }), ' ' + DIRN[d]));
     ov.replaceChildren(h('div', { class: 'magnify-box', role: 'dialog', 'aria-label': c.name },
-      h('div', { class: 'magnify-card' }, cardEl(c.id, { side: opts.side || 'bottom', title: false })),
+      h('div', { class: 'magnify-card' }, cardEl(c.id, { colour: opts.colour, side: opts.side, title: false })),
       h('div', { class: 'magnify-info' },
         h('h2', { text: c.name }),
         h('p', { class: 'mi-sub', text: `${c.army} · ${c.rank}${isCommand(c) ? ' (command unit)' : ''} · ${c.class}` }),
@@ -196,7 +212,8 @@
 
   /**
    * Draw the mat into `root`.
-   * o.view (position or view), o.bottom (player at the bottom of the screen), o.cell (px),
+   * o.view (position or view), o.bottom (player at the bottom of the screen), o.home (player whose
+   * units are drawn in "my" colour: you, or player 1; default o.bottom), o.cell (px),
    * o.targets: Map square → "move"|"shoot"|... (legal destinations), o.sources: Map square → [kinds],
    * o.selected: square, o.last: Set of squares, o.ghosts: [{square, card, owner}],
    * o.fresh: Set of squares (animate in), o.extraSquares: squares to include in the bounding box.
@@ -204,6 +221,8 @@
   function renderMat(root, o) {
     const view = o.view;
     const bottom = o.bottom || 1;
+    const home = o.home || bottom;
+    const colourOf = (owner) => (owner === home ? 'me' : 'opp');
     const unbordered = view.variant && view.variant.mat === 'unbordered';
     const units = new Map();
     for (const u of view.board || []) units.set(norm(u.square), u);
@@ -254,8 +273,7 @@
           if (!u && view.turn <= 2 && name === 'e4') sq.append(h('span', { class: 'opening', text: '2' }));
         }
         if (u) {
-          const side = u.owner === bottom ? 'bottom' : 'top';
-          const ce = cardEl(u.card, { side, rot: u.owner !== bottom, extra: 'unit' + (fresh.has(name) ? ' fresh' : '') });
+          const ce = cardEl(u.card, { colour: colourOf(u.owner), rot: u.owner !== bottom, extra: 'unit' + (fresh.has(name) ? ' fresh' : '') });
           ce.dataset.owner = u.owner;
           sq.append(ce);
           if (dmg[name]) sq.append(h('span', { class: 'dmg-badge', title: `${dmg[name]} shot damage this turn`, text: '−' + dmg[name] }));
@@ -271,7 +289,7 @@
       if (x < minX || x > maxX || y < minY || y > maxY) continue;
       const [cx, cy] = pos(x, y);
       const ge = h('div', { class: 'ghost', style: `left:${cx * cell}px;top:${cy * cell}px` },
-        cardEl(g.card, { side: g.owner === bottom ? 'bottom' : 'top', rot: g.owner !== bottom, title: false }));
+        cardEl(g.card, { colour: colourOf(g.owner), rot: g.owner !== bottom, title: false }));
       frag.append(ge);
     }
     // declared shots: shooter → target
@@ -353,24 +371,99 @@
     return describeEntry(entry, names).map((seg) => seg.map((p) => typeof p === 'string' ? p : p.card ? cardName(p.card) : p.text).join('')).join('; ');
   }
 
+  /** The owner of card `id` as a log entry tells it, or null. */
+  function ownerInEntry(id, e) {
+    for (const ev of e.events || []) {
+      if (ev.card === id) return ev.owner || ev.player || (ev.type === 'shot' ? e.player : null);
+      if (ev.target_card === id) return e.player ? 3 - e.player : null;
+    }
+    return null;
+  }
+
+  /**
+   * One log entry. opts.home: the player shown in "my" colour; opts.cls: extra class;
+   * opts.cardClick: "magnify" (default: a click on a card name magnifies it) or "none" (the
+   * click goes to the entry: the replay list jumps to its step; magnify is a double-click or a
+   * right-click there). A card name always shows the card on hover. opts.colourOf(player):
+   * "me" | "opp", the colour of that player's cards.
+   */
   function entryEl(entry, names, opts = {}) {
     const segs = describeEntry(entry, names);
     const body = h('span', { class: 'le-text' });
+    const clickMagnifies = opts.cardClick !== 'none';
     segs.forEach((seg, i) => {
       const s = h('span', { class: 'le-seg' });
       for (const p of seg) {
         if (typeof p === 'string') s.append(p);
         else if (p.card) {
-          s.append(h('span', { class: 'cardref', 'data-card': p.card, title: card(p.card) ? cardTitle(card(p.card)) : null, text: cardName(p.card),
-            onclick: (e) => { e.stopPropagation(); magnify(p.card); } }));
+          const owner = ownerInEntry(p.card, entry);
+          const colour = opts.colourOf && owner ? opts.colourOf(owner) : null;
+          const ref = h('span', { class: 'cardref', 'data-card': p.card, text: cardName(p.card),
+            'aria-label': card(p.card) ? cardTitle(card(p.card)) : null });
+          if (clickMagnifies) ref.addEventListener('click', (e) => { e.stopPropagation(); hidePreview(); magnify(p.card, { colour }); });
+          ref.addEventListener('dblclick', (e) => { e.preventDefault(); hidePreview(); magnify(p.card, { colour }); });
+          ref.addEventListener('contextmenu', (e) => { e.preventDefault(); hidePreview(); magnify(p.card, { colour }); });
+          ref.addEventListener('mouseenter', () => showPreview(ref, p.card, colour));
+          ref.addEventListener('mouseleave', hidePreview);
+          s.append(ref);
         } else s.append(h('span', { class: p.cls || '', text: p.text }));
       }
       if (i) body.append(h('span', { class: 'le-sep', text: ' · ' }));
       body.append(s);
     });
-    const who = entry.player ? (opts.bottom && entry.player === opts.bottom ? 'me' : 'opp') : 'none';
+    const home = opts.home || opts.bottom;
+    const who = entry.player ? (home && entry.player === home ? 'me' : 'opp') : 'none';
     return h('div', { class: 'log-entry who-' + who + (opts.cls ? ' ' + opts.cls : ''), 'data-n': entry.n },
       h('span', { class: 'le-turn', title: 'turn ' + entry.turn, text: entry.turn != null ? entry.turn : '' }), body);
+  }
+
+  /**
+   * The heading line above a log entry, or null when it belongs under the previous one: a new
+   * heading whenever the turn or the acting player changes, so that an action of the player who
+   * is not to move (a resignation, a timeout, accepting a draw, a berserker choice) is never
+   * shown under the other player's turn heading. state: {key} carried from entry to entry.
+   */
+  function logHeading(e, names, state) {
+    if (e.turn == null) return null;
+    const key = e.turn + ':' + (e.player || '');
+    if (key === state.key) return null;
+    const sameTurn = state.turn === e.turn;
+    state.key = key; state.turn = e.turn;
+    const who = e.player ? ' · ' + ((names && names[e.player]) || 'player ' + e.player) : '';
+    const ending = e.action == null && (e.events || []).some((ev) => ev.type === 'result');
+    return h('div', { class: 'log-turn' + (sameTurn ? ' same-turn' : '') + (ending ? ' ending' : ''), 'data-player': e.player || null,
+      text: ending ? `Turn ${e.turn}` + who + ' · end of the game' : `Turn ${e.turn}` + who });
+  }
+
+  // A card shown while the pointer rests on its name (#hover-pop).
+  function showPreview(anchor, id, colour) {
+    const pop = $('#hover-pop');
+    if (!pop || !card(id)) return;
+    pop.replaceChildren(h('div', { class: 'hp-preview' }, cardEl(id, { colour: colour || 'me', title: false, extra: 'preview' }),
+      h('div', { class: 'hp-hint', text: 'double-click or right-click: magnify' })));
+    pop.hidden = false;
+    pop.style.width = '';
+    placePop(pop, anchor, 'side');
+  }
+  function hidePreview() { const pop = $('#hover-pop'); if (pop) pop.hidden = true; }
+
+  /** Put the (absolute) pop beside `anchor`: to its left if there is room, else right, else below. */
+  function placePop(pop, anchor, how) {
+    const r = anchor.getBoundingClientRect();
+    const pw = pop.offsetWidth, ph = pop.offsetHeight;
+    let left, top;
+    if (how === 'side') {
+      left = r.left - pw - 10;
+      if (left < 8) left = r.right + 10;
+      if (left + pw > window.innerWidth - 8) left = Math.max(8, Math.min(r.left, window.innerWidth - pw - 8));
+      top = Math.min(r.top, window.innerHeight - ph - 8);
+    } else {
+      left = Math.max(8, Math.min(r.left, window.innerWidth - pw - 8));
+      top = r.bottom + 6;
+      if (top + ph > window.innerHeight - 8) top = Math.max(8, r.top - ph - 6);
+    }
+    pop.style.left = left + window.scrollX + 'px';
+    pop.style.top = Math.max(8, top) + window.scrollY + 'px';
   }
 
   // "player 2 resigned" → "bob resigned"
@@ -391,10 +484,13 @@
   // Score rings (Yucata's eliminated-count display)
   // ---------------------------------------------------------------------------------------------
 
-  /** Score of `player` = what they eliminated = the opponent's lost cards. */
-  function scoreEl(view, player, names, opts = {}) {
-    const opp = 3 - player;
-    const lost = ((view.players || {})[opp] || {}).lost || [];
+  /**
+   * The score of `player` = what they eliminated = the opponent's lost cards: the command units
+   * (inner ring) and all units (outer ring) against what wins. warn: colour the rings by how close
+   * the player is to winning (an opponent's), else green (your own).
+   */
+  function scoreOf(view, player, warn) {
+    const lost = ((view.players || {})[3 - player] || {}).lost || [];
     const cmd = lost.filter((id) => isCommand(card(id))).length;
     const units = lost.length;
     const v = view.variant || {};
@@ -405,8 +501,13 @@
       const C = 2 * Math.PI * r;
       return `<circle class="track" r="${r}" cx="20" cy="20"/><circle class="val ${cls}" r="${r}" cx="20" cy="20" stroke-dasharray="${(f * C).toFixed(2)} ${C.toFixed(2)}"/>`;
     };
-    const warn = opts.warn !== false;
     const svg = `<svg viewBox="0 0 40 40" class="rings" aria-hidden="true">${ring(16, uf, 'outer ' + (warn ? level(uf) : 'mine'))}${ring(9.5, cf, 'inner ' + (warn ? level(cf) : 'mine'))}</svg>`;
+    return { lost, cmd, units, cNeed, uNeed, svg };
+  }
+
+  function scoreEl(view, player, names, opts = {}) {
+    const opp = 3 - player;
+    const { lost, cmd, units, cNeed, uNeed, svg } = scoreOf(view, player, opts.warn !== false);
     const e = h('div', { class: 'score', tabindex: '0', 'aria-label': `eliminated by ${names[player]}: ${cmd} of ${cNeed} command units, ${units} of ${uNeed} units` });
     e.innerHTML = svg;
     e.append(h('div', { class: 'score-nums' },
@@ -416,7 +517,7 @@
       const pop = $('#hover-pop');
       if (!pop) return;
       pop.replaceChildren(h('div', { class: 'hp-title', text: `Eliminated by ${names[player]} (${units})` }),
-        lost.length ? h('div', { class: 'hp-cards' }, lost.map((id) => cardEl(id, { side: opp === (opts.bottom || 1) ? 'bottom' : 'top', extra: 'mini' }))) : h('div', { class: 'hp-none', text: 'none yet' }));
+        lost.length ? h('div', { class: 'hp-cards' }, lost.map((id) => cardEl(id, { colour: opp === (opts.home || opts.bottom || 1) ? 'me' : 'opp', extra: 'mini' }))) : h('div', { class: 'hp-none', text: 'none yet' }));
       pop.hidden = false;
       const r = e.getBoundingClientRect();
       const pw = Math.min(360, window.innerWidth - 16);
@@ -432,6 +533,69 @@
     e.addEventListener('mouseleave', hide);
     e.addEventListener('blur', hide);
     return e;
+  }
+
+  /**
+   * The show/hide button of the player panels (#btn-panels): it carries both players' rings, so
+   * the counters stay in view while the panels are hidden. order: [top player, bottom player].
+   */
+  function fillPanelsButton(btn, view, order, names, home, hidden) {
+    if (!btn) return;
+    const parts = order.map((p) => {
+      const sc = scoreOf(view, p, p !== home);
+      const e = h('span', { class: 'pb-score col-' + (p === home ? 'me' : 'opp'), 'data-player': p },
+        h('span', { class: 'pb-rings' }), h('span', { class: 'pb-nums', text: `${sc.cmd}/${sc.cNeed} · ${sc.units}/${sc.uNeed}` }));
+      e.firstChild.innerHTML = sc.svg;
+      e.title = `eliminated by ${names[p]}: ${sc.cmd} of ${sc.cNeed} command units, ${sc.units} of ${sc.uNeed} units`;
+      return e;
+    });
+    btn.replaceChildren(h('span', { class: 'pb-label', text: hidden ? '▸ Players' : '▾ Players' }), ...parts);
+    btn.setAttribute('aria-pressed', hidden ? 'false' : 'true');
+    btn.setAttribute('aria-label', (hidden ? 'Show' : 'Hide') + ' the player panels; ' + parts.map((e) => e.title).join('; '));
+    btn.title = (hidden ? 'Show' : 'Hide') + ' the player panels (the rings: command units and units eliminated)';
+  }
+
+  const RANK_ORDER = ['general', 'command', 'special', 'elite', 'veteran', 'regular', 'recruit'];
+  const byRank = (a, b) => {
+    const ca = card(a), cb = card(b);
+    return (RANK_ORDER.indexOf(ca ? ca.rank : '') - RANK_ORDER.indexOf(cb ? cb.rank : '')) || String(a).localeCompare(String(b));
+  };
+
+  /**
+   * A deck counter that lists, on hover or focus, what the viewer may know of the cards left:
+   * info = {cards: [...], includes_hand: bool} (server's deck_cards) or null (only the count).
+   * opts: {count, whose ("Your" | name), colour, army}.
+   */
+  function deckHover(el, info, opts) {
+    el.tabIndex = 0;
+    el.classList.add('has-pop');
+    const show = () => {
+      const pop = $('#hover-pop');
+      if (!pop) return;
+      let title, body;
+      if (info && Array.isArray(info.cards)) {
+        const cards = [...info.cards].sort(byRank);
+        title = info.includes_hand
+          ? `${opts.whose} deck or hand: ${cards.length} cards (the hand is hidden)`
+          : `${opts.whose} deck: ${cards.length} cards left`;
+        body = cards.length ? h('div', { class: 'hp-cards deck-cards' }, cards.map((id) => cardEl(id, { colour: opts.colour, extra: 'mini', title: false })))
+          : h('div', { class: 'hp-none', text: 'empty' });
+      } else {
+        title = `${opts.whose} deck: ${opts.count} cards left`;
+        body = h('div', { class: 'hp-none', text: opts.army ? `A ${opts.army} deck: which cards it holds is not known.` : 'Which cards it holds is not known.' });
+      }
+      pop.replaceChildren(h('div', { class: 'hp-title', text: title }),
+        body, h('div', { class: 'hp-note', text: 'In no particular order.' }));
+      pop.hidden = false;
+      pop.style.width = Math.min(560, window.innerWidth - 16) + 'px';
+      placePop(pop, el, 'side');
+    };
+    const hide = () => { const pop = $('#hover-pop'); if (pop) pop.hidden = true; };
+    el.addEventListener('mouseenter', show);
+    el.addEventListener('focus', show);
+    el.addEventListener('mouseleave', hide);
+    el.addEventListener('blur', hide);
+    return el;
   }
 
   // Expose the renderer for replay.js.
@@ -458,7 +622,7 @@
 
   window.LoW = {
     CARDS, DIRS, RANK_ABBR, h, $, loadCards, cardEl, magnify, renderMat, entrySquares, describeEntry, describeText, entryEl,
-    resultText, scoreEl, parseSq, sqName, norm, isCommand, card, cardName, store, setHighContrast, fitCellSize,
+    resultText, scoreEl, scoreOf, fillPanelsButton, deckHover, logHeading, showPreview, hidePreview, placePop, parseSq, sqName, norm, isCommand, card, cardName, store, setHighContrast, fitCellSize,
   };
 
   // =============================================================================================
@@ -467,11 +631,12 @@
 
   function startLive(root) {
     const gameId = Number(root.dataset.gameId);
-    const S = { game: null, view: null, legal: [], log: [] }; // latest state from the server
+    const S = { game: null, view: null, legal: [], log: [], deck: null }; // latest state from the server
     const UI = {
       sel: null,               // {kind:'deploy', card, index} | {kind:'shoot'|'move'|'advance', from}
       pending: false, pendingTimer: null,
       flip: false,
+      panelsHidden: !!store.get('panelsHidden', false),
       zoom: store.get('zoom', 'fit'),
       ghosts: [], fresh: new Set(),
       clockBase: null,        // {t: performance.now(), clocks: {...}}
@@ -486,12 +651,21 @@
       const p = (S.game && S.game.players) || {};
       return { 1: (p[1] && p[1].name) || 'player 1', 2: (p[2] && p[2].name) || 'player 2' };
     };
-    const bottom = () => { const b = you() || 1; return UI.flip ? 3 - b : b; };
+    const home = () => you() || 1; // drawn in "my" colour (blue) whichever side of the screen it is on
+    const bottom = () => (UI.flip ? 3 - home() : home());
+    const colourOf = (p) => (p === home() ? 'me' : 'opp');
     const decider = () => {
       const v = S.view; if (!v || v.result || (S.game && S.game.status === 'over')) return null;
       return (v.turn_state && v.turn_state.decider) || v.to_move;
     };
     const over = () => !!(S.game && (S.game.status === 'over' || S.game.result)) || !!(S.view && S.view.result);
+
+    /** Whether legal action `a` is a destination of the selection `sel`. */
+    function matchesSel(a, sel) {
+      if (!sel) return false;
+      if (sel.kind === 'deploy') return a.type === 'deploy' && a.card === sel.card;
+      return a.type === sel.kind && a.from != null && a.from === sel.from;
+    }
 
     function parsedLegal() {
       return (S.legal || []).map((t) => {
@@ -524,6 +698,8 @@
       if (!S.game || !S.view) return;
       root.classList.remove('loading');
       const v = S.view, g = S.game, b = bottom(), N = names();
+      const logEl = $('#log'); // follows the newest entry unless scrolled back (decided before the layout changes)
+      const logStick = !logEl.childElementCount || logEl.scrollHeight - logEl.scrollTop - logEl.clientHeight < 40;
       const acts = parsedLegal();
       const canAct = !UI.pending && acts.length > 0;
       root.classList.toggle('busy', UI.pending);
@@ -532,11 +708,7 @@
       root.classList.toggle('over', over());
 
       // validate selection against legal actions
-      if (UI.sel) {
-        const ok = UI.sel.kind === 'deploy' ? acts.some((a) => a.type === 'deploy' && a.card === UI.sel.card)
-          : acts.some((a) => a.type === UI.sel.kind && a.from === UI.sel.from);
-        if (!ok) UI.sel = null;
-      }
+      if (UI.sel && !acts.some((a) => matchesSel(a, UI.sel))) UI.sel = null;
       autoSelect(acts);
 
       // sources / targets
@@ -550,10 +722,7 @@
           }
         }
         if (UI.sel) {
-          for (const a of acts) {
-            if (UI.sel.kind === 'deploy' && a.type === 'deploy' && a.card === UI.sel.card) targets.set(a.to, 'deploy');
-            else if (a.type === UI.sel.kind && a.from === UI.sel.from) targets.set(a.to, a.type);
-          }
+          for (const a of acts) if (matchesSel(a, UI.sel)) targets.set(a.to, a.type);
         }
       }
       renderStatus(acts);
@@ -562,12 +731,12 @@
       const cell = UI.zoomCell = cellSize();
       const extra = acts.filter((a) => a.to).map((a) => a.to);
       renderMat($('#mat'), {
-        view: v, bottom: b, cell, targets, sources, last, ghosts: UI.ghosts, fresh: UI.fresh, extraSquares: extra,
+        view: v, bottom: b, home: home(), cell, targets, sources, last, ghosts: UI.ghosts, fresh: UI.fresh, extraSquares: extra,
         selected: UI.sel && UI.sel.from,
       });
       if (UI.zoom === 'fit') {
         const c2 = fitCell(); // unbordered: the size is known only after a first pass
-        if (c2 !== cell) renderMat($('#mat'), { view: v, bottom: b, cell: c2, targets, sources, last, ghosts: UI.ghosts, fresh: UI.fresh, extraSquares: extra, selected: UI.sel && UI.sel.from });
+        if (c2 !== cell) renderMat($('#mat'), { view: v, bottom: b, home: home(), cell: c2, targets, sources, last, ghosts: UI.ghosts, fresh: UI.fresh, extraSquares: extra, selected: UI.sel && UI.sel.from });
         UI.zoomCell = c2;
       }
       root.style.setProperty('--cell', UI.zoomCell + 'px');
@@ -578,7 +747,7 @@
 
       renderHands(acts, canAct);
       renderPanels();
-      renderLog();
+      renderLog(logStick);
     }
 
     function autoSelect(acts) {
@@ -605,36 +774,53 @@
       const hb = $('#hand-bottom'), ht = $('#hand-top');
       const handOf = (p) => ((v.players || {})[p] || {}).hand || [];
       const deployable = new Set(acts.filter((a) => a.type === 'deploy').map((a) => a.card));
+      const hidden = (p, i) => {
+        const e = cardEl(null, { colour: colourOf(p), extra: 'opp-card hidden-card' });
+        e.dataset.index = i;
+        e.addEventListener('click', (ev) => { ev.stopPropagation(); say(`${names()[p]}'s hand is hidden: you see only how many cards it holds`); });
+        return e;
+      };
+      const ownCard = (e, id, i) => {
+        e.dataset.index = i;
+        e.dataset.owner = me;
+        if (canAct && deployable.has(id)) e.classList.add('deployable');
+        if (UI.sel && UI.sel.kind === 'deploy' && UI.sel.index === i) e.classList.add('selected');
+        e.addEventListener('click', (ev) => onHandClick(ev, id, i));
+        e.addEventListener('pointerdown', (ev) => onHandPointerDown(ev, id, i, e));
+        e.addEventListener('dblclick', (ev) => { ev.preventDefault(); magnify(id, { colour: 'me' }); });
+        e.addEventListener('contextmenu', (ev) => { ev.preventDefault(); magnify(id, { colour: 'me' }); });
+        e.removeAttribute('title');
+        return e;
+      };
       // bottom hand
       const bcards = handOf(b).map((id, i) => {
         const own = me != null && b === me;
-        if (id == null) return cardEl(null, { side: 'bottom', extra: 'opp-card hidden-card' });
-        const e = cardEl(id, { side: 'bottom', extra: own ? 'hand-card' : 'opp-card' });
+        if (id == null) return hidden(b, i);
+        if (own) return ownCard(cardEl(id, { colour: 'me', extra: 'hand-card' }), id, i);
+        const e = cardEl(id, { colour: colourOf(b), extra: 'opp-card face' });
         e.dataset.index = i;
-        if (own) {
-          if (canAct && deployable.has(id)) e.classList.add('deployable');
-          if (UI.sel && UI.sel.kind === 'deploy' && UI.sel.index === i) e.classList.add('selected');
-          e.addEventListener('click', (ev) => onHandClick(ev, id, i));
-          e.addEventListener('pointerdown', (ev) => onHandPointerDown(ev, id, i, e));
-          e.addEventListener('dblclick', (ev) => { ev.preventDefault(); magnify(id); });
-        } else {
-          e.addEventListener('click', () => magnify(id));
-        }
+        e.addEventListener('click', () => magnify(id, { colour: colourOf(b) }));
         e.removeAttribute('title');
         return e;
       });
       hb.replaceChildren(...bcards);
+      hb.dataset.player = b;
       hb.classList.toggle('is-own', me != null && b === me);
       hb.classList.toggle('faces', handOf(b).some((x) => x != null));
-      // top hand: backs or faces (visible variant / game over), as they would stand on the mat
+      // top hand: backs or faces (visible variant / game over), as they would stand on the mat;
+      // after a flip, your own hand is up there (and still yours to play)
       const top = 3 - b;
       const tcards = handOf(top).map((id, i) => {
-        const e = id == null ? cardEl(null, { side: 'top', extra: 'opp-card' }) : cardEl(id, { side: 'top', rot: true, extra: 'opp-card face' });
+        if (id == null) return hidden(top, i);
+        if (me != null && top === me) return ownCard(cardEl(id, { colour: 'me', rot: true, extra: 'opp-card face own' }), id, i);
+        const e = cardEl(id, { colour: colourOf(top), rot: true, extra: 'opp-card face' });
         e.dataset.index = i;
-        if (id != null) { e.addEventListener('click', () => magnify(id, { side: 'top' })); e.removeAttribute('title'); }
+        e.addEventListener('click', () => magnify(id, { colour: colourOf(top) }));
+        e.removeAttribute('title');
         return e;
       });
       ht.replaceChildren(...tcards);
+      ht.dataset.player = top;
       ht.classList.toggle('faces', handOf(top).some((x) => x != null));
       const hint = $('#hand-hint');
       const visible = v.variant && v.variant.hands === 'visible' && !over();
@@ -645,6 +831,8 @@
       const b = bottom();
       fillPanel($('#panel-bottom'), b, 'bottom');
       fillPanel($('#panel-top'), 3 - b, 'top');
+      root.classList.toggle('panels-hidden', UI.panelsHidden);
+      fillPanelsButton($('#btn-panels'), S.view, [3 - b, b], names(), home(), UI.panelsHidden);
       tickClocks();
     }
 
@@ -655,10 +843,16 @@
       const deck = Array.isArray(vp.deck) ? vp.deck.length : vp.deck;
       const active = decider() === p;
       const me = you();
-      el.className = 'player-panel side-' + side + (active ? ' active' : '') + (g.result && g.result.winner === p ? ' winner' : '');
+      el.className = 'player-panel side-' + side + ' col-' + colourOf(p) + (active ? ' active' : '') + (g.result && g.result.winner === p ? ' winner' : '');
       el.dataset.player = p;
       const visible = v.variant && v.variant.hands === 'visible';
       const tc = g.time_control || {};
+      const deckEl = h('span', { class: 'deck-count', 'data-player': p }, h('i', { class: 'mini-back' }), h('b', { text: deck != null ? deck : '?' }), ' deck');
+      const info = S.deck ? (S.deck[p] !== undefined ? S.deck[p] : S.deck[String(p)]) : null;
+      deckHover(deckEl, info || null, {
+        count: deck, colour: colourOf(p), whose: me === p ? 'Your' : `${pl.name || 'player ' + p}'s`,
+        army: vp.army && /^(mercenary|custom )/.test(vp.army) ? vp.army : null,
+      });
       el.replaceChildren(
         h('div', { class: 'pp-head' },
           h('span', { class: 'pp-dot' }),
@@ -673,11 +867,12 @@
           tc.mode === 'live' ? h('span', { class: 'clock', 'data-player': p, text: '' })
             : tc.mode === 'turn' ? h('span', { class: 'clock deadline', 'data-player': p, text: '' }) : null),
         h('div', { class: 'pp-body' },
-          scoreEl(v, p, N, { warn: me == null || me !== p, bottom: bottom() }),
+          scoreEl(v, p, N, { warn: me == null || me !== p, home: home() }),
           h('div', { class: 'pp-counts' },
-            h('span', { class: 'deck-count', title: 'cards left in the deck' }, h('i', { class: 'mini-back' }), h('b', { text: deck != null ? deck : '?' }), ' deck'),
+            deckEl,
             h('span', { class: 'hand-count', title: 'cards in hand' }, h('b', { text: (vp.hand || []).length }), ' hand'),
-            active ? h('span', { class: 'to-move', text: (v.turn_state && v.turn_state.phase === 'advance' && p !== v.to_move) ? 'choosing advance' : 'to move' }) : null)));
+            // always there (hidden when not to move), so that the panel keeps its height
+            h('span', { class: 'to-move' + (active ? '' : ' idle'), 'aria-hidden': active ? null : 'true', text: (active && v.turn_state && v.turn_state.phase === 'advance' && p !== v.to_move) ? 'choosing advance' : 'to move' }))));
     }
 
     function fmtClock(ms) {
@@ -785,20 +980,17 @@
       $('#controls').hidden = me == null && !over();
     }
 
-    function renderLog() {
+    function renderLog(stick) {
       const el = $('#log');
       const N = names();
       const log = S.log || [];
       const lastTurn = log.length ? log[log.length - 1].turn : null;
-      const stick = el.scrollHeight - el.scrollTop - el.clientHeight < 40 || !el.childElementCount;
       const frag = document.createDocumentFragment();
-      let prevTurn = null;
+      const heads = {};
       for (const e of log) {
-        if (e.turn !== prevTurn && e.turn != null) {
-          frag.append(h('div', { class: 'log-turn', text: `Turn ${e.turn}` + (e.player ? ' · ' + N[e.player] : '') }));
-          prevTurn = e.turn;
-        }
-        frag.append(entryEl(e, N, { bottom: bottom(), cls: e.turn === lastTurn ? 'last-turn' : '' }));
+        const head = logHeading(e, N, heads);
+        if (head) frag.append(head);
+        frag.append(entryEl(e, N, { home: home(), cls: e.turn === lastTurn ? 'last-turn' : '', colourOf }));
       }
       if (!log.length) frag.append(h('div', { class: 'log-empty', text: 'No actions yet.' }));
       el.replaceChildren(frag);
@@ -806,15 +998,66 @@
     }
 
     // ---- interaction ----------------------------------------------------------------------------
+    // Every click that cannot become an action says why (say(): a short message over the status
+    // line, gone after a few seconds); magnify is a double-click or a right-click (or a click on
+    // anything that has no action at all: an opponent's card, a unit while it is not your turn).
+
+    const say = (text) => toast(text, 'hint');
+    /** A hint is about the position and the click it answered: gone with the next click or change. */
+    function clearHints() { for (const t of root.querySelectorAll('#toasts .toast.hint')) { clearTimeout(t._timer); t.remove(); } }
+    const unitLabel = (u, sq) => `${cardName(u.card)} (${sq})`;
+
+    /** Why nothing can be done now, or null when the player may act. */
+    function whyNot() {
+      if (!S.game) return 'the game is still loading';
+      if (over()) return 'the game is over';
+      if (you() == null) return 'you are watching this game: only the players act';
+      if (UI.pending) return 'waiting for the server to answer…';
+      if (!parsedLegal().length) {
+        const d = decider(), N = names();
+        return d ? `not your turn: waiting for ${N[d]}` : 'not your turn';
+      }
+      return null;
+    }
+    const cap = (t) => t.replace(/^./, (c) => c.toUpperCase());
+
+    /** What the player can do now, as a hint to follow a refusal. */
+    function whatNow(acts) {
+      const kinds = new Set(acts.map((a) => a.type));
+      if (kinds.has('advance')) return 'choose a lit square for your berserker';
+      const out = [];
+      if (kinds.has('deploy')) out.push('select a card in your hand, then a lit square');
+      if (kinds.has('shoot') || kinds.has('move')) out.push('click a unit with a gold ring');
+      if (kinds.has('recall')) out.push('click a unit with a gold ring to recall it');
+      if (kinds.has('draw')) out.push('press Draw');
+      if (kinds.has('pass')) out.push('press Pass');
+      return out.join(', or ') || 'nothing';
+    }
+
+    function missText(sel, square, unit) {
+      if (sel.kind === 'deploy') return `${cardName(sel.card)} (${sel.card}) cannot be deployed on ${square}: choose a lit square`;
+      const su = (S.view.board || []).find((u) => norm(u.square) === sel.from);
+      const who = su ? unitLabel(su, sel.from) : 'the unit on ' + sel.from;
+      if (sel.kind === 'shoot') return `${who} cannot shoot at ${unit ? cardName(unit.card) + ' on ' : ''}${square}: choose a target marked in red`;
+      if (sel.kind === 'advance') return `the berserker ${who} cannot advance to ${square}: choose a lit square`;
+      return `${who} cannot move to ${square}: choose a lit square`;
+    }
+
     function onHandClick(ev, id, index) {
       ev.stopPropagation();
       if (UI.suppressClick) return;
       closePopup();
-      if (UI.pending) return;
+      clearHints();
+      const why = whyNot();
+      if (why) { say(cap(why)); return; }
       const acts = parsedLegal();
       const can = acts.some((a) => a.type === 'deploy' && a.card === id);
-      if (!can) { magnify(id); return; }
-      if (UI.sel && UI.sel.kind === 'deploy' && UI.sel.index === index) { magnify(id); return; }
+      if (!can) {
+        const deploying = acts.some((a) => a.type === 'deploy');
+        say(`${cardName(id)} (${id}) cannot be deployed now: ` + (deploying ? 'no square is open to it' : 'this is not the time to deploy — ' + whatNow(acts)));
+        return;
+      }
+      if (UI.sel && UI.sel.kind === 'deploy' && UI.sel.index === index) { magnify(id, { colour: 'me' }); return; }
       UI.sel = { kind: 'deploy', card: id, index };
       render();
     }
@@ -833,7 +1076,7 @@
         if (Math.hypot(ev.clientX - drag.x, ev.clientY - drag.y) < 6) return;
         drag.moved = true;
         const r = drag.el.getBoundingClientRect();
-        drag.ghost = cardEl(drag.id, { side: 'bottom', extra: 'drag-ghost', title: false });
+        drag.ghost = cardEl(drag.id, { colour: 'me', extra: 'drag-ghost', title: false });
         drag.ghost.style.setProperty('--cs', r.width + 'px');
         document.body.append(drag.ghost);
         UI.sel = { kind: 'deploy', card: drag.id, index: drag.index };
@@ -855,9 +1098,13 @@
       setTimeout(() => { UI.suppressClick = false; }, 0);
       const under = document.elementFromPoint(ev.clientX, ev.clientY);
       const sq = under && under.closest('#mat [data-square]');
-      const a = sq && parsedLegal().find((x) => x.type === 'deploy' && x.card === d.id && x.to === sq.dataset.square);
+      if (!sq) { say(`${cardName(d.id)} is still selected: drop it on a lit square, or click one`); return; }
+      const a = parsedLegal().find((x) => x.type === 'deploy' && x.card === d.id && x.to === sq.dataset.square);
       if (a) sendAction(a.t);
+      else say(missText({ kind: 'deploy', card: d.id }, sq.dataset.square, null));
     }
+
+    function unitAt(name) { return (S.view.board || []).find((u) => norm(u.square) === name) || null; }
 
     function onMatClick(ev) {
       if (UI.suppressClick) return;
@@ -865,15 +1112,23 @@
       if (!sqEl || !S.view) return;
       ev.stopPropagation();
       closePopup();
+      clearHints();
       const name = sqEl.dataset.square;
-      const acts = UI.pending ? [] : parsedLegal();
-      const unit = (S.view.board || []).find((u) => norm(u.square) === name);
+      const unit = unitAt(name);
+      const why = whyNot();
+      if (why) {
+        // nothing to act on: a unit is magnified, an empty square says why
+        if (unit && !UI.pending) magnify(unit.card, { colour: colourOf(unit.owner) });
+        else say(cap(why));
+        return;
+      }
+      const acts = parsedLegal();
       // 1. a destination of the selection
       if (UI.sel) {
-        const a = acts.find((x) => (UI.sel.kind === 'deploy' ? x.type === 'deploy' && x.card === UI.sel.card : x.type === UI.sel.kind && x.from === UI.sel.from) && x.to === name);
+        const a = acts.find((x) => matchesSel(x, UI.sel) && x.to === name);
         if (a) { sendAction(a.t); return; }
         if (UI.sel.from === name) { // clicking the selected unit again: magnify
-          if (unit) magnify(unit.card, { side: unit.owner === bottom() ? 'bottom' : 'top' });
+          if (unit) magnify(unit.card, { colour: colourOf(unit.owner) });
           return;
         }
       }
@@ -889,22 +1144,33 @@
         openPopup(sqEl, name, kinds, unit);
         return;
       }
-      // 3. anything else: magnify a unit, or clear the selection
-      if (UI.sel) { UI.sel = null; render(); if (!unit) return; }
-      if (unit) magnify(unit.card, { side: unit.owner === bottom() ? 'bottom' : 'top' });
+      // 3. anything else: say why nothing happens (the selection stays)
+      if (UI.sel) { say(cap(missText(UI.sel, name, unit))); return; }
+      if (unit) say(`${unitLabel(unit, name)} ${unit.owner === you() ? 'has no legal action now' : 'is not yours to command'}: ${whatNow(acts)}`);
+      else say(`Nothing to do on ${name}: ${whatNow(acts)}`);
+    }
+
+    function onMatMagnify(ev) {
+      const sqEl = ev.target.closest('[data-square]');
+      const unit = sqEl && S.view && unitAt(sqEl.dataset.square);
+      if (!unit) return;
+      ev.preventDefault();
+      closePopup();
+      magnify(unit.card, { colour: colourOf(unit.owner) });
     }
 
     const MENU_LABEL = { shoot: '◎ Shoot', move: '➜ Move', advance: '» Advance', recall: '↩ Recall', magnify: '🔍 Magnify' };
     function openPopup(anchor, square, kinds, unit) {
       const pop = $('#popup');
       const items = [...kinds.filter((k) => k !== 'recall'), ...kinds.filter((k) => k === 'recall'), 'magnify'];
+      pop.dataset.square = square;
       pop.replaceChildren(...items.map((k) => h('button', {
         type: 'button', role: 'menuitem', class: 'menu-item mi-' + k, 'data-menu': k,
         text: k === 'magnify' ? '⌕ Magnify' : MENU_LABEL[k],
         onclick: (e) => {
           e.stopPropagation();
           closePopup();
-          if (k === 'magnify') { if (unit) magnify(unit.card, { side: unit.owner === bottom() ? 'bottom' : 'top' }); return; }
+          if (k === 'magnify') { if (unit) magnify(unit.card, { colour: colourOf(unit.owner) }); return; }
           if (k === 'recall') { sendAction('recall ' + square); return; }
           UI.sel = { kind: k, from: square };
           render();
@@ -978,11 +1244,19 @@
       }
     }
 
+    /**
+     * A message over the status line (#toasts sits on #status: it covers no control). kind:
+     * "error" (a refusal from the server), "info", "hint" (why a click did nothing). The newest
+     * replaces the one shown; a click closes it.
+     */
     function toast(text, kind) {
       const box = $('#toasts');
-      const t = h('div', { class: 'toast ' + (kind || 'error'), role: 'alert', text, onclick: () => t.remove() });
+      kind = kind || 'error';
+      for (const old of box.querySelectorAll('.toast')) { clearTimeout(old._timer); old.remove(); }
+      const t = h('div', { class: 'toast ' + kind, role: kind === 'error' ? 'alert' : 'status', title: 'click to close', text,
+        onclick: (e) => { e.stopPropagation(); t.remove(); } });
       box.append(t);
-      setTimeout(() => { t.classList.add('fade'); setTimeout(() => t.remove(), 400); }, kind === 'info' ? 3000 : 7000);
+      t._timer = setTimeout(() => { t.classList.add('fade'); setTimeout(() => t.remove(), 400); }, kind === 'error' ? 7000 : kind === 'hint' ? 4500 : 3000);
     }
 
     // ---- state updates -------------------------------------------------------------------------------
@@ -993,6 +1267,8 @@
 
     function applyState(msg) {
       S.game = msg.game; S.view = msg.view; S.legal = msg.legal || []; S.log = msg.log || [];
+      S.deck = msg.deck_cards || null;
+      clearHints();
       noteClock();
       setPending(false);
       render();
@@ -1006,6 +1282,8 @@
       const lastN = S.log.length ? S.log[S.log.length - 1].n : 0;
       const contiguous = !newEntries.length || newEntries[0].n == null || newEntries[0].n === lastN + 1;
       S.game = msg.game; S.view = msg.view; S.legal = msg.legal || [];
+      S.deck = msg.deck_cards || null;
+      clearHints();
       if (contiguous) S.log = S.log.concat(newEntries);
       if (v > cur + 1 || !contiguous) sync();
       // animations: new units, eliminated units fading out
@@ -1102,6 +1380,8 @@
 
     // ---- wiring ----------------------------------------------------------------------------------------
     $('#mat').addEventListener('click', onMatClick);
+    $('#mat').addEventListener('dblclick', onMatMagnify);
+    $('#mat').addEventListener('contextmenu', onMatMagnify);
     $('#btn-draw').addEventListener('click', () => { if (S.legal.includes('draw')) sendAction('draw'); });
     $('#btn-rematch').addEventListener('click', rematch);
     $('#btn-pass').addEventListener('click', () => { if (S.legal.includes('pass')) sendAction('pass'); });
@@ -1117,12 +1397,13 @@
     $('#btn-decline-draw').addEventListener('click', () => drawOp('decline'));
     $('#btn-contrast').addEventListener('click', () => { setHighContrast(!document.body.classList.contains('hc')); });
     $('#btn-flip').addEventListener('click', () => { UI.flip = !UI.flip; render(); });
+    $('#btn-panels').addEventListener('click', () => { UI.panelsHidden = !UI.panelsHidden; store.set('panelsHidden', UI.panelsHidden); render(); });
     $('#btn-fit').addEventListener('click', () => { UI.zoom = 'fit'; store.set('zoom', 'fit'); render(); });
     $('#zoom').addEventListener('input', (e) => { UI.zoom = Number(e.target.value); store.set('zoom', UI.zoom); render(); });
     document.addEventListener('click', (e) => {
       if (UI.suppressClick) return;
       if (!e.target.closest('#popup')) closePopup();
-      if (UI.sel && !e.target.closest('#mat') && !e.target.closest('.hand-card') && !e.target.closest('#popup') && !e.target.closest('#magnify')) { UI.sel = null; render(); }
+      if (UI.sel && !e.target.closest('#mat') && !e.target.closest('.hand-card, .opp-card.own') && !e.target.closest('#popup') && !e.target.closest('#magnify') && !e.target.closest('#toasts')) { UI.sel = null; render(); }
     });
     document.addEventListener('keydown', (e) => {
       if (e.key === 'Escape') {
@@ -1145,7 +1426,7 @@
       .finally(connect);
 
     // for debugging and tests
-    window.LoW.live = { S, UI, render, sync, send: wsSend };
+    window.LoW.live = { S, UI, render, sync, send: wsSend, toast };
   }
 
   function boot() {

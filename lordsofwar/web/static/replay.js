@@ -1,17 +1,24 @@
 /* Lords of War — replay viewer. Needs game.js loaded first (window.LoW).
  * Loads GET /api/games/{id}/replay = {record, positions, log} (positions[i] = after i actions,
  * the opening first) and steps through it.
+ * It opens at the start (step 0; #ply=N in the address opens step N); the step controls stay
+ * in view (sticky). A click on a list entry, a card name in it included, goes to that step; a
+ * card name shows its card on hover and magnifies on a double-click or a right-click.
  * Hooks: #replay-first #replay-prev #replay-next #replay-last #replay-ply (range) #replay-ply-label
- *        #replay-list .replay-item[data-ply] (.current), #mat [data-square], #status, #result.
+ *        #replay-list .replay-item[data-ply] (.current), #mat [data-square], #status, #result,
+ *        #btn-panels, .deck-count (hover: the cards left, everything being public in a replay).
  */
 (function () {
   'use strict';
   const LoW = window.LoW;
   const root = document.getElementById('replay');
   if (!LoW || !root) return;
-  const { h, $, renderMat, cardEl, magnify, entrySquares, describeEntry, resultText, scoreEl, norm, store } = LoW;
+  const { h, $, renderMat, cardEl, magnify, entrySquares, resultText, scoreEl, store } = LoW;
   const gameId = Number(root.dataset.gameId);
-  const R = { positions: [], record: null, log: [], plies: [], ply: 0, flip: false, zoom: store.get('zoom', 'fit') };
+  const R = {
+    positions: [], record: null, log: [], plies: [], ply: 0, flip: false, zoom: store.get('zoom', 'fit'),
+    panelsHidden: !!store.get('panelsHidden', false),
+  };
 
   LoW.setHighContrast(store.get('highContrast', false));
 
@@ -20,6 +27,8 @@
     return { 1: (p[1] && p[1].name) || 'player 1', 2: (p[2] && p[2].name) || 'player 2' };
   };
   const bottom = () => (R.flip ? 2 : 1);
+  // colours follow the owner: player 1 blue, player 2 red, whichever side of the screen
+  const colourOf = (p) => (p === 1 ? 'me' : 'opp');
 
   /** One item per position after the opening: its log entry (or the bare action). */
   function buildPlies() {
@@ -49,7 +58,7 @@
     return LoW.fitCellSize(root, v, 0.7 + 0.7 + 0.12, 44);
   }
 
-  function render() {
+  function render(fromList) {
     const pos = R.positions[R.ply];
     if (!pos) return;
     root.classList.remove('loading');
@@ -72,7 +81,7 @@
       res.hidden = false;
     } else res.hidden = true;
     let cell = cellSize(pos);
-    const opts = { view: pos, bottom: b, cell, last, ghosts };
+    const opts = { view: pos, bottom: b, home: 1, cell, last, ghosts };
     renderMat($('#mat'), opts);
     if (R.zoom === 'fit') { const c2 = cellSize(pos); if (c2 !== cell) { cell = c2; renderMat($('#mat'), { ...opts, cell }); } }
     root.style.setProperty('--cell', cell + 'px');
@@ -82,13 +91,17 @@
     // hands: everything is public in a replay
     const hand = (p) => ((pos.players || {})[p] || {}).hand || [];
     $('#hand-bottom').replaceChildren(...hand(b).map((id, i) => {
-      const e = cardEl(id, { side: 'bottom', extra: 'replay-card' }); e.dataset.index = i; e.addEventListener('click', () => magnify(id)); return e;
+      const e = cardEl(id, { colour: colourOf(b), extra: 'replay-card' }); e.dataset.index = i; e.addEventListener('click', () => magnify(id, { colour: colourOf(b) })); return e;
     }));
     $('#hand-top').replaceChildren(...hand(3 - b).map((id, i) => {
-      const e = cardEl(id, { side: 'top', rot: true, extra: 'opp-card face' }); e.dataset.index = i; e.addEventListener('click', () => magnify(id, { side: 'top' })); return e;
+      const e = cardEl(id, { colour: colourOf(3 - b), rot: true, extra: 'opp-card face' }); e.dataset.index = i; e.addEventListener('click', () => magnify(id, { colour: colourOf(3 - b) })); return e;
     }));
+    $('#hand-bottom').dataset.player = b;
+    $('#hand-top').dataset.player = 3 - b;
     panel($('#panel-bottom'), b, 'bottom', pos, mover);
     panel($('#panel-top'), 3 - b, 'top', pos, mover);
+    root.classList.toggle('panels-hidden', R.panelsHidden);
+    LoW.fillPanelsButton($('#btn-panels'), pos, [3 - b, b], N, 1, R.panelsHidden);
     // controls
     $('#replay-ply').max = R.positions.length - 1;
     $('#replay-ply').value = R.ply;
@@ -98,10 +111,10 @@
     for (const el of root.querySelectorAll('.replay-item')) {
       const cur = Number(el.dataset.ply) === R.ply;
       el.classList.toggle('current', cur);
-      if (cur) {
+      if (cur && !fromList) { // scroll the list only when the step is out of its view; a click in it keeps it still
         const list = $('#replay-list');
-        const top = el.offsetTop - list.offsetTop;
-        if (top < list.scrollTop || top + el.offsetHeight > list.scrollTop + list.clientHeight) list.scrollTop = top - list.clientHeight / 2;
+        const lr = list.getBoundingClientRect(), er = el.getBoundingClientRect();
+        if (er.top < lr.top || er.bottom > lr.bottom) list.scrollTop += er.top - lr.top - list.clientHeight / 2 + er.height / 2;
       }
     }
   }
@@ -111,42 +124,46 @@
     const vp = (pos.players || {})[p] || {};
     const deck = Array.isArray(vp.deck) ? vp.deck.length : vp.deck;
     const active = !pos.result && mover === p;
-    el.className = 'player-panel side-' + side + (active ? ' active' : '') + (pos.result && pos.result.winner === p ? ' winner' : '');
+    el.className = 'player-panel side-' + side + ' col-' + colourOf(p) + (active ? ' active' : '') + (pos.result && pos.result.winner === p ? ' winner' : '');
+    el.dataset.player = p;
+    const cards = Array.isArray(vp.deck) ? vp.deck : null;
+    const deckEl = h('span', { class: 'deck-count', 'data-player': p }, h('i', { class: 'mini-back' }), h('b', { text: deck != null ? deck : '?' }), ' deck');
+    LoW.deckHover(deckEl, cards ? { cards, includes_hand: false } : null, { count: deck, colour: colourOf(p), whose: `${N[p]}'s` });
     el.replaceChildren(
       h('div', { class: 'pp-head' }, h('span', { class: 'pp-dot' }),
         h('div', { class: 'pp-id' }, h('span', { class: 'pp-name', text: N[p] }),
-          h('span', { class: 'pp-tags' }, h('span', { class: 'tag pnum', text: 'P' + p }), vp.army ? h('span', { class: 'tag', text: vp.army }) : null))),
+          h('span', { class: 'pp-tags' }, h('span', { class: 'tag pnum', text: 'P' + p }),
+            vp.army ? h('span', { class: 'tag army' + (/^(mercenary|custom )/.test(vp.army) ? ' custom' : ''), title: 'army: ' + vp.army, text: vp.army.replace(/^./, (c) => c.toUpperCase()) }) : null))),
       h('div', { class: 'pp-body' },
-        scoreEl(pos, p, N, { bottom: bottom() }),
+        scoreEl(pos, p, N, { home: 1, warn: p !== 1 }),
         h('div', { class: 'pp-counts' },
-          h('span', { class: 'deck-count', title: Array.isArray(vp.deck) ? 'deck, top first: ' + vp.deck.map(LoW.cardName).join(', ') : 'cards left in the deck' },
-            h('i', { class: 'mini-back' }), h('b', { text: deck != null ? deck : '?' }), ' deck'),
+          deckEl,
           h('span', { class: 'hand-count' }, h('b', { text: (vp.hand || []).length }), ' hand'),
-          active ? h('span', { class: 'to-move', text: 'to move' }) : null)));
+          h('span', { class: 'to-move' + (active ? '' : ' idle'), 'aria-hidden': active ? null : 'true', text: 'to move' }))));
   }
 
   function buildList() {
     const N = names();
     const list = $('#replay-list');
     const frag = document.createDocumentFragment();
-    let prevTurn = null;
+    const heads = {};
     for (const it of R.plies) {
       const e = it.entry;
-      if (e && e.turn !== prevTurn && e.turn != null) {
-        frag.append(h('div', { class: 'log-turn', text: `Turn ${e.turn}` + (e.player ? ' · ' + N[e.player] : '') }));
-        prevTurn = e.turn;
-      }
-      const body = e ? LoW.entryEl(e, N, { bottom: 1 }) : h('div', { class: 'log-entry', text: it.label });
+      const head = e ? LoW.logHeading(e, N, heads) : null;
+      if (head) frag.append(head);
+      // a click anywhere on the entry, a card name included, jumps to its step; a card name
+      // shows its card on hover and magnifies on a double-click or a right-click
+      const body = e ? LoW.entryEl(e, N, { home: 1, cardClick: 'none', colourOf }) : h('div', { class: 'log-entry', text: it.label });
       body.classList.add('ri-body');
-      frag.append(h('div', { class: 'replay-item', 'data-ply': it.ply, role: 'button', tabindex: '-1', onclick: () => go(it.ply) },
+      frag.append(h('div', { class: 'replay-item', 'data-ply': it.ply, role: 'button', tabindex: '-1', title: 'go to step ' + it.ply, onclick: () => go(it.ply, true) },
         h('span', { class: 'ri-n', text: it.ply }), body));
     }
     list.replaceChildren(frag);
   }
 
-  function go(ply) {
+  function go(ply, fromList) {
     R.ply = Math.max(0, Math.min(R.positions.length - 1, ply));
-    render();
+    render(fromList);
   }
 
   $('#replay-first').addEventListener('click', () => go(0));
@@ -155,12 +172,13 @@
   $('#replay-last').addEventListener('click', () => go(R.positions.length - 1));
   $('#replay-ply').addEventListener('input', (e) => go(Number(e.target.value)));
   $('#btn-flip').addEventListener('click', () => { R.flip = !R.flip; render(); });
+  $('#btn-panels').addEventListener('click', () => { R.panelsHidden = !R.panelsHidden; store.set('panelsHidden', R.panelsHidden); render(); });
   $('#btn-contrast').addEventListener('click', () => LoW.setHighContrast(!document.body.classList.contains('hc')));
   $('#btn-fit').addEventListener('click', () => { R.zoom = 'fit'; store.set('zoom', 'fit'); render(); });
   $('#zoom').addEventListener('input', (e) => { R.zoom = Number(e.target.value); store.set('zoom', R.zoom); render(); });
   $('#mat').addEventListener('click', (e) => {
     const u = e.target.closest('.unit');
-    if (u) magnify(u.dataset.card, { side: Number(u.dataset.owner) === bottom() ? 'bottom' : 'top' });
+    if (u) magnify(u.dataset.card, { colour: colourOf(Number(u.dataset.owner)) });
   });
   document.addEventListener('keydown', (e) => {
     if (e.target.closest && e.target.closest('input:not([type=range]), textarea')) return;
@@ -187,7 +205,7 @@
       buildPlies();
       buildList();
       const m = /(?:^|[#&])ply=(\d+)/.exec(location.hash);
-      go(m ? Number(m[1]) : R.positions.length - 1);
+      go(m ? Number(m[1]) : 0); // the replay opens at the start
     } catch (e) {
       $('#status').textContent = 'Could not load the replay: ' + e.message;
     }
