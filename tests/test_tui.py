@@ -22,7 +22,7 @@ DECKS = [CORE.standard_deck("orcs"), CORE.standard_deck("dwarves")]
 
 
 def make_console() -> Console:
-    return Console(file=io.StringIO(), width=140, record=True)
+    return Console(file=io.StringIO(), width=140, height=60, record=True)  # a fixed size: the layout follows it
 
 
 def scripted(answers: Iterable[str]) -> Callable[[str], str]:

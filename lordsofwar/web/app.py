@@ -20,9 +20,9 @@ from lordsofwar.web.accounts.router import router as accounts_router
 from lordsofwar.web.db import make_engine, make_sessionmaker, migrate
 from lordsofwar.web.decks.router import router as decks_router
 from lordsofwar.web.deps import Services
-from lordsofwar.web.game_routes import router as games_router
-from lordsofwar.web.games import GameService
-from lordsofwar.web.hub import Hub
+from lordsofwar.web.games.hub import Hub
+from lordsofwar.web.games.router import router as games_router
+from lordsofwar.web.games.service import GameService
 from lordsofwar.web.lobby.router import router as lobby_router
 from lordsofwar.web.settings import Settings
 

@@ -18,8 +18,8 @@ from lordsofwar.web.problem import Problem
 from lordsofwar.web.settings import Settings
 
 if TYPE_CHECKING:
-    from lordsofwar.web.games import GameService
-    from lordsofwar.web.hub import Hub
+    from lordsofwar.web.games.hub import Hub
+    from lordsofwar.web.games.service import GameService
 
 
 @dataclass

@@ -15,7 +15,7 @@ from starlette.routing import Match, Route
 from lordsofwar.web import pages
 from lordsofwar.web.accounts.service import AuthError
 from lordsofwar.web.deps import current_user, services
-from lordsofwar.web.games import GameError
+from lordsofwar.web.games.service import GameError
 from lordsofwar.web.problem import Problem
 
 

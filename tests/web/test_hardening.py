@@ -19,8 +19,8 @@ from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, text
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
-from lordsofwar.web import hub
 from lordsofwar.web.app import create_app
+from lordsofwar.web.games import hub
 from tests.web.conftest import Player, new_game, settings_for, until
 
 HUGE = 10**30

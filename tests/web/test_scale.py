@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from lordsofwar.web import hub as hub_module
 from lordsofwar.web.app import create_app
+from lordsofwar.web.games import hub as hub_module
 from tests.web.conftest import Player, new_game, settings_for
 
 REDIS = os.environ.get("LOW_TEST_REDIS", "redis://127.0.0.1:6379/0")

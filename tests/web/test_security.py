@@ -19,7 +19,7 @@ from fastapi.testclient import TestClient
 
 from lordsofwar.web.accounts import service as accounts
 from lordsofwar.web.app import create_app
-from lordsofwar.web.games import Behind
+from lordsofwar.web.games.service import Behind
 from tests.web.conftest import Player, new_game, settings_for, until
 
 

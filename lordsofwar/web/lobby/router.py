@@ -15,7 +15,7 @@ from lordsofwar.rules.cards import CORE
 from lordsofwar.web import pages
 from lordsofwar.web.deps import Csrf, Db, MaybeUser, SignedIn, Svc, check_csrf
 from lordsofwar.web.errors import COMMON, refusals, validation_message
-from lordsofwar.web.games import BOT_NAMES, GameError, GameOptions
+from lordsofwar.web.games.service import BOT_NAMES, GameError, GameOptions
 from lordsofwar.web.lobby import service
 from lordsofwar.web.lobby.schemas import Answer, Answered, Created, NewInvitation, NoDeck
 from lordsofwar.web.models import User

@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from lordsofwar.bots import BOTS
 from lordsofwar.web.fields import AS_WHOLE, Declared, spaces
-from lordsofwar.web.games import GameOptions
+from lordsofwar.web.games.service import GameOptions
 
 DeckNumber = Annotated[int, Field(ge=1, le=2**31 - 1), AS_WHOLE]
 

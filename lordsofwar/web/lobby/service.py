@@ -14,7 +14,7 @@ from lordsofwar.bots import BOTS
 from lordsofwar.rules.cards import CORE
 from lordsofwar.web.accounts import service as accounts
 from lordsofwar.web.decks import service as deckweb
-from lordsofwar.web.games import BOT_NAMES, GameOptions, GameService
+from lordsofwar.web.games.service import BOT_NAMES, GameOptions, GameService
 from lordsofwar.web.lobby.schemas import NewInvitation
 from lordsofwar.web.models import Game, Invitation, User, utcnow
 from lordsofwar.web.problem import Problem

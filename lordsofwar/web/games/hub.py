@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from starlette.websockets import WebSocket, WebSocketState
 
-from lordsofwar.web.games import GameService, Runtime, state_doc, update_doc
+from lordsofwar.web.games.service import GameService, Runtime, state_doc, update_doc
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis

@@ -20,8 +20,8 @@ from lordsofwar.web import pages
 from lordsofwar.web.deps import Csrf, Db, MaybeUser, Services, SignedIn, Svc, current_user, services
 from lordsofwar.web.errors import COMMON, refusals
 from lordsofwar.web.fields import Declared, WholeNumber
-from lordsofwar.web.games import ACTION_MAX, GameError, Runtime, record_of, rematch_options, state_doc
-from lordsofwar.web.hub import Connection
+from lordsofwar.web.games.hub import Connection
+from lordsofwar.web.games.service import ACTION_MAX, GameError, Runtime, record_of, rematch_options, state_doc
 from lordsofwar.web.lobby import service as lobby
 from lordsofwar.web.lobby.schemas import NewInvitation
 from lordsofwar.web.models import User
