@@ -160,3 +160,22 @@ def neighbours(square: str) -> set[str]:
             if (dx or dy) and 0 <= x + dx < 7 and 0 <= y + dy < 6:
                 out.add(mat.name(mat.square(x + dx, y + dy)))
     return out
+
+
+def berserker_choice_game() -> tuple[list[list[str]], int, list[str]]:
+    """Decks, seed and actions of a game where player 1 must choose where a berserker advances
+    (found by seeded random play with the engine)."""
+    import random
+
+    from lordsofwar.rules import notation
+
+    decks = [CORE.standard_deck("orcs"), CORE.standard_deck("templars")]
+    pos = notation.deal(decks, 15)
+    rng = random.Random(15)
+    actions: list[str] = []
+    while not (pos.decider == 1 and any(a.kind == "advance" for a in pos.legal_actions())):
+        assert pos.result is None and len(actions) < 300, "no berserker choice on this path"
+        action = rng.choice(sorted(pos.legal_actions(), key=str))
+        actions.append(str(action))
+        pos.push(action)
+    return decks, 15, actions

@@ -18,6 +18,7 @@ import httpx
 import pytest
 
 from lordsofwar.rules import notation
+from tests.helpers import berserker_choice_game
 from tests.web.server import CHROMIUM_ARGS, chromium_path, running_server
 
 CHROMIUM = chromium_path()
@@ -339,22 +340,6 @@ def test_cancel_decline_and_watching_through_the_lobby(browser: Any, server: str
     frank.context.close()
 
 
-def _to_a_berserker_choice() -> tuple[list[list[str]], int, list[str]]:
-    """Decks, seed and actions of a game where player 1 must choose where a berserker advances
-    (found by seeded random play with the engine)."""
-    from lordsofwar.rules.cards import CORE
-
-    decks = [CORE.standard_deck("orcs"), CORE.standard_deck("templars")]
-    pos = notation.deal(decks, 15)
-    rng = random.Random(15)
-    actions: list[str] = []
-    while not (pos.decider == 1 and any(a.kind == "advance" for a in pos.legal_actions())):
-        assert pos.result is None and len(actions) < 300, "no berserker choice on this path"
-        action = rng.choice(sorted(pos.legal_actions(), key=str))
-        actions.append(str(action))
-        pos.push(action)
-    return decks, 15, actions
-
 
 def test_a_berserker_choice_through_the_page(browser: Any, server: str) -> None:
     from datetime import UTC, datetime, timedelta
@@ -365,7 +350,7 @@ def test_a_berserker_choice_through_the_page(browser: Any, server: str) -> None:
 
     gina = sign_up(browser, server, "gina")
     hugo = sign_up(browser, server, "hugo")
-    decks, seed, actions = _to_a_berserker_choice()
+    decks, seed, actions = berserker_choice_game()
     engine = create_engine(f"sqlite:///{server_db_path(server)}")  # the game is set up in the server's database
     now = datetime.now(UTC)
     with engine.begin() as conn:

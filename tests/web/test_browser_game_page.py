@@ -25,13 +25,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from server import (  # tests/web/server.py (pytest puts tests/web on the path)
+
+from lordsofwar.rules import mat, notation
+from tests.helpers import berserker_choice_game
+from tests.web.server import (
     CHROMIUM_ARGS,
     chromium_path,
     running_server,
 )
-
-from lordsofwar.rules import mat, notation
 
 CHROMIUM = chromium_path()
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (scripts/install-browser)")
@@ -596,22 +597,6 @@ def _insert_game(db: Path, p1: str, p2: str, decks: list[list[str]], armies: lis
         engine.dispose()
 
 
-def _to_a_berserker_choice() -> tuple[list[list[str]], int, list[str]]:
-    """Decks, seed and actions of a game where player 1 must choose where a berserker advances
-    (seeded random play with the engine; as in test_browser.py)."""
-    from lordsofwar.rules.cards import CORE
-
-    decks = [CORE.standard_deck("orcs"), CORE.standard_deck("templars")]
-    pos = notation.deal(decks, 15)
-    rng = random.Random(15)
-    actions: list[str] = []
-    while not (pos.decider == 1 and any(a.kind == "advance" for a in pos.legal_actions())):
-        assert pos.result is None and len(actions) < 300, "no berserker choice on this path"
-        action = rng.choice(sorted(pos.legal_actions(), key=str))
-        actions.append(str(action))
-        pos.push(action)
-    return decks, 15, actions
-
 
 def test_a_berserker_choice_and_a_mercenary_deck(browser: Any, server: tuple[str, Path]) -> None:
     from lordsofwar.rules.cards import CORE
@@ -619,7 +604,7 @@ def test_a_berserker_choice_and_a_mercenary_deck(browser: Any, server: tuple[str
     base, db = server
     fay = sign_up(browser, base, "fay")
     gus = sign_up(browser, base, "gus")
-    decks, seed, actions = _to_a_berserker_choice()
+    decks, seed, actions = berserker_choice_game()
     game = _insert_game(db, "fay", "gus", decks, ["orcs", "templars"], seed, actions)
     open_game(fay, base, game)
     st = wait_turn(fay)

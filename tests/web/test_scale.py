@@ -8,6 +8,8 @@ import json
 import os
 import time
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -97,13 +99,11 @@ def test_a_stale_process_cannot_overwrite_a_change(db_url: str) -> None:
         assert after["game"]["version"] == 1 and after["log"][0]["action"] == legal[0]
 
 
-def _two_servers(db_url: str) -> tuple[Any, Any]:
-    """Two apps on one database without Redis: B hears of A's changes only from the database."""
-    return create_app(settings_for(db_url)), create_app(settings_for(db_url), run_migrations=False)
-
-
-def test_a_process_behind_the_client_catches_up_instead_of_refusing(db_url: str) -> None:
-    app_a, app_b = _two_servers(db_url)
+@contextmanager
+def _bob_behind(db_url: str) -> Iterator[tuple[Player, Player, Player, int]]:
+    """Two apps on one database without Redis (B hears of A's changes only from the database):
+    alice and bob on A, a game between them, and bob on B, whose copy of the game is version 0."""
+    app_a, app_b = create_app(settings_for(db_url)), create_app(settings_for(db_url), run_migrations=False)
     with TestClient(app_a) as ca, TestClient(app_b) as cb:
         alice, bob = Player(ca, "alice").signup(), Player(ca, "bob").signup()
         game = new_game(alice, bob)
@@ -111,6 +111,11 @@ def test_a_process_behind_the_client_catches_up_instead_of_refusing(db_url: str)
         bob_b.cookies = dict(bob.cookies)
         bob_b.refresh()
         assert bob_b.state(game)["game"]["version"] == 0  # B caches version 0
+        yield alice, bob, bob_b, game
+
+
+def test_a_process_behind_the_client_catches_up_instead_of_refusing(db_url: str) -> None:
+    with _bob_behind(db_url) as (alice, bob, bob_b, game):
         state = alice.state(game)
         for action in (state["legal"][0], "draw"):  # alice's first turn, on A
             assert alice.act(game, action).status_code == 200
@@ -122,14 +127,7 @@ def test_a_process_behind_the_client_catches_up_instead_of_refusing(db_url: str)
 
 
 def test_a_resignation_racing_an_action_on_another_process_is_not_lost(db_url: str) -> None:
-    app_a, app_b = _two_servers(db_url)
-    with TestClient(app_a) as ca, TestClient(app_b) as cb:
-        alice, bob = Player(ca, "alice").signup(), Player(ca, "bob").signup()
-        game = new_game(alice, bob)
-        bob_b = Player(cb, "bob")
-        bob_b.cookies = dict(bob.cookies)
-        bob_b.refresh()
-        assert bob_b.state(game)["game"]["version"] == 0  # B caches version 0
+    with _bob_behind(db_url) as (alice, bob, bob_b, game):
         action = alice.state(game)["legal"][0]
         assert alice.act(game, action).status_code == 200  # on A: version 1
         r = bob_b.post(f"/api/games/{game}/resign")  # B's copy is behind when bob resigns there
