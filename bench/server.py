@@ -750,8 +750,9 @@ def main(argv: list[str] | None = None) -> int:
         with fresh_database(args.database_url, workdir) as (db_url, db_kind):
             port = args.port or free_port()
             if not args.json:
-                print(f"starting the server on {HOST}:{port} ({db_kind}; Argon2 cost lowered for the sign-ups: "
-                      f"LOW_ARGON2_TIME_COST=1 LOW_ARGON2_MEMORY_KIB=8192; LOW_BOT_DELAY=0) ...", flush=True)
+                cost = ("Argon2 at the default cost" if args.full_argon2 else
+                        "Argon2 cost lowered for the sign-ups: LOW_ARGON2_TIME_COST=1 LOW_ARGON2_MEMORY_KIB=8192")
+                print(f"starting the server on {HOST}:{port} ({db_kind}; {cost}; LOW_BOT_DELAY=0) ...", flush=True)
             server = Server(db_url, workdir, port, args.workers, args.redis_url, args.full_argon2)
             try:
                 start_s = server.wait_ready()
