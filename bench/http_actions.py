@@ -29,7 +29,7 @@ from typing import Any
 import httpx
 
 sys.path.insert(0, str(Path(__file__).parent))
-from server import PASSWORD, Server, fresh_database, free_port  # noqa: E402 - bench/server.py
+from server import PASSWORD, Server, free_port, fresh_database  # noqa: E402 - bench/server.py
 
 
 async def player_http(base: str, index: int) -> httpx.AsyncClient:
