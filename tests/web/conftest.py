@@ -160,6 +160,23 @@ def new_game(a: Player, b: Player, **options: Any) -> int:
     return int(r.json()["game"])
 
 
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Debian's Chromium driven by Playwright (executable_path: Playwright's own download is not
+    used), one per test module."""
+    from playwright.sync_api import sync_playwright
+
+    from tests.web.server import CHROMIUM_ARGS, chromium_path
+
+    path = chromium_path()
+    if path is None:
+        pytest.skip("Debian's chromium is not installed (scripts/install-browser)")
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=path, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
 @pytest.fixture
 def alice(client: TestClient) -> Player:
     return Player(client, "alice").signup()

@@ -19,7 +19,7 @@ import pytest
 
 from lordsofwar.rules import notation
 from tests.helpers import berserker_choice_game
-from tests.web.server import CHROMIUM_ARGS, chromium_path, running_server
+from tests.web.server import chromium_path, running_server
 
 CHROMIUM = chromium_path()
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (scripts/install-browser)")
@@ -41,16 +41,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     with running_server(data) as base:
         DATABASES[base] = data / "low.sqlite3"
         yield base
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")

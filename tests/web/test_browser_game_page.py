@@ -29,7 +29,6 @@ import pytest
 from lordsofwar.rules import mat, notation
 from tests.helpers import berserker_choice_game
 from tests.web.server import (
-    CHROMIUM_ARGS,
     chromium_path,
     running_server,
 )
@@ -49,16 +48,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
     data = tmp_path_factory.mktemp("server")
     with running_server(data) as base:
         yield base, data / "low.sqlite3"
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 def shot(page: Any, name: str) -> None:

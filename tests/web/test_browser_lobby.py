@@ -7,12 +7,12 @@ from typing import Any
 
 import pytest
 
-from tests.web.test_browser import CHROMIUM, browser, server, sign_up, visit  # noqa: F401 - fixtures
+from tests.web.test_browser import CHROMIUM, server, sign_up, visit  # noqa: F401 - the server fixture
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (scripts/install-browser)")
 
 
-def test_a_refused_challenge_is_explained_in_the_lobby_with_the_form_kept(browser: Any, server: str) -> None:  # noqa: F811
+def test_a_refused_challenge_is_explained_in_the_lobby_with_the_form_kept(browser: Any, server: str) -> None:  # noqa: F811 - the imported fixture
     page = sign_up(browser, server, "lobby_ann")
     page.check("input[name=against][value=player]")
     page.fill("#opponent-name", "no-such-player")
@@ -35,7 +35,7 @@ def test_a_refused_challenge_is_explained_in_the_lobby_with_the_form_kept(browse
     page.context.close()
 
 
-def test_the_challenger_sees_the_challenge_accepted(browser: Any, server: str) -> None:  # noqa: F811
+def test_the_challenger_sees_the_challenge_accepted(browser: Any, server: str) -> None:  # noqa: F811 - the imported fixture
     ann = sign_up(browser, server, "lobby_bea")
     ben = sign_up(browser, server, "lobby_ben")
     ann.check("input[name=against][value=player]")

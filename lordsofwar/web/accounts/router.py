@@ -6,7 +6,7 @@
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Request
-from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -69,38 +69,30 @@ async def _signed_in(request: Request, response: Response, db: AsyncSession, svc
     return token
 
 
+def _session(user: User | None, csrf: str) -> SessionInfo:
+    return SessionInfo(user=None if user is None else {"name": user.name}, csrf=csrf)
+
+
 @router.get("/api/session")
 async def api_session(request: Request, user: MaybeUser) -> SessionInfo:
     """Who is signed in, and the CSRF token to send as X-CSRF-Token."""
-    return SessionInfo(user=None if user is None else {"name": user.name}, csrf=request.state.csrf)
+    return _session(user, request.state.csrf)
 
 
-@router.post(
-    "/api/signup", dependencies=[Csrf], status_code=201, responses=refusals(400, 403, 409), response_model=SessionInfo
-)
-async def api_signup(request: Request, body: NewAccount, db: Db, svc: Svc) -> Response:
+@router.post("/api/signup", dependencies=[Csrf], status_code=201, responses=refusals(400, 403, 409))
+async def api_signup(request: Request, response: Response, body: NewAccount, db: Db, svc: Svc) -> SessionInfo:
     """Create an account and sign in; the answer carries the new CSRF token."""
     user = await accounts.sign_up(db, svc.passwords, svc.guard, body.name, body.password, client_ip(request))
-    response = JSONResponse({}, 201)
     token = await _signed_in(request, response, db, svc, user)
-    return _session_json(response, user, svc.csrf.of(token, None))
+    return _session(user, svc.csrf.of(token, None))
 
 
-@router.post("/api/signin", dependencies=[Csrf], responses=refusals(401, 403), response_model=SessionInfo)
-async def api_signin(request: Request, body: Credentials, db: Db, svc: Svc) -> Response:
+@router.post("/api/signin", dependencies=[Csrf], responses=refusals(401, 403))
+async def api_signin(request: Request, response: Response, body: Credentials, db: Db, svc: Svc) -> SessionInfo:
     """Sign in; the answer carries the new CSRF token."""
     user = await accounts.sign_in(db, svc.passwords, svc.guard, body.name, body.password, client_ip(request))
-    response = JSONResponse({})
     token = await _signed_in(request, response, db, svc, user)
-    return _session_json(response, user, svc.csrf.of(token, None))
-
-
-def _session_json(response: JSONResponse, user: User | None, csrf: str) -> JSONResponse:
-    """``response`` (its cookies kept) with the session document as its body."""
-    body = SessionInfo(user=None if user is None else {"name": user.name}, csrf=csrf)
-    response.body = response.render(body.model_dump())
-    response.headers["content-length"] = str(len(response.body))
-    return response
+    return _session(user, svc.csrf.of(token, None))
 
 
 async def _sign_out(request: Request, db: AsyncSession, svc: Svc) -> None:
@@ -112,13 +104,12 @@ async def _sign_out(request: Request, db: AsyncSession, svc: Svc) -> None:
         svc.hub.drop_user(signed_out.id)
 
 
-@router.post("/api/signout", dependencies=[Csrf], responses=refusals(403), response_model=SessionInfo)
-async def api_signout(request: Request, db: Db, svc: Svc) -> Response:
+@router.post("/api/signout", dependencies=[Csrf], responses=refusals(403))
+async def api_signout(request: Request, response: Response, db: Db, svc: Svc) -> SessionInfo:
     """End this session (its sockets are closed); the answer carries the signed-out CSRF token."""
     await _sign_out(request, db, svc)
-    response = _session_json(JSONResponse({}), None, svc.csrf.of(None, request.cookies.get(accounts.BROWSER_COOKIE)))
     response.delete_cookie(accounts.SESSION_COOKIE, path="/")
-    return response
+    return _session(None, svc.csrf.of(None, request.cookies.get(accounts.BROWSER_COOKIE)))
 
 
 @router.get("/signup", response_class=HTMLResponse, include_in_schema=False)

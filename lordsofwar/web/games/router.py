@@ -21,7 +21,15 @@ from lordsofwar.web.deps import Csrf, Db, MaybeUser, Services, SignedIn, Svc, cu
 from lordsofwar.web.errors import COMMON, refusals
 from lordsofwar.web.fields import Declared, WholeNumber
 from lordsofwar.web.games.hub import Connection
-from lordsofwar.web.games.service import ACTION_MAX, GameError, Runtime, record_of, rematch_options, state_doc
+from lordsofwar.web.games.service import (
+    ACTION_MAX,
+    GameError,
+    Runtime,
+    Stale,
+    record_of,
+    rematch_options,
+    state_doc,
+)
 from lordsofwar.web.lobby import service as lobby
 from lordsofwar.web.lobby.schemas import NewInvitation
 from lordsofwar.web.models import User
@@ -94,12 +102,7 @@ async def api_game(game_id: GameId, user: MaybeUser, svc: Svc) -> dict[str, Any]
 async def api_act(game_id: GameId, body: ActionBody, user: SignedIn, svc: Svc) -> dict[str, Any]:
     """Play one action on the version you saw; the new state."""
     await visible(svc, game_id, user)
-    try:
-        rt = await svc.games.act(game_id, user.id, body.action, body.version)
-    except GameError as exc:
-        if exc.status == 400:  # the engine's refusal: the action is not one of this position's
-            raise GameError(str(exc), 409) from None
-        raise
+    rt = await svc.games.act(game_id, user.id, body.action, body.version)
     return state_doc(rt, rt.seat_of(user.id))
 
 
@@ -278,6 +281,6 @@ async def _on_message(svc: Services, conn: Connection, text: str) -> None:
             await svc.games.draw(conn.game_id, conn.user_id, msg.get("op"))
     except GameError as exc:
         _refuse(svc, conn, str(exc))
-        rt = await svc.games.runtime(conn.game_id)
-        if "refreshed" in str(exc):
+        if isinstance(exc, Stale):  # the client acted on an old state: send it the current one
+            rt = await svc.games.runtime(conn.game_id)
             conn.send({"type": "state", **state_doc(rt, conn.seat)})

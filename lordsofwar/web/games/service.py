@@ -29,6 +29,7 @@ from lordsofwar.bots import BOTS, make_bot
 from lordsofwar.rules import engine, notation
 from lordsofwar.rules.cards import CORE, CORE_ARMIES, CardSet
 from lordsofwar.rules.errors import LordsOfWarError
+from lordsofwar.rules.knowledge import deck_cards
 from lordsofwar.rules.state import LENGTHS, Position, Result, Variant
 from lordsofwar.web.db import sqlite_engine, upsert
 from lordsofwar.web.fields import WholeNumber
@@ -134,7 +135,12 @@ class GameError(Exception):
         self.status = status
 
 
-class Behind(GameError):
+class Stale(GameError):
+    """The request was made on an older state of the game than the one there is: the client
+    should be sent the current state."""
+
+
+class Behind(Stale):
     """This process's copy of the game was behind the database when it wrote: nothing changed,
     and the request is judged again on a fresh copy."""
 
@@ -228,29 +234,21 @@ def legal_for(rt: Runtime, seat: int | None) -> list[str]:
     return sorted(str(a) for a in pos.legal_actions())
 
 
-def state_doc(rt: Runtime, seat: int | None) -> dict[str, Any]:
-    from lordsofwar.rules.knowledge import deck_cards
-
+def state_doc(rt: Runtime, seat: int | None, log: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """What ``seat`` (None: a spectator) gets of the game: its meta data, the view, the legal
+    actions, the log (``log``: only these entries) and what it may know of each deck."""
+    standard = [army in CORE_ARMIES for army in rt.game.armies]  # a core army's name: its standard deck
     return {
         "game": game_meta(rt, seat),
         "view": view_doc(rt, seat),
         "legal": legal_for(rt, seat),
-        "log": rt.log,
-        "deck_cards": deck_cards(rt.pos, seat, rt.game.decks),  # what seat may know of each deck
+        "log": rt.log if log is None else log,
+        "deck_cards": deck_cards(rt.pos, seat, rt.game.decks, standard),
     }
 
 
 def update_doc(rt: Runtime, seat: int | None, entries: list[dict[str, Any]]) -> dict[str, Any]:
-    from lordsofwar.rules.knowledge import deck_cards
-
-    return {
-        "type": "update",
-        "game": game_meta(rt, seat),
-        "view": view_doc(rt, seat),
-        "legal": legal_for(rt, seat),
-        "log": entries,
-        "deck_cards": deck_cards(rt.pos, seat, rt.game.decks),
-    }
+    return {"type": "update", **state_doc(rt, seat, entries)}
 
 
 def record_of(rt: Runtime) -> notation.GameRecord:
@@ -605,7 +603,7 @@ class GameService:
         if g.status != "running":
             raise GameError(f"the game is over ({g.reason})")
         if not rt.action_version <= version <= g.version:  # a draw offer alone leaves it current
-            raise GameError(
+            raise Stale(
                 f"stale request: you acted on version {version} but the game is at version {g.version}; your board is refreshed"
             )
         if pos.decider != seat:
@@ -617,8 +615,8 @@ class GameService:
         try:
             action = notation.parse_action(text, pos)
             events = new.push(action)
-        except LordsOfWarError as exc:
-            raise GameError(str(exc), 400) from None
+        except LordsOfWarError as exc:  # not one of this position's actions: a refusal of state
+            raise GameError(str(exc), 409) from None
         turn = pos.turn
         entry = {"n": len(g.actions) + 1, "turn": turn, "player": seat, "action": str(action), "events": events}
         values = self._clock_after(rt, seat, new, now)
