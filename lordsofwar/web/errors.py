@@ -71,17 +71,12 @@ async def _refuse(request: Request, status: int, message: str, headers: dict[str
 def install(app: FastAPI) -> None:
     """Register the handlers that turn every refusal into its one-line answer."""
 
-    @app.exception_handler(Problem)
-    async def on_problem(request: Request, exc: Problem) -> Response:
-        return await _refuse(request, exc.status, exc.message)
+    async def on_refusal(request: Request, exc: Exception) -> Response:
+        # each domain's refusal carries its status and a one-line message
+        return await _refuse(request, getattr(exc, "status", 400), str(exc))
 
-    @app.exception_handler(GameError)
-    async def on_game_error(request: Request, exc: GameError) -> Response:
-        return await _refuse(request, exc.status, str(exc))
-
-    @app.exception_handler(AuthError)
-    async def on_auth_error(request: Request, exc: AuthError) -> Response:
-        return await _refuse(request, exc.status, str(exc))
+    for refusal in (Problem, GameError, AuthError):
+        app.add_exception_handler(refusal, on_refusal)
 
     @app.exception_handler(RequestValidationError)
     async def on_validation(request: Request, exc: RequestValidationError) -> Response:

@@ -60,7 +60,7 @@ class Guard:
         prefix = "lordsofwar-" + hashlib.sha256(settings.database_url.encode()).hexdigest()[:12]
         storage: Storage
         if settings.redis_url:
-            uri = "async+" + settings.redis_url if not settings.redis_url.startswith("async+") else settings.redis_url
+            uri = "async+" + settings.redis_url.removeprefix("async+")  # the limits library's async scheme
             storage = RedisStorage(uri, implementation="redispy", key_prefix=prefix)
         else:
             storage = MemoryStorage()

@@ -124,9 +124,7 @@ async def invite_form(request: Request, db: Db, user: SignedIn, svc: Svc) -> Res
                 raise Problem(400, "name the player you challenge")
         inv, game = await service.invite(db, svc.games, user, body)
     except (Problem, GameError) as exc:
-        message = exc.message if isinstance(exc, Problem) else str(exc)
-        status = exc.status
-        return await _lobby_page(request, db, user, message, _posted(form), status)
+        return await _lobby_page(request, db, user, str(exc), _posted(form), exc.status)
     if game is not None:
         return RedirectResponse(f"/games/{game.id}", 303)
     return RedirectResponse("/?flash=posted", 303)
@@ -139,8 +137,7 @@ async def answer_form(request: Request, inv_id: InvitationId, op: str, db: Db, u
     try:
         game = await service.answer(db, svc.games, user, inv_id, op, _deck_field(form))
     except (Problem, GameError) as exc:
-        message = exc.message if isinstance(exc, Problem) else str(exc)
-        return await _lobby_page(request, db, user, message, None, exc.status)
+        return await _lobby_page(request, db, user, str(exc), None, exc.status)
     if game is not None:
         return RedirectResponse(f"/games/{game.id}", 303)
     return RedirectResponse(f"/?flash={op}", 303)
