@@ -185,6 +185,14 @@ def _line(parts: Sequence[tuple[str, str, str]], width: int, base: str) -> Text:
     return line
 
 
+def _unit_styles(card: Card, owner: int, background: str) -> tuple[str, str, str]:
+    """(base, strong, rank letter) styles of a unit's square: the owner's colour, bold white,
+    and gold for a command unit's rank letter."""
+    base = f"{PLAYER_COLOUR[owner]} {background}".strip()
+    strong = f"bold bright_white {background}".strip()
+    return base, strong, f"bold gold1 {background}".strip() if card.is_command else strong
+
+
 def unit_cell(
     card: Card,
     owner: int,
@@ -197,8 +205,7 @@ def unit_cell(
 
     ``engaging`` lists the world steps whose arrows point at an enemy unit now (drawn bold).
     """
-    base = f"{PLAYER_COLOUR[owner]} {background}".strip()
-    strong = f"bold bright_white {background}".strip()
+    base, strong, rank_style = _unit_styles(card, owner, background)
     hot = set(engaging)
     arrows = world_arrows(card, owner)
 
@@ -215,7 +222,6 @@ def unit_cell(
         )
 
     rank = RANK_LETTER.get(card.rank, "?")
-    rank_style = f"bold gold1 {background}".strip() if card.is_command else strong
     name_line = _line([(short_name(card.name, width - 2), base, "left"), (rank, rank_style, "right")], width, base)
 
     left, right = arrow((-1, 0)), arrow((1, 0))
@@ -247,18 +253,17 @@ def compact_cell(
     (``·`` where there is no arrow; bold underlined where it engages an enemy unit now); on the
     right the short name, the defence (and ranged damage) and the class.
     """
-    base = f"{PLAYER_COLOUR[owner]} {background}".strip()
-    strong = f"bold bright_white {background}".strip()
+    base, strong, rank_style = _unit_styles(card, owner, background)
     dim = f"grey42 {background}".strip()
     hot = set(engaging)
     arrows = world_arrows(card, owner)
     room = width - 4
     rank = RANK_LETTER.get(card.rank, "?")
-    ranged = f" {RANGED_MARK}{card.ranged.damage}" if card.ranged else ""
+    defence = f"D{card.defence} {RANGED_MARK}{card.ranged.damage}" if card.ranged else f"D{card.defence}"
     cls = card.cls if len(card.cls) <= room else CLASS_SHORT.get(card.cls, card.cls[:3])
     words = [
         (short_name(card.name, room), base),
-        (f"D{card.defence}{ranged}" if len(f"D{card.defence}{ranged}") <= room else f"D{card.defence}", strong),
+        (defence if len(defence) <= room else f"D{card.defence}", strong),
         (cls if len(cls) <= room else "", base),
     ]
     lines = []
@@ -266,7 +271,7 @@ def compact_cell(
         line = Text()
         for dx in (-1, 0, 1):
             if (dx, dy) == (0, 0):
-                line.append(rank, f"bold gold1 {background}".strip() if card.is_command else strong)
+                line.append(rank, rank_style)
                 continue
             value = arrows.get((dx, dy))
             if value:
@@ -607,33 +612,19 @@ def hand_entry(card: Card, owner: int | None, numbers: Sequence[int] = (), *, na
     """A hand card on part of a line: ``[11-27] orcs:29 Goblin Bow Pest R`` (without
     ``named``: ``[11-27] orcs:29``)."""
     text = Text()
-    if numbers:
-        text.append("[", "grey62")
-        text.append(number_ranges(numbers), ACTION_NUMBER)
-        text.append("] ", "grey62")
     text.append(card.id, f"bold {PLAYER_COLOUR[owner]}" if owner and not named else "grey70")
     if named:
         text.append(" ")
         text.append(card.name, f"bold {PLAYER_COLOUR[owner]}" if owner else "bold")
         rank = RANK_LETTER.get(card.rank, "?")
         text.append(f" {rank}", "bold gold1" if card.is_command else "")
-    return text
+    return _numbered(text, numbers)
 
 
 def pack(entries: Sequence[Text], width: int, *, separator: str = "  ", indent: int = 0) -> list[Text]:
     """Entries on as few lines of ``width`` as they go, never one broken across two lines."""
-    lines: list[Text] = []
-    line = Text(" " * indent)
-    for entry in entries:
-        gap = separator if len(line) > indent else ""
-        if len(line) > indent and len(line) + len(gap) + len(entry) > width:
-            lines.append(line)
-            line, gap = Text(" " * indent), ""
-        line.append(gap)
-        line.append_text(entry)
-    if len(line) > indent or not lines:
-        lines.append(line)
-    return lines
+    pad = Text(" " * indent)
+    return [_join(pad, row, separator=separator) for row in _rows(entries, width - indent, len(separator))]
 
 
 def render_hand(
@@ -761,19 +752,9 @@ def render_status(pos: Position, names: Sequence[str] | None = None) -> Panel:
         head.append_text(result_text(pos, names))
         lines.append(head)
     for p in (1, 2):
-        units = engine.units_eliminated(pos, p)
-        commands = engine.commands_eliminated(pos, p)
-        who = player_label(p)
-        name = (names or ["", ""])[p - 1]
-        about = [n for n in (name if name.lower() != f"player {p}" else "", pos.armies[p]) if n]
-        if about:
-            who.append("  " + " · ".join(about), "grey70")
-        lines.append(who)
+        lines.append(_player_line(pos, p, names))
         score = Text("  eliminated ", style="grey62")
-        score.append(f"{units}/{v.units_to_win}", threshold_style(units, v.units_to_win) or "bold")
-        score.append(" units  ", "grey62")
-        score.append(f"{commands}/{v.commands_to_win}", threshold_style(commands, v.commands_to_win) or "bold")
-        score.append(" commands", "grey62")
+        score.append_text(_score(pos, p, gap="  "))
         lines.append(score)
         lines.append(
             Text(f"  hand {len(pos.hands[p])}  deck {len(pos.decks[p])}  lost {len(pos.lost[p])}", style="grey62")
@@ -795,13 +776,25 @@ PHASE_SHORT: dict[str, str] = {
 }
 
 
-def _score(pos: Position, player: int) -> Text:
+def _player_line(pos: Position, player: int, names: Sequence[str] | None) -> Text:
+    """``Player 1  alice · orcs``: the label, then the name (when it says more) and the army."""
+    who = player_label(player)
+    name = (names or ["", ""])[player - 1]
+    about = [n for n in (name if name.lower() != f"player {player}" else "", pos.armies[player]) if n]
+    if about:
+        who.append("  " + " · ".join(about), "grey70")
+    return who
+
+
+def _score(pos: Position, player: int, gap: str = " ") -> Text:
+    """``3/20 units 1/4 commands``: what ``player`` eliminated against the thresholds (yellow
+    from 60 %, red from 80 %); ``gap`` after ``units``."""
     v = pos.variant
     units = engine.units_eliminated(pos, player)
     commands = engine.commands_eliminated(pos, player)
     text = Text()
     text.append(f"{units}/{v.units_to_win}", threshold_style(units, v.units_to_win) or "bold")
-    text.append(" units ", "grey62")
+    text.append(f" units{gap}", "grey62")
     text.append(f"{commands}/{v.commands_to_win}", threshold_style(commands, v.commands_to_win) or "bold")
     text.append(" commands", "grey62")
     return text
@@ -839,11 +832,7 @@ def render_status_compact(
         return Group(head, scores)
     lines = [head]
     for p in (1, 2):
-        who = player_label(p)
-        name = (names or ["", ""])[p - 1]
-        about = [n for n in (name if name.lower() != f"player {p}" else "", pos.armies[p]) if n]
-        if about:
-            who.append("  " + " · ".join(about), "grey70")
+        who = _player_line(pos, p, names)
         who.append("  eliminated ", "grey62")
         who.append_text(_score(pos, p))
         who.append(f"  hand {len(pos.hands[p])}  deck {len(pos.decks[p])}  lost {len(pos.lost[p])}", "grey62")
@@ -1030,10 +1019,10 @@ def _rows(items: Sequence[Text], width: int, separator: int = 2) -> list[list[Te
     return rows
 
 
-def _join(head: Text, items: Sequence[Text], tail: str = "") -> Text:
+def _join(head: Text, items: Sequence[Text], tail: str = "", *, separator: str = "  ") -> Text:
     line = head.copy()
     for i, item in enumerate(items):
-        line.append("  " if i else "")
+        line.append(separator if i else "")
         line.append_text(item)
     if tail:
         line.append(("  " if items else "") + tail, "grey62")
@@ -1249,7 +1238,16 @@ def render_screen(
         return Group(*parts, *hand_parts("pictures", cell), *all_actions())
 
     budget = height - PROMPT_LINES - sum(_count_lines(p, width) for p in top)
-    full_actions = sum(_count_lines(p, width) for p in all_actions())
+    full = all_actions()
+    full_actions = sum(_count_lines(p, width) for p in full)
+    # The status under the mat and its lines do not depend on the plan: drawn and counted once.
+    statuses = {
+        kind: (status, _count_lines(status, width))
+        for kind, status in (
+            ("compact", render_status_compact(view, names)),
+            ("minimal", render_status_compact(view, names, minimal=True, width=width)),
+        )
+    }
     last = (*SCREEN_PLANS[-1], "minimal")
     for cell_height, hand_style in SCREEN_PLANS:
         cell = fit_cell_width(view, width, cell_height)
@@ -1260,18 +1258,16 @@ def render_screen(
         board = render_mat(view, highlight=highlight, cell_width=cell, cell_height=cell_height)
         hand = hand_parts(hand_style, cell)
         hand_lines = sum(_count_lines(p, width) for p in hand)
-        heads: list[tuple[str, list[RenderableType]]] = []
+        heads: list[tuple[str, list[RenderableType], int]] = []
         if width >= board_width + SIDE_WIDTH + 1 and board_lines >= SIDE_MIN_LINES:
-            heads.append(("beside", [beside(board, board_width, board_lines)]))
-        heads.append(("compact", [board, render_status_compact(view, names)]))
-        heads.append(("minimal", [board, render_status_compact(view, names, minimal=True, width=width)]))
-        for kind, head in heads:
-            head_lines = (
-                _count_lines(head[0], width) if kind == "beside" else board_lines + _count_lines(head[1], width)
-            )
+            layout = beside(board, board_width, board_lines)
+            heads.append(("beside", [layout], _count_lines(layout, width)))
+        for kind, (status, status_lines) in statuses.items():
+            heads.append((kind, [board, status], board_lines + status_lines))
+        for kind, head, head_lines in heads:
             left = budget - head_lines - hand_lines
             if full_actions <= left:
-                choices = all_actions()
+                choices = full
                 used = full_actions
             elif left >= MIN_ACTION_LINES or (cell_height, hand_style, kind) == last:
                 condensed = render_actions(

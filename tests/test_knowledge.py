@@ -11,7 +11,8 @@ from strategies import GameSetup, games, play
 
 from lordsofwar.rules import notation
 from lordsofwar.rules.cards import CORE
-from lordsofwar.rules.knowledge import deck_cards, hand_visible, side_cards
+from lordsofwar.rules.knowledge import deck_cards, side_cards
+from lordsofwar.rules.notation import hand_visible
 from lordsofwar.rules.state import Position, Result, Variant
 
 ORCS = CORE.standard_deck("orcs")

@@ -19,13 +19,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from lordsofwar.rules.cards import DECK_SIZE
+from lordsofwar.rules.notation import hand_visible
 from lordsofwar.rules.state import Position
-
-
-def hand_visible(pos: Position, viewer: int | None, player: int) -> bool:
-    """Whether ``viewer`` (None: a spectator) sees ``player``'s hand: their own always, the
-    opponent's in the visible-hands variant and once the game is over (as notation.view_json)."""
-    return viewer == player or pos.variant.hands == "visible" or pos.result is not None
 
 
 def _minus(base: Iterable[str], seen: Iterable[str | None]) -> list[str]:

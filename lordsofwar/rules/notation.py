@@ -429,16 +429,21 @@ def dumps(doc: Any) -> str:
 # --- views (9.2) ---------------------------------------------------------------------------------
 
 
+def hand_visible(pos: Position, viewer: int | None, player: int) -> bool:
+    """Whether ``viewer`` (None: a spectator) sees ``player``'s hand (9.2): their own always, the
+    opponent's in the visible-hands variant and once the game is over."""
+    return viewer == player or pos.variant.hands == "visible" or pos.result is not None
+
+
 def view_json(pos: Position, player: int | None, events: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """What ``player`` may know: no deck order or contents, no hidden opponent hand (9.2).
     ``player`` None is a spectator: in the hidden-hands variant both hands are hidden."""
     doc = position_to_json(pos, None)
     for p in ("1", "2"):
         doc["players"][p]["deck"] = len(pos.decks[int(p)])
-    if pos.variant.hands == "hidden" and pos.result is None:
-        for seat in (1, 2):
-            if seat != player:
-                doc["players"][str(seat)]["hand"] = [None] * len(pos.hands[seat])
+    for seat in (1, 2):
+        if not hand_visible(pos, player, seat):
+            doc["players"][str(seat)]["hand"] = [None] * len(pos.hands[seat])
     if events is not None:
         doc["events"] = list(events)  # every event is public: draws name no card
     return doc

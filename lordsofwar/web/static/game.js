@@ -400,9 +400,10 @@
           const colour = opts.colourOf && owner ? opts.colourOf(owner) : null;
           const ref = h('span', { class: 'cardref', 'data-card': p.card, text: cardName(p.card),
             'aria-label': card(p.card) ? cardTitle(card(p.card)) : null });
-          if (clickMagnifies) ref.addEventListener('click', (e) => { e.stopPropagation(); hidePreview(); magnify(p.card, { colour }); });
-          ref.addEventListener('dblclick', (e) => { e.preventDefault(); hidePreview(); magnify(p.card, { colour }); });
-          ref.addEventListener('contextmenu', (e) => { e.preventDefault(); hidePreview(); magnify(p.card, { colour }); });
+          const zoom = () => { hidePreview(); magnify(p.card, { colour }); };
+          if (clickMagnifies) ref.addEventListener('click', (e) => { e.stopPropagation(); zoom(); });
+          ref.addEventListener('dblclick', (e) => { e.preventDefault(); zoom(); });
+          ref.addEventListener('contextmenu', (e) => { e.preventDefault(); zoom(); });
           ref.addEventListener('mouseenter', () => showPreview(ref, p.card, colour));
           ref.addEventListener('mouseleave', hidePreview);
           s.append(ref);
@@ -446,6 +447,15 @@
     placePop(pop, anchor, 'side');
   }
   function hidePreview() { const pop = $('#hover-pop'); if (pop) pop.hidden = true; }
+
+  /** Fill and show #hover-pop with `show` while the pointer rests on `el` or it has the focus. */
+  function hoverPop(el, show) {
+    el.addEventListener('mouseenter', show);
+    el.addEventListener('focus', show);
+    el.addEventListener('mouseleave', hidePreview);
+    el.addEventListener('blur', hidePreview);
+    return el;
+  }
 
   /** Put the (absolute) pop beside `anchor`: to its left if there is room, else right, else below. */
   function placePop(pop, anchor, how) {
@@ -527,12 +537,7 @@
       pop.style.left = left + 'px';
       pop.style.top = r.top + window.scrollY + 'px';
     };
-    const hide = () => { const pop = $('#hover-pop'); if (pop) pop.hidden = true; };
-    e.addEventListener('mouseenter', show);
-    e.addEventListener('focus', show);
-    e.addEventListener('mouseleave', hide);
-    e.addEventListener('blur', hide);
-    return e;
+    return hoverPop(e, show);
   }
 
   /**
@@ -561,14 +566,22 @@
     return (RANK_ORDER.indexOf(ca ? ca.rank : '') - RANK_ORDER.indexOf(cb ? cb.rank : '')) || String(a).localeCompare(String(b));
   };
 
+  /** Whether an army label names a mercenary or custom deck rather than a standard army. */
+  const isCustomArmy = (army) => /^(mercenary|custom )/.test(army || '');
+
+  /** The army tag of a player panel (the army, or "Mercenary" / "Custom orcs"), or null. */
+  function armyTag(army) {
+    return army ? h('span', { class: 'tag army' + (isCustomArmy(army) ? ' custom' : ''), title: 'army: ' + army, text: army.replace(/^./, (c) => c.toUpperCase()) }) : null;
+  }
+
   /**
-   * A deck counter that lists, on hover or focus, what the viewer may know of the cards left:
-   * info = {cards: [...], includes_hand: bool} (server's deck_cards) or null (only the count).
-   * opts: {count, whose ("Your" | name), colour, army}.
+   * The deck counter of player `p`'s panel (.deck-count); it lists, on hover or focus, what the
+   * viewer may know of the cards left: info = {cards: [...], includes_hand: bool} (server's
+   * deck_cards) or null (only the count). opts: {count, whose ("Your" | name), colour, army}.
    */
-  function deckHover(el, info, opts) {
-    el.tabIndex = 0;
-    el.classList.add('has-pop');
+  function deckCount(p, info, opts) {
+    const el = h('span', { class: 'deck-count has-pop', 'data-player': p, tabindex: '0' },
+      h('i', { class: 'mini-back' }), h('b', { text: opts.count != null ? opts.count : '?' }), ' deck');
     const show = () => {
       const pop = $('#hover-pop');
       if (!pop) return;
@@ -590,12 +603,7 @@
       pop.style.width = Math.min(560, window.innerWidth - 16) + 'px';
       placePop(pop, el, 'side');
     };
-    const hide = () => { const pop = $('#hover-pop'); if (pop) pop.hidden = true; };
-    el.addEventListener('mouseenter', show);
-    el.addEventListener('focus', show);
-    el.addEventListener('mouseleave', hide);
-    el.addEventListener('blur', hide);
-    return el;
+    return hoverPop(el, show);
   }
 
   // Expose the renderer for replay.js.
@@ -622,7 +630,7 @@
 
   window.LoW = {
     CARDS, DIRS, RANK_ABBR, h, $, loadCards, cardEl, magnify, renderMat, entrySquares, describeEntry, describeText, entryEl,
-    resultText, scoreEl, scoreOf, fillPanelsButton, deckHover, logHeading, showPreview, hidePreview, placePop, parseSq, sqName, norm, isCommand, card, cardName, store, setHighContrast, fitCellSize,
+    resultText, scoreEl, scoreOf, fillPanelsButton, deckCount, armyTag, logHeading, showPreview, hidePreview, placePop, parseSq, sqName, norm, isCommand, card, cardName, store, setHighContrast, fitCellSize,
   };
 
   // =============================================================================================
@@ -730,13 +738,14 @@
       const last = lastTurnSquares();
       const cell = UI.zoomCell = cellSize();
       const extra = acts.filter((a) => a.to).map((a) => a.to);
-      renderMat($('#mat'), {
+      const matOpts = {
         view: v, bottom: b, home: home(), cell, targets, sources, last, ghosts: UI.ghosts, fresh: UI.fresh, extraSquares: extra,
         selected: UI.sel && UI.sel.from,
-      });
+      };
+      renderMat($('#mat'), matOpts);
       if (UI.zoom === 'fit') {
         const c2 = fitCell(); // unbordered: the size is known only after a first pass
-        if (c2 !== cell) renderMat($('#mat'), { view: v, bottom: b, home: home(), cell: c2, targets, sources, last, ghosts: UI.ghosts, fresh: UI.fresh, extraSquares: extra, selected: UI.sel && UI.sel.from });
+        if (c2 !== cell) renderMat($('#mat'), { ...matOpts, cell: c2 });
         UI.zoomCell = c2;
       }
       root.style.setProperty('--cell', UI.zoomCell + 'px');
@@ -847,11 +856,10 @@
       el.dataset.player = p;
       const visible = v.variant && v.variant.hands === 'visible';
       const tc = g.time_control || {};
-      const deckEl = h('span', { class: 'deck-count', 'data-player': p }, h('i', { class: 'mini-back' }), h('b', { text: deck != null ? deck : '?' }), ' deck');
       const info = S.deck ? (S.deck[p] !== undefined ? S.deck[p] : S.deck[String(p)]) : null;
-      deckHover(deckEl, info || null, {
+      const deckEl = deckCount(p, info || null, {
         count: deck, colour: colourOf(p), whose: me === p ? 'Your' : `${pl.name || 'player ' + p}'s`,
-        army: vp.army && /^(mercenary|custom )/.test(vp.army) ? vp.army : null,
+        army: isCustomArmy(vp.army) ? vp.army : null,
       });
       el.replaceChildren(
         h('div', { class: 'pp-head' },
@@ -862,7 +870,7 @@
               me === p ? h('span', { class: 'tag you', text: 'you' }) : null,
               pl.bot ? h('span', { class: 'tag bot', text: 'bot' }) : null,
               h('span', { class: 'tag pnum', title: 'player ' + p, text: 'P' + p }),
-              vp.army ? h('span', { class: 'tag army' + (/^(mercenary|custom )/.test(vp.army) ? ' custom' : ''), title: 'army: ' + vp.army, text: vp.army.replace(/^./, (c) => c.toUpperCase()) }) : null,
+              armyTag(vp.army),
               visible && !over() ? h('span', { class: 'tag vis', title: "This player's hand is visible to the opponent", text: '◉ hand visible' }) : null)),
           tc.mode === 'live' ? h('span', { class: 'clock', 'data-player': p, text: '' })
             : tc.mode === 'turn' ? h('span', { class: 'clock deadline', 'data-player': p, text: '' }) : null),
@@ -1036,7 +1044,7 @@
 
     function missText(sel, square, unit) {
       if (sel.kind === 'deploy') return `${cardName(sel.card)} (${sel.card}) cannot be deployed on ${square}: choose a lit square`;
-      const su = (S.view.board || []).find((u) => norm(u.square) === sel.from);
+      const su = unitAt(sel.from);
       const who = su ? unitLabel(su, sel.from) : 'the unit on ' + sel.from;
       if (sel.kind === 'shoot') return `${who} cannot shoot at ${unit ? cardName(unit.card) + ' on ' : ''}${square}: choose a target marked in red`;
       if (sel.kind === 'advance') return `the berserker ${who} cannot advance to ${square}: choose a lit square`;

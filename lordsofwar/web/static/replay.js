@@ -127,13 +127,12 @@
     el.className = 'player-panel side-' + side + ' col-' + colourOf(p) + (active ? ' active' : '') + (pos.result && pos.result.winner === p ? ' winner' : '');
     el.dataset.player = p;
     const cards = Array.isArray(vp.deck) ? vp.deck : null;
-    const deckEl = h('span', { class: 'deck-count', 'data-player': p }, h('i', { class: 'mini-back' }), h('b', { text: deck != null ? deck : '?' }), ' deck');
-    LoW.deckHover(deckEl, cards ? { cards, includes_hand: false } : null, { count: deck, colour: colourOf(p), whose: `${N[p]}'s` });
+    const deckEl = LoW.deckCount(p, cards ? { cards, includes_hand: false } : null, { count: deck, colour: colourOf(p), whose: `${N[p]}'s` });
     el.replaceChildren(
       h('div', { class: 'pp-head' }, h('span', { class: 'pp-dot' }),
         h('div', { class: 'pp-id' }, h('span', { class: 'pp-name', text: N[p] }),
           h('span', { class: 'pp-tags' }, h('span', { class: 'tag pnum', text: 'P' + p }),
-            vp.army ? h('span', { class: 'tag army' + (/^(mercenary|custom )/.test(vp.army) ? ' custom' : ''), title: 'army: ' + vp.army, text: vp.army.replace(/^./, (c) => c.toUpperCase()) }) : null))),
+            LoW.armyTag(vp.army)))),
       h('div', { class: 'pp-body' },
         scoreEl(pos, p, N, { home: 1, warn: p !== 1 }),
         h('div', { class: 'pp-counts' },
