@@ -675,7 +675,10 @@ def test_the_replay_opens_at_the_start_with_its_controls_in_view(browser: Any, s
 
     # a click on a card name in an entry goes to that step; magnify is a double-click
     hal.set_viewport_size(WIDE)
+    # the page lays itself out again 80 ms after a resize: a click during that lands elsewhere
+    hal.wait_for_timeout(400)
     item = hal.locator("#replay-list .replay-item:has(.cardref)").nth(3)
+    item.scroll_into_view_if_needed()
     ply = int(item.get_attribute("data-ply"))
     item.locator(".cardref").first.click()
     assert hal.evaluate("() => window.LoW.replay.R.ply") == ply
