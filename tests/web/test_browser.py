@@ -194,7 +194,7 @@ def test_two_players_invite_accept_play_and_resign(browser: Any, server: str, ca
         )
     assert alice.locator("#log .log-entry").count() == bob.locator("#log .log-entry").count() > 10
     assert "shoots" in alice.inner_text("#log") or "shot" in alice.inner_text("#log")
-    shot(alice, "game.png")
+    shot(alice, "game-two-players.png")
 
     # bob resigns; both see the result
     bob.click("#btn-resign")
