@@ -1,0 +1,380 @@
+"""``lordsofwar.core.Game`` on the compiled core (``_core``, built from ``src/core``).
+
+The state lives in C++; this class moves positions in and out in the notation of
+``lordsofwar.rules`` and turns the core's refusals into the rules' errors, with the reference
+engine's explanation (docs/core.md).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lordsofwar.core import _core, encoding
+from lordsofwar.core.encoding import FRAME, FrameError
+from lordsofwar.rules import engine, mat, notation
+from lordsofwar.rules.actions import Action, Event, parse_action
+from lordsofwar.rules.cards import CORE, DIRECTIONS, CardSet
+from lordsofwar.rules.errors import HiddenInformationError, IllegalActionError, InvalidActionError
+from lordsofwar.rules.position import FLAG_NAMES, AdvanceRound, Result, Variant, unit_kind
+from lordsofwar.rules.state import Position
+
+IMPLEMENTATION = "native"
+
+_KINDS = ("deploy", "shoot", "advance", "move", "recall", "draw", "pass")
+_KIND_INDEX = {k: i for i, k in enumerate(_KINDS)}
+_PHASES = ("pre", "advance", "post", "over")
+_PHASE_INDEX = {p: i for i, p in enumerate(_PHASES)}
+_POLICIES = {"uniform": 0, "greedy": 1}
+
+
+class _Table:
+    """A card set as the core holds it: the cards in the set's order, and id <-> index."""
+
+    __slots__ = ("cards", "core", "ids", "index")
+
+    def __init__(self, cards: CardSet):
+        self.cards = cards
+        self.ids: list[str] = list(cards)
+        self.index: dict[str | None, int] = {c: i for i, c in enumerate(self.ids)}
+        self.index[None] = -1
+        specs = []
+        for card_id in self.ids:
+            c = cards[card_id]
+            specs.append(
+                (
+                    c.id,
+                    c.rank,
+                    c.cls,
+                    c.defence,
+                    [(DIRECTIONS.index(d), v) for d, v in c.attacks.items()],
+                    c.ranged.damage if c.ranged else 0,
+                    list(c.ranged.targets) if c.ranged else [],
+                    [DIRECTIONS.index(d) for d in c.moves],
+                )
+            )
+        self.core = _core.Cards(specs)
+
+    def names(self, indices: list[int]) -> list[str | None]:
+        ids = self.ids
+        return [None if i < 0 else ids[i] for i in indices]
+
+
+_TABLES: dict[int, _Table] = {}
+
+
+def table(cards: CardSet) -> _Table:
+    """The core's table of ``cards`` (made once per card set)."""
+    t = _TABLES.get(id(cards))
+    if t is None or t.cards is not cards:
+        t = _TABLES[id(cards)] = _Table(cards)
+    return t
+
+
+def _variant_tuple(v: Variant) -> tuple[bool, bool, bool, int, int, int]:
+    return (v.intermediate, v.hands == "visible", v.bordered, v.units_to_win, v.commands_to_win, v.no_progress_turns)
+
+
+class Game:
+    """A game on the compiled core; see docs/core.md for every method."""
+
+    __slots__ = ("_s", "_t", "armies", "cards", "frame_size", "variant")
+
+    FRAME = FRAME
+
+    def __init__(self, state: Any, tab: _Table, variant: Variant, armies: list[str]):
+        self._s = state
+        self._t = tab
+        self.cards = tab.cards
+        self.variant = variant
+        self.armies = armies
+        self.frame_size: tuple[int, int] = FRAME
+
+    # --- making games -----------------------------------------------------------------------
+
+    @classmethod
+    def from_position(cls, pos: Position) -> Game:
+        """The game at ``pos`` (a position or a view), mid-turn state included."""
+        tab = table(pos.cards)
+        index = tab.index
+        s = _core.State(tab.core, _variant_tuple(pos.variant))
+        board = [(sq, index[k.id], k.owner) for sq, k in pos.board.items()]
+        hands = [[index[c] for c in pos.hands[p]] for p in (1, 2)]
+        decks = [[index[c] for c in pos.decks[p]] for p in (1, 2)]
+        lost = [[index[c] for c in pos.lost[p]] for p in (1, 2)]
+        result = None if pos.result is None else (pos.result.winner or 0, pos.result.reason)
+        s.load(pos.turn, pos.to_move, pos.quiet_turns, board, hands, decks, lost, result)
+        if pos.result is None:
+            squares = set(pos.flags) | set(pos.shot_damage) | set(pos.shot_target)
+            units = [
+                (sq, pos.flags.get(sq, 0), pos.shot_damage.get(sq, -1), pos.shot_target.get(sq, 0), sq in pos.shot_target)
+                for sq in squares
+            ]
+            adv = pos.advance
+            advance = (
+                None
+                if adv is None
+                else (list(adv.owners), [(b, list(ts)) for b, ts in adv.candidates.items()], list(adv.taken), adv.advanced)
+            )
+            s.load_turn(
+                _PHASE_INDEX[pos.phase], units, pos.generals_lost, pos.eliminated, pos.forced, pos.in_turn, advance
+            )
+        return cls(s, tab, pos.variant, list(pos.armies))
+
+    @classmethod
+    def from_json(cls, text: str, cards: CardSet | None = None) -> Game:
+        """Read a position or a view (notation.md section 3); errors are the notation's."""
+        return cls.from_position(notation.position_from_text(text, cards or CORE))
+
+    @classmethod
+    def deal(
+        cls,
+        decks: Any,
+        seed: int,
+        variant: Variant | None = None,
+        cards: CardSet | None = None,
+        armies: Any = None,
+    ) -> Game:
+        """The opening position of :func:`lordsofwar.rules.notation.deal` (the same shuffle)."""
+        return cls.from_position(notation.deal(decks, seed, variant, cards or CORE, armies))
+
+    def clone(self) -> Game:
+        new = Game(self._s.clone(), self._t, self.variant, list(self.armies))
+        new.frame_size = self.frame_size
+        return new
+
+    # --- reading it out ---------------------------------------------------------------------
+
+    def to_json(self) -> dict[str, Any]:
+        """The position as :func:`lordsofwar.rules.notation.position_to_json` writes it."""
+        head, units, hands, decks, lost, result, adv = self._s.export()
+        turn, to_move, quiet, phase, generals_lost, eliminated, forced, in_turn = head
+        names = self._t.names
+        ids = self._t.ids
+        name = mat.name
+        doc: dict[str, Any] = {
+            "format": notation.POSITION_FORMAT,
+            "version": notation.VERSION,
+            "variant": self.variant.to_json(),
+            "turn": turn,
+            "to_move": to_move,
+            "quiet_turns": quiet,
+            "board": [{"square": name(u[0]), "card": ids[u[1]], "owner": u[2]} for u in sorted(units)],
+            "players": {
+                str(p): {
+                    "army": self.armies[p],
+                    "hand": names(hands[p - 1]),
+                    "deck": len(decks[p - 1]) if -1 in decks[p - 1] else names(decks[p - 1]),
+                    "lost": names(lost[p - 1]),
+                }
+                for p in (1, 2)
+            },
+            "result": None if result is None else {"winner": result[0] or None, "reason": result[1]},
+        }
+        if in_turn and result is None:
+            ts: dict[str, Any] = {"phase": _PHASES[phase], "decider": self._s.decider}
+            by_square = sorted(units)
+            for bit, label in FLAG_NAMES.items():
+                ts[label] = [name(u[0]) for u in by_square if u[3] & bit]
+            ts["shot_damage"] = {name(u[0]): u[4] for u in by_square if u[4] >= 0}
+            ts["shots"] = {name(u[0]): name(u[5]) for u in by_square if u[6]}
+            ts["generals_lost"] = [p for p in (1, 2) if generals_lost & (1 << p)]
+            ts["eliminated"] = eliminated
+            ts["forced"] = forced
+            if adv is not None:
+                owners, candidates, taken, advanced = adv
+                ts["advance"] = {
+                    "owners": list(owners),
+                    "candidates": {name(b): [name(t) for t in squares] for b, squares in sorted(candidates)},
+                    "taken": [name(t) for t in sorted(taken)],
+                    "advanced": advanced,
+                }
+            doc["turn_state"] = ts
+        return doc
+
+    def to_position(self) -> Position:
+        """The same state as a :class:`lordsofwar.rules.state.Position`."""
+        head, units, hands, decks, lost, result, adv = self._s.export()
+        turn, to_move, quiet, phase, generals_lost, eliminated, forced, in_turn = head
+        tab = self._t
+        pos = Position(self.cards, self.variant, turn=turn, to_move=to_move, quiet_turns=quiet)
+        for sq, card, owner, *_ in units:
+            pos.place(sq, unit_kind(self.cards[tab.ids[card]], owner))
+        for p in (1, 2):
+            pos.hands[p] = tab.names(hands[p - 1])
+            pos.decks[p] = tab.names(decks[p - 1])
+            pos.lost[p] = [c for c in tab.names(lost[p - 1]) if c is not None]
+        pos.armies = list(self.armies)
+        if result is not None:
+            pos.result = Result(result[0] or None, result[1])
+            pos.phase = "over"
+            pos.deploys = []
+            return pos
+        engine.start_turn(pos)
+        pos.phase = _PHASES[phase]
+        pos.flags = {u[0]: u[3] for u in units if u[3]}
+        pos.shot_damage = {u[0]: u[4] for u in units if u[4] >= 0}
+        pos.shot_target = {u[0]: u[5] for u in units if u[6]}
+        pos.generals_lost = generals_lost
+        pos.eliminated = eliminated
+        pos.forced = forced
+        pos.in_turn = in_turn
+        pos.deploys = None if pos.phase == "pre" else []
+        if adv is not None:
+            owners, candidates, taken, advanced = adv
+            pos.advance = AdvanceRound(list(owners), {b: list(ts) for b, ts in candidates}, set(taken), advanced)
+        return pos
+
+    @property
+    def result(self) -> Result | None:
+        s = self._s
+        return Result(s.winner or None, s.reason) if s.over else None
+
+    @property
+    def is_over(self) -> bool:
+        return bool(self._s.over)
+
+    @property
+    def turn(self) -> int:
+        return int(self._s.turn)
+
+    @property
+    def to_move(self) -> int:
+        return int(self._s.to_move)
+
+    @property
+    def decider(self) -> int:
+        """The player who must act now: ``to_move``, or the owner of berserkers being placed."""
+        return int(self._s.decider)
+
+    @property
+    def phase(self) -> str:
+        return _PHASES[self._s.phase]
+
+    # --- acting -----------------------------------------------------------------------------
+
+    def legal(self) -> list[str]:
+        """The legal actions of the decider, as notation strings."""
+        try:
+            return list(self._s.legal())
+        except _core.Hidden as exc:
+            raise HiddenInformationError(str(exc)) from None
+
+    def _refuse(self, action: Action) -> IllegalActionError:
+        return IllegalActionError(engine.explain_illegal(self.to_position(), action))
+
+    def apply(self, text: str | Action) -> list[Event]:
+        """Apply one action (notation text) and return its events; a refusal changes nothing."""
+        action = parse_action(text, self) if isinstance(text, str) else text
+        index = self._t.index
+        card = index.get(action.card, -1)
+        if action.kind == "deploy" and action.card not in index:
+            raise InvalidActionError(f"action {str(action)!r}: unknown card {action.card!r}")
+        before = self._s.clone() if self._hidden_cards() else None
+        try:
+            return list(self._s.apply(_KIND_INDEX[action.kind], card, action.frm or 0, action.to or 0))
+        except _core.Illegal:
+            raise self._refuse(action) from None
+        except _core.Hidden as exc:
+            if before is not None:
+                self._s = before
+            raise HiddenInformationError(str(exc)) from None
+
+    def _hidden_cards(self) -> bool:
+        return bool(self.hidden_total())
+
+    # --- integer actions (docs/core.md) ----------------------------------------------------------
+
+    @property
+    def num_actions(self) -> int:
+        w, h = self.frame_size
+        return int(self._s.num_actions(w, h))
+
+    def legal_ids(self) -> list[int]:
+        """The legal actions as integers, ascending."""
+        w, h = self.frame_size
+        try:
+            return list(self._s.legal_ids(w, h))
+        except IndexError as exc:
+            raise FrameError(f"{exc}: the units spread wider than the {w}x{h} frame of integer actions") from None
+        except _core.Hidden as exc:
+            raise HiddenInformationError(str(exc)) from None
+
+    def _decode(self, i: int) -> tuple[int, int, int, int, str] | None:
+        w, h = self.frame_size
+        if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < self._s.num_actions(w, h):
+            raise InvalidActionError(f"action id {i!r}: not an id between 0 and {self._s.num_actions(w, h) - 1}")
+        decoded: tuple[int, int, int, int, str] | None = self._s.decode(i, w, h)
+        return decoded
+
+    def apply_id(self, i: int) -> None:
+        """Apply the action with id ``i``; an id that is not legal changes nothing."""
+        w, h = self.frame_size
+        decoded = self._decode(i)
+        if decoded is None:
+            raise IllegalActionError(f"action id {i}: names no action here (an empty hand slot)")
+        before = self._s.clone() if self._hidden_cards() else None
+        try:
+            self._s.apply_id(i, w, h)
+        except _core.Illegal:
+            raise IllegalActionError(f"action id {i}: {self._refuse(parse_action(decoded[4], self))}") from None
+        except _core.Hidden as exc:
+            if before is not None:
+                self._s = before
+            raise HiddenInformationError(str(exc)) from None
+
+    def action_text(self, i: int) -> str:
+        """The notation of the action with id ``i`` here."""
+        decoded = self._decode(i)
+        if decoded is None:
+            raise InvalidActionError(f"action id {i}: names no action here (an empty hand slot)")
+        return decoded[4]
+
+    def action_id(self, text: str | Action) -> int:
+        """The id of an action (notation text) here."""
+        action = parse_action(text, self) if isinstance(text, str) else text
+        w, h = self.frame_size
+        if action.kind == "deploy" and action.card not in self._t.index:
+            raise InvalidActionError(f"action {str(action)!r}: unknown card {action.card!r}")
+        i = self._s.encode(
+            _KIND_INDEX[action.kind], self._t.index.get(action.card, -1), action.frm or 0, action.to or 0, w, h
+        )
+        if i < 0:
+            if action.kind == "deploy" and action.card not in self.to_position().hands[self.decider]:
+                raise IllegalActionError(f"{action}: {action.card} is not in player {self.decider}'s hand")
+            raise FrameError(f"{action}: outside the {w}x{h} frame of integer actions")
+        return int(i)
+
+    # --- views, hidden cards, playouts ---------------------------------------------------------
+
+    def view(self, player: int) -> Game:
+        """What ``player`` may know (notation.view): hidden cards unknown."""
+        return Game.from_position(notation.view(self.to_position(), player))
+
+    def hidden(self) -> dict[int, dict[str, int]]:
+        """The number of unknown cards per player and place."""
+        _head, _units, hands, decks, *_ = self._s.export()
+        return {p: {"hand": hands[p - 1].count(-1), "deck": decks[p - 1].count(-1)} for p in (1, 2)}
+
+    def hidden_total(self) -> int:
+        return sum(n for place in self.hidden().values() for n in place.values())
+
+    def fill(self, cards_by_player: Any) -> Game:
+        """A full game: this view's unknown entries replaced, in order (docs/core.md)."""
+        return Game.from_position(encoding.fill_position(self.to_position(), cards_by_player))
+
+    def determinize(self, seed: int, pools: Any = None) -> Game:
+        """A sampled world consistent with this view (docs/core.md)."""
+        return Game.from_position(encoding.determinize_position(self.to_position(), seed, pools))
+
+    def playout(self, seed: int, policy: str = "uniform", max_turns: int | None = None) -> Result | None:
+        """Play on in place with ``policy``; the result, or None when ``max_turns`` ended it first."""
+        if policy not in _POLICIES:
+            raise ValueError(f"policy: expected 'uniform' or 'greedy', got {policy!r}")
+        try:
+            self._s.playout(seed & (2**64 - 1), _POLICIES[policy], -1 if max_turns is None else max_turns)
+        except _core.Hidden as exc:
+            raise HiddenInformationError(str(exc)) from None
+        return self.result
+
+    def __repr__(self) -> str:
+        return f"<core.Game native turn={self.turn} decider={self.decider} phase={self.phase}>"

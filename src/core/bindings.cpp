@@ -1,0 +1,346 @@
+// The Python binding of the core: lordsofwar.core._core. The public face is
+// lordsofwar/core/_native.py; this module moves data in and out and keeps the loops in C++.
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/optional.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include "engine.hpp"
+#include "play.hpp"
+
+namespace nb = nanobind;
+using namespace low;
+
+namespace {
+
+struct Cards {
+    std::shared_ptr<const CardTable> table;
+};
+
+using CardTuple = std::tuple<std::string, std::string, std::string, int, std::vector<std::pair<int, int>>, int,
+                             std::vector<std::pair<int, int>>, std::vector<int>>;
+using VariantTuple = std::tuple<bool, bool, bool, int, int, int>;
+
+Variant variant_of(const VariantTuple& t) {
+    Variant v;
+    std::tie(v.intermediate, v.visible, v.bordered, v.units_to_win, v.commands_to_win, v.no_progress_turns) = t;
+    return v;
+}
+
+std::string sq_name(Sq s) {
+    int x = sq_x(s), y = sq_y(s);
+    if (x >= 0 && x < WIDTH && y >= 0 && y < HEIGHT) return std::string(1, (char)('a' + x)) + std::to_string(y + 1);
+    return std::to_string(x) + "," + std::to_string(y);
+}
+
+std::string action_text(const Game& g, const Action& a) {
+    switch (a.kind) {
+        case A_DEPLOY:
+            return "deploy " + g.cards->ids[a.card] + " " + sq_name(a.to);
+        case A_SHOOT:
+            return "shoot " + sq_name(a.from) + " " + sq_name(a.to);
+        case A_ADVANCE:
+            return "advance " + sq_name(a.from) + " " + sq_name(a.to);
+        case A_MOVE:
+            return "move " + sq_name(a.from) + " " + sq_name(a.to);
+        case A_RECALL:
+            return "recall " + sq_name(a.from);
+        case A_DRAW:
+            return "draw";
+        default:
+            return "pass";
+    }
+}
+
+nb::object card_or_none(const Game& g, int c) { return c < 0 ? nb::none() : nb::cast(g.cards->ids[c]); }
+
+nb::list events_to_python(const Game& g, const std::vector<Event>& events) {
+    nb::list out;
+    for (const Event& e : events) {
+        nb::dict d;
+        switch (e.type) {
+            case E_REVEAL: {
+                d["type"] = "reveal";
+                d["player"] = (int)e.player;
+                nb::list hand;
+                for (int16_t c : e.hand) hand.append(card_or_none(g, c));
+                d["hand"] = hand;
+                break;
+            }
+            case E_DEPLOY:
+                d["type"] = "deploy";
+                d["card"] = g.cards->ids[e.card];
+                d["square"] = sq_name(e.a);
+                d["player"] = (int)e.player;
+                d["forced"] = e.flag;
+                break;
+            case E_SHOT:
+                d["type"] = "shot";
+                d["from"] = sq_name(e.a);
+                d["target"] = sq_name(e.b);
+                d["damage"] = e.damage;
+                d["declared"] = e.flag;
+                d["card"] = g.cards->ids[e.card];
+                d["target_card"] = g.cards->ids[e.card2];
+                break;
+            case E_ELIMINATED:
+                d["type"] = "eliminated";
+                d["square"] = sq_name(e.a);
+                d["card"] = g.cards->ids[e.card];
+                d["owner"] = (int)e.player;
+                break;
+            case E_ADVANCE:
+            case E_MOVE:
+                d["type"] = e.type == E_ADVANCE ? "advance" : "move";
+                d["from"] = sq_name(e.a);
+                d["to"] = sq_name(e.b);
+                d["owner"] = (int)e.player;
+                d["card"] = g.cards->ids[e.card];
+                break;
+            case E_RECALL:
+                d["type"] = "recall";
+                d["square"] = sq_name(e.a);
+                d["card"] = g.cards->ids[e.card];
+                d["player"] = (int)e.player;
+                break;
+            case E_DRAW:
+            case E_PASS:
+            case E_EXTRA:
+                d["type"] = e.type == E_DRAW ? "draw" : (e.type == E_PASS ? "pass" : "extra_turn");
+                d["player"] = (int)e.player;
+                break;
+            default:
+                d["type"] = "result";
+                d["winner"] = e.player ? nb::cast((int)e.player) : nb::none();
+                d["reason"] = g.reason;
+        }
+        out.append(d);
+    }
+    return out;
+}
+
+struct State {
+    Game g;
+    std::vector<Action> buf;
+
+    State(const Cards& cards, const VariantTuple& v) : g(cards.table, variant_of(v)) { buf.reserve(256); }
+
+    Frame frame(int w, int h) const { return frame_of(g, w, h); }
+
+    std::vector<Action>& legal() {
+        g.legal(buf);
+        return buf;
+    }
+
+    nb::list run(const Action& a) {
+        auto& l = legal();
+        if (std::find(l.begin(), l.end(), a) == l.end()) throw IllegalError("illegal");
+        std::vector<Event> ev;
+        g.push(a, &ev);
+        return events_to_python(g, ev);
+    }
+};
+
+// Raised to Python as these classes; lordsofwar/core/_native.py turns them into the rules'
+// errors with the reference engine's explanation.
+nb::object illegal_type, hidden_type;
+
+}  // namespace
+
+NB_MODULE(_core, m) {
+    m.doc() = "The compiled rules core of Lords of War (see docs/core.md).";
+    illegal_type = nb::borrow(PyErr_NewException("lordsofwar.core._core.Illegal", PyExc_ValueError, nullptr));
+    hidden_type = nb::borrow(PyErr_NewException("lordsofwar.core._core.Hidden", PyExc_ValueError, nullptr));
+    m.attr("Illegal") = illegal_type;
+    m.attr("Hidden") = hidden_type;
+    nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+        try {
+            std::rethrow_exception(p);
+        } catch (const IllegalError& e) {
+            PyErr_SetString(illegal_type.ptr(), e.what());
+        } catch (const HiddenError& e) {
+            PyErr_SetString(hidden_type.ptr(), e.what());
+        }
+    });
+
+    nb::class_<Cards>(m, "Cards")
+        .def(
+            "__init__",
+            [](Cards* self, const std::vector<CardTuple>& specs) {
+                std::vector<CardSpec> cs;
+                for (const auto& t : specs) {
+                    CardSpec c;
+                    std::tie(c.id, c.rank, c.cls, c.defence, c.attacks, c.damage, c.targets, c.moves) = t;
+                    cs.push_back(std::move(c));
+                }
+                new (self) Cards{std::make_shared<const CardTable>(cs)};
+            },
+            "One tuple per card: (id, rank, class, defence, [(direction, value)], damage, [(right, forward)], "
+            "[direction]), directions 0-7 from F clockwise.")
+        .def_prop_ro("shot_offsets", [](const Cards& c) { return c.table->shot_offsets; })
+        .def("__len__", [](const Cards& c) { return c.table->ids.size(); });
+
+    nb::class_<State>(m, "State")
+        .def(nb::init<const Cards&, const VariantTuple&>())
+        .def("clone", [](const State& s) { return State(s); })
+        .def(
+            "load",
+            [](State& s, int turn, int to_move, int quiet, const std::vector<std::tuple<Sq, int, int>>& board,
+               const std::vector<std::vector<int>>& hands, const std::vector<std::vector<int>>& decks,
+               const std::vector<std::vector<int>>& lost, std::optional<std::pair<int, std::string>> result) {
+                Game& g = s.g;
+                g.turn = turn, g.to_move = to_move, g.quiet_turns = quiet;
+                for (auto [sq, card, owner] : board) g.place(sq, card, owner);
+                for (int p = 1; p <= 2; ++p) {
+                    g.hands[p].assign(hands[p - 1].begin(), hands[p - 1].end());
+                    g.decks[p].assign(decks[p - 1].begin(), decks[p - 1].end());
+                    g.lost[p].assign(lost[p - 1].begin(), lost[p - 1].end());
+                }
+                g.start_turn();
+                if (result) {
+                    g.over = true, g.winner = result->first, g.reason = result->second, g.phase = OVER;
+                }
+            },
+            nb::arg("turn"), nb::arg("to_move"), nb::arg("quiet"), nb::arg("board"), nb::arg("hands"),
+            nb::arg("decks"), nb::arg("lost"), nb::arg("result").none(),
+            "Set up a start-of-turn position: units in the order they were placed.")
+        .def(
+            "load_turn",
+            [](State& s, int phase, const std::vector<std::tuple<Sq, int, int, Sq, bool>>& units, int generals_lost,
+               bool eliminated, bool forced, bool in_turn,
+               std::optional<std::tuple<std::vector<int>, std::vector<std::pair<Sq, std::vector<Sq>>>, std::vector<Sq>,
+                                        bool>>
+                   advance) {
+                Game& g = s.g;
+                for (Unit& u : g.units_mut()) u.flags = 0;
+                for (auto [sq, flags, damage, target, has_target] : units) {
+                    Unit& u = g.unit(g.unit_at(sq));
+                    u.flags = (uint8_t)flags, u.shot_damage = damage, u.shot_target = target, u.has_target = has_target;
+                }
+                g.phase = (Phase)phase;
+                g.generals_lost = generals_lost, g.eliminated = eliminated, g.forced = forced, g.in_turn = in_turn;
+                if (advance) {
+                    g.has_advance = true;
+                    std::tie(g.adv.owners, g.adv.candidates, g.adv.taken, g.adv.advanced) = *advance;
+                }
+            },
+            nb::arg("phase"), nb::arg("units"), nb::arg("generals_lost"), nb::arg("eliminated"), nb::arg("forced"),
+            nb::arg("in_turn"), nb::arg("advance").none(),
+            "Set the turn under way: (square, flags, shot damage or -1, shot target, has target) per unit.")
+        .def("export",
+             [](const State& s) {
+                 const Game& g = s.g;
+                 std::vector<const Unit*> order;
+                 for (const Unit& u : g.units()) order.push_back(&u);
+                 std::sort(order.begin(), order.end(), [](const Unit* a, const Unit* b) { return a->seq < b->seq; });
+                 nb::list units;
+                 for (const Unit* u : order) {
+                     units.append(nb::make_tuple(u->sq, (int)u->card, (int)u->owner, (int)u->flags, u->shot_damage,
+                                                 u->shot_target, u->has_target));
+                 }
+                 auto cards = [](const std::vector<int16_t>& v) { return std::vector<int>(v.begin(), v.end()); };
+                 nb::object adv = nb::none();
+                 if (g.has_advance) adv = nb::make_tuple(g.adv.owners, g.adv.candidates, g.adv.taken, g.adv.advanced);
+                 return nb::make_tuple(
+                     nb::make_tuple(g.turn, g.to_move, g.quiet_turns, (int)g.phase, g.generals_lost, g.eliminated,
+                                    g.forced, g.in_turn),
+                     units, nb::make_tuple(cards(g.hands[1]), cards(g.hands[2])),
+                     nb::make_tuple(cards(g.decks[1]), cards(g.decks[2])),
+                     nb::make_tuple(cards(g.lost[1]), cards(g.lost[2])),
+                     g.over ? nb::make_tuple(g.winner, g.reason) : nb::none(), adv);
+             })
+        .def_prop_ro("over", [](const State& s) { return s.g.over; })
+        .def_prop_ro("winner", [](const State& s) { return s.g.winner; })
+        .def_prop_ro("reason", [](const State& s) { return s.g.reason; })
+        .def_prop_ro("turn", [](const State& s) { return s.g.turn; })
+        .def_prop_ro("to_move", [](const State& s) { return s.g.to_move; })
+        .def_prop_ro("decider", [](const State& s) { return s.g.decider(); })
+        .def_prop_ro("phase", [](const State& s) { return (int)s.g.phase; })
+        .def("legal",
+             [](State& s) {
+                 nb::list out;
+                 for (const Action& a : s.legal()) out.append(action_text(s.g, a));
+                 return out;
+             })
+        .def("apply",
+             [](State& s, int kind, int card, Sq from, Sq to) {
+                 return s.run(Action{(uint8_t)kind, (int16_t)card, from, to});
+             })
+        .def("num_actions", [](const State& s, int w, int h) { return s.frame(w, h).num_actions(); })
+        .def("legal_ids",
+             [](State& s, int w, int h) {
+                 Frame f = s.frame(w, h);
+                 std::vector<int> ids;
+                 for (const Action& a : s.legal()) {
+                     int id = encode(s.g, f, a);
+                     if (id < 0) throw nb::index_error(("outside the frame: " + action_text(s.g, a)).c_str());
+                     ids.push_back(id);
+                 }
+                 std::sort(ids.begin(), ids.end());
+                 return ids;
+             })
+        .def(
+            "decode",
+            [](const State& s, int id, int w, int h) -> nb::object {
+                Action a;
+                if (!decode(s.g, s.frame(w, h), id, a)) return nb::none();
+                return nb::make_tuple((int)a.kind, (int)a.card, a.from, a.to, action_text(s.g, a));
+            },
+            "The action an id names here, as (kind, card, from, to, text), or None when it names none.")
+        .def("encode",
+             [](const State& s, int kind, int card, Sq from, Sq to, int w, int h) {
+                 return encode(s.g, s.frame(w, h), Action{(uint8_t)kind, (int16_t)card, from, to});
+             })
+        .def("apply_id",
+             [](State& s, int id, int w, int h) {
+                 Action a;
+                 if (!decode(s.g, s.frame(w, h), id, a)) throw IllegalError("no action has this id here");
+                 auto& l = s.legal();
+                 if (std::find(l.begin(), l.end(), a) == l.end()) throw IllegalError("illegal");
+                 s.g.push(a, nullptr);
+             })
+        .def(
+            "playout",
+            [](State& s, uint64_t seed, int policy, int max_turns) {
+                Rng rng(seed);
+                return playout(s.g, rng, policy, max_turns, s.buf);
+            },
+            nb::arg("seed"), nb::arg("policy") = 0, nb::arg("max_turns") = -1);
+
+    m.def(
+        "random_games",
+        [](const Cards& cards, const std::vector<std::vector<int16_t>>& decks, const VariantTuple& v, int games,
+           double seconds, uint64_t seed) {
+            Variant var = variant_of(v);
+            Rng rng(seed);
+            std::vector<Action> buf;
+            buf.reserve(256);
+            long actions = 0, turns = 0;
+            int played = 0;
+            auto start = std::chrono::steady_clock::now();
+            double elapsed = 0;
+            {
+                nb::gil_scoped_release release;
+                while (played < games || elapsed < seconds) {
+                    Game g(cards.table, var);
+                    const auto& d1 = decks[rng.below((uint32_t)decks.size())];
+                    const auto& d2 = decks[rng.below((uint32_t)decks.size())];
+                    deal(g, d1, d2, rng);
+                    actions += playout(g, rng, UNIFORM, -1, buf);
+                    turns += g.turn;
+                    ++played;
+                    elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+                }
+            }
+            return nb::make_tuple(played, actions, turns, elapsed);
+        },
+        nb::arg("cards"), nb::arg("decks"), nb::arg("variant"), nb::arg("games"), nb::arg("seconds"), nb::arg("seed"),
+        "Play uniformly random games from random deals of the given decks: (games, actions, turns, seconds).");
+
+}

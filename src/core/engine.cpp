@@ -1,0 +1,853 @@
+// The rules: a line-by-line counterpart of lordsofwar/rules/engine.py (see engine.hpp).
+#include "engine.hpp"
+
+#include <algorithm>
+#include <climits>
+
+namespace low {
+
+namespace {
+
+constexpr const char* DIRECTION_NAMES[8] = {"F", "FR", "R", "BR", "B", "BL", "L", "FL"};
+
+template <class T>
+bool contains(const std::vector<T>& v, const T& x) {
+    return std::find(v.begin(), v.end(), x) != v.end();
+}
+
+}  // namespace
+
+// --- cards (position.UnitKind) ---------------------------------------------------------------
+
+CardTable::CardTable(const std::vector<CardSpec>& specs) {
+    for (int owner = 1; owner <= 2; ++owner) kinds[owner].reserve(specs.size());
+    for (const CardSpec& c : specs) {
+        ids.push_back(c.id);
+        for (int owner = 1; owner <= 2; ++owner) {
+            Kind k;
+            k.defence = c.defence;
+            k.damage = c.damage;
+            k.berserker = c.cls == "berserker";
+            k.cavalry = c.cls == "cavalry";
+            k.spear = c.cls == "spear";
+            k.support = c.cls == "spear" || c.cls == "ranged";
+            k.general = c.rank == "general";
+            k.command = c.rank == "general" || c.rank == "command";
+            // Player 2 faces the other way: a card-frame direction turns by 180 degrees.
+            int turn = owner == 1 ? 0 : 4;
+            for (auto [dir, value] : c.attacks) {
+                if (value <= 0 || k.n_attacks >= 8) continue;
+                int w = (dir + turn) % 8;
+                k.attack_dir[k.n_attacks] = (uint8_t)w;
+                k.attack_val[k.n_attacks] = value;
+                k.attack_at[w] = value;
+                k.dirmask |= (uint8_t)(1 << w);
+                ++k.n_attacks;
+            }
+            int f = owner == 1 ? 1 : -1;
+            for (auto [right, forward] : c.targets) k.targets.emplace_back(right * f, forward * f);
+            for (int dir : c.moves) {
+                if (k.n_moves < 8) k.move_dir[k.n_moves++] = (uint8_t)((dir + turn) % 8);
+            }
+            kinds[owner].push_back(k);
+        }
+        for (auto t : c.targets) {
+            if (!contains(shot_offsets, t)) shot_offsets.push_back(t);
+        }
+    }
+    std::sort(shot_offsets.begin(), shot_offsets.end());
+}
+
+int CardTable::offset_index(int right, int forward) const {
+    auto it = std::lower_bound(shot_offsets.begin(), shot_offsets.end(), std::make_pair(right, forward));
+    if (it == shot_offsets.end() || *it != std::make_pair(right, forward)) return -1;
+    return (int)(it - shot_offsets.begin());
+}
+
+// --- the board (position.BasePosition.place / remove) ------------------------------------------
+
+Game::Game(std::shared_ptr<const CardTable> c, const Variant& variant) : cards(std::move(c)), v(variant) {
+    if (v.bordered) {
+        ox_ = 0, oy_ = 0, w_ = WIDTH, h_ = HEIGHT;
+    } else {
+        ox_ = -8, oy_ = -8, w_ = WIDTH + 16, h_ = HEIGHT + 16;
+    }
+    cells_.assign((size_t)w_ * h_, -1);
+    stamp_.assign(cells_.size(), 0);
+    units_.reserve(48);
+}
+
+void Game::cover(Sq s) {
+    // The window keeps a margin of at least one square around every unit on the unbordered mat.
+    int x = sq_x(s), y = sq_y(s);
+    if (v.bordered || (x > ox_ && x < ox_ + w_ - 1 && y > oy_ && y < oy_ + h_ - 1)) return;
+    // The unbordered mat grows: a new window around every unit and the new square.
+    int minx = x, maxx = x, miny = y, maxy = y;
+    for (const Unit& u : units_) {
+        minx = std::min(minx, sq_x(u.sq)), maxx = std::max(maxx, sq_x(u.sq));
+        miny = std::min(miny, sq_y(u.sq)), maxy = std::max(maxy, sq_y(u.sq));
+    }
+    ox_ = minx - 8, oy_ = miny - 8, w_ = maxx - minx + 17, h_ = maxy - miny + 17;
+    cells_.assign((size_t)w_ * h_, -1);
+    stamp_.assign(cells_.size(), 0);
+    stamp_now_ = 0;
+    for (size_t i = 0; i < units_.size(); ++i) {
+        const Unit& u = units_[i];
+        cells_[(size_t)(sq_x(u.sq) - ox_) * h_ + (sq_y(u.sq) - oy_)] = (int16_t)i;
+    }
+}
+
+void Game::place(Sq s, int card, int owner) {
+    cover(s);
+    Unit u;
+    u.sq = s;
+    u.card = (int16_t)card;
+    u.owner = (uint8_t)owner;
+    u.seq = next_seq_++;
+    const Kind& k = cards->kinds[owner][card];
+    for (int a = 0; a < k.n_attacks; ++a) {
+        int wi = unit_at(step(s, k.attack_dir[a]));
+        if (wi >= 0 && units_[wi].owner != owner) {
+            Unit& w = units_[wi];
+            w.att_sq[w.natt] = s;
+            w.att_val[w.natt] = k.attack_val[a];
+            ++w.natt;
+        }
+    }
+    for (int d = 0; d < 8; ++d) {
+        Sq n = step(s, d);
+        int wi = unit_at(n);
+        if (wi >= 0 && units_[wi].owner != owner) {
+            int value = kind(units_[wi]).attack_at[(d + 4) % 8];
+            if (value) {
+                u.att_sq[u.natt] = n;
+                u.att_val[u.natt] = value;
+                ++u.natt;
+            }
+        }
+    }
+    int idx = (int)units_.size();
+    units_.push_back(u);
+    cells_[(size_t)(sq_x(s) - ox_) * h_ + (sq_y(s) - oy_)] = (int16_t)idx;
+}
+
+void Game::remove(Sq s) {
+    int i = unit_at(s);
+    const Kind& k = kind(units_[i]);
+    for (int a = 0; a < k.n_attacks; ++a) {
+        int wi = unit_at(step(s, k.attack_dir[a]));
+        if (wi < 0) continue;
+        Unit& w = units_[wi];
+        int n = 0;
+        for (int e = 0; e < w.natt; ++e) {
+            if (w.att_sq[e] != s) {
+                w.att_sq[n] = w.att_sq[e];
+                w.att_val[n] = w.att_val[e];
+                ++n;
+            }
+        }
+        w.natt = (uint8_t)n;
+    }
+    cells_[(size_t)(sq_x(s) - ox_) * h_ + (sq_y(s) - oy_)] = -1;
+    int last = (int)units_.size() - 1;
+    if (i != last) {
+        units_[i] = units_[last];
+        const Unit& m = units_[i];
+        cells_[(size_t)(sq_x(m.sq) - ox_) * h_ + (sq_y(m.sq) - oy_)] = (int16_t)i;
+    }
+    units_.pop_back();
+}
+
+uint8_t Game::near_mask(Sq t, int owner) const {
+    uint8_t m = 0;
+    for (int d = 0; d < 8; ++d) {
+        int wi = unit_at(step(t, d));
+        if (wi >= 0 && units_[wi].owner == owner) m |= (uint8_t)(1 << d);
+    }
+    return m;
+}
+
+void Game::neighbour_squares(int owner, std::vector<Sq>& out) const {
+    // The empty squares next to ``owner``'s units (both players' when owner is 0), on the mat
+    // when it is bordered: the keys of position.near not on the board.
+    if (++stamp_now_ == 0) {
+        std::fill(stamp_.begin(), stamp_.end(), 0);
+        stamp_now_ = 1;
+    }
+    for (const Unit& u : units_) {
+        if (owner && u.owner != owner) continue;
+        for (int d = 0; d < 8; ++d) {
+            Sq t = step(u.sq, d);
+            if (!on_mat(t)) continue;
+            // The window holds every unit with a margin (cover), so ``t`` is inside it.
+            size_t c = (size_t)(sq_x(t) - ox_) * h_ + (sq_y(t) - oy_);
+            if (cells_[c] >= 0 || stamp_[c] == stamp_now_) continue;
+            stamp_[c] = stamp_now_;
+            out.push_back(t);
+        }
+    }
+}
+
+// --- deployment (1.3, 3): engine.deploy_options, could_deploy ------------------------------------
+
+static Sq opening_square(int turn) { return turn == 1 ? make_sq(2, 2) : make_sq(4, 3); }
+
+void Game::deploy_options(int player, int turn_no, std::vector<Action>& out, bool& forced_out) const {
+    forced_out = false;
+    const auto& hand = hands[player];
+    if (hand.empty()) return;
+    for (int16_t c : hand) {
+        if (c < 0) throw HiddenError("player " + std::to_string(player) + "'s hand is hidden in this view");
+    }
+    int16_t uniq[HAND_LIMIT * 4];
+    int nu = 0;
+    for (int16_t c : hand) {
+        bool seen = false;
+        for (int i = 0; i < nu; ++i) seen |= uniq[i] == c;
+        if (!seen && nu < (int)(sizeof uniq / sizeof uniq[0])) uniq[nu++] = c;
+    }
+    auto add = [&](int16_t c, Sq s) { out.push_back(Action{A_DEPLOY, c, 0, s}); };
+    if (turn_no <= 2) {
+        Sq s = opening_square(turn_no);
+        if (unit_at(s) < 0) {
+            for (int i = 0; i < nu; ++i) add(uniq[i], s);
+        }
+        return;
+    }
+    if (units_.empty()) {  // 3.1 special free deployment
+        for (int i = 0; i < nu; ++i) {
+            for (int x = 0; x < WIDTH; ++x) {
+                for (int y = 0; y < HEIGHT; ++y) add(uniq[i], make_sq(x, y));
+            }
+        }
+        return;
+    }
+    int enemy = 3 - player;
+    bool has_enemy = false;
+    for (const Unit& u : units_) has_enemy |= u.owner == enemy;
+    std::vector<Sq> squares;
+    squares.reserve(64);
+    neighbour_squares(0, squares);
+    if (!has_enemy) {  // 3.2 free deployment
+        for (int i = 0; i < nu; ++i) {
+            for (Sq s : squares) {
+                if (near_mask(s, player)) add(uniq[i], s);
+            }
+        }
+        return;
+    }
+    uint8_t fm[256], em[256];
+    Sq sqs[256];
+    int n = 0;
+    for (Sq s : squares) {
+        if (n == 256) break;
+        sqs[n] = s;
+        fm[n] = near_mask(s, player);
+        em[n] = near_mask(s, enemy);
+        ++n;
+    }
+    std::vector<Sq> more;  // a crowd wider than 256 squares (only on the unbordered mat)
+    for (size_t i = 256; i < squares.size(); ++i) more.push_back(squares[i]);
+    for (int i = 0; i < nu; ++i) {
+        const Kind& k = cards->kinds[player][uniq[i]];
+        for (int j = 0; j < n; ++j) {
+            if (em[j] & k.dirmask) add(uniq[i], sqs[j]);  // 3.3 the Engagement Rule
+        }
+        for (Sq s : more) {
+            if (near_mask(s, enemy) & k.dirmask) add(uniq[i], s);
+        }
+        if (k.support) {  // 3.3 a support unit next to a friend
+            for (int j = 0; j < n; ++j) {
+                if (fm[j] && !(em[j] & k.dirmask)) add(uniq[i], sqs[j]);
+            }
+            for (Sq s : more) {
+                if (near_mask(s, player) && !(near_mask(s, enemy) & k.dirmask)) add(uniq[i], s);
+            }
+        }
+    }
+    if (!out.empty()) return;
+    for (int i = 0; i < nu; ++i) {  // 3.4 forced deployment
+        for (Sq s : squares) {
+            if (near_mask(s, enemy)) add(uniq[i], s);
+        }
+    }
+    forced_out = true;
+}
+
+bool Game::could_deploy(int player, int turn_no) const {
+    const auto& hand = hands[player];
+    if (hand.empty()) return false;
+    if (turn_no <= 2) return unit_at(opening_square(turn_no)) < 0;
+    if (units_.empty()) return true;
+    int enemy = 3 - player;
+    std::vector<Sq> squares;
+    neighbour_squares(enemy, squares);
+    if (!squares.empty()) return true;  // some card engages, or else the deployment is forced (3.4)
+    bool has_enemy = false;
+    for (const Unit& u : units_) has_enemy |= u.owner == enemy;
+    neighbour_squares(player, squares);
+    if (squares.empty()) return false;
+    if (!has_enemy) return true;
+    for (int16_t c : hand) {
+        if (c < 0) throw HiddenError("player " + std::to_string(player) + "'s hand is hidden in this view");
+    }
+    for (int16_t c : hand) {
+        if (cards->kinds[player][c].support) return true;
+    }
+    return false;
+}
+
+void Game::resolve_start() {
+    // 3.4: with no deployment possible the turn goes straight to the post-deployment phase.
+    if (phase != PRE) return;
+    std::vector<Action> d;
+    deploy_options(to_move, turn, d, forced);
+    if (d.empty()) phase = POST;
+}
+
+// --- shooting (5) --------------------------------------------------------------------------------
+
+bool Game::can_shoot(const Unit& u) const {
+    if (turn <= 2) return false;  // 1.3: no shots in the opening turns
+    if (u.flags & (SHOT | TOOK_PART | ENGAGED_AT_START)) return false;
+    if ((u.flags & DEPLOYED) && !(u.flags & SUPPORTED)) return false;
+    return u.natt == 0;
+}
+
+void Game::shots(std::vector<Action>& out) const {
+    int player = to_move;
+    for (const Unit& u : units_) {
+        if (u.owner != player) continue;
+        const Kind& k = kind(u);
+        if (k.targets.empty() || !can_shoot(u)) continue;
+        int x = sq_x(u.sq), y = sq_y(u.sq);
+        for (auto [dx, dy] : k.targets) {
+            Sq t = make_sq(x + dx, y + dy);
+            int wi = unit_at(t);
+            if (wi >= 0 && units_[wi].owner != player) out.push_back(Action{A_SHOOT, -1, u.sq, t});
+        }
+    }
+}
+
+// --- moving, recall, reinforcement (7) ---------------------------------------------------------
+
+void Game::moves(std::vector<Action>& out) const {
+    int player = to_move;
+    for (const Unit& u : units_) {
+        if (u.owner != player || (u.flags & MOVED) || u.natt) continue;
+        const Kind& k = kind(u);
+        for (int m = 0; m < k.n_moves; ++m) {
+            Sq t = step(u.sq, k.move_dir[m]);
+            if (unit_at(t) < 0 && on_mat(t)) out.push_back(Action{A_MOVE, -1, u.sq, t});
+        }
+    }
+}
+
+bool Game::engaged_by_spear(const Unit& u) const {
+    for (int e = 0; e < u.natt; ++e) {
+        if (kind(units_[unit_at(u.att_sq[e])]).spear) return true;
+    }
+    return false;
+}
+
+bool Game::recallable(const Unit& u, int f) const {
+    if (f & DEPLOYED) return false;
+    if (kind(u).cavalry && v.intermediate) return !engaged_by_spear(u);
+    return !(f & TOOK_PART) && u.natt == 0;
+}
+
+void Game::reinforcements(std::vector<Action>& out) const {
+    int player = to_move;
+    if ((int)hands[player].size() >= HAND_LIMIT) {
+        out.push_back(Action{A_PASS, -1, 0, 0});
+        return;
+    }
+    size_t before = out.size();
+    if (!decks[player].empty()) out.push_back(Action{A_DRAW, -1, 0, 0});
+    for (const Unit& u : units_) {
+        if (u.owner == player && recallable(u, u.flags)) out.push_back(Action{A_RECALL, -1, u.sq, 0});
+    }
+    if (out.size() == before) out.push_back(Action{A_PASS, -1, 0, 0});
+}
+
+// --- berserker advances (6) --------------------------------------------------------------------
+
+void Game::waiting(int owner, std::vector<std::pair<Sq, std::vector<Sq>>>& out) const {
+    out.clear();
+    for (const auto& [b, squares] : adv.candidates) {
+        if (units_[unit_at(b)].owner != owner) continue;
+        std::vector<Sq> free;
+        for (Sq t : squares) {
+            if (!contains(adv.taken, t)) free.push_back(t);
+        }
+        if (!free.empty()) out.emplace_back(b, std::move(free));
+    }
+}
+
+void Game::advance_choices(std::vector<Action>& out) const {
+    if (!has_advance || adv.owners.empty()) return;
+    std::vector<std::pair<Sq, std::vector<Sq>>> w;
+    waiting(adv.owners[0], w);
+    for (const auto& [b, ts] : w) {
+        if (units_[unit_at(b)].flags & DEPLOYED) {
+            for (Sq t : ts) out.push_back(Action{A_ADVANCE, -1, b, t});
+            return;
+        }
+    }
+    for (const auto& [b, ts] : w) {
+        for (Sq t : ts) out.push_back(Action{A_ADVANCE, -1, b, t});
+    }
+}
+
+bool Game::auto_advances(int owner, std::vector<Event>* ev) {
+    std::vector<std::pair<Sq, std::vector<Sq>>> w;
+    while (true) {
+        waiting(owner, w);
+        if (w.empty()) return false;
+        const std::pair<Sq, std::vector<Sq>>* deployed = nullptr;
+        for (const auto& e : w) {
+            if (units_[unit_at(e.first)].flags & DEPLOYED) {
+                deployed = &e;
+                break;
+            }
+        }
+        if (deployed) {
+            if (deployed->second.size() == 1) {
+                do_advance(deployed->first, deployed->second[0], ev);
+                continue;
+            }
+            return true;
+        }
+        const std::pair<Sq, std::vector<Sq>>* single = nullptr;
+        for (const auto& e : w) {
+            if (e.second.size() != 1) continue;
+            bool shared = false;
+            for (const auto& o : w) {
+                if (o.first != e.first && contains(o.second, e.second[0])) shared = true;
+            }
+            if (!shared) {
+                single = &e;
+                break;
+            }
+        }
+        if (!single) return true;
+        do_advance(single->first, single->second[0], ev);
+    }
+}
+
+void Game::relocate(Sq src, Sq dst) {
+    // Move a unit and everything this turn knows about it from ``src`` to ``dst``.
+    Unit old = units_[unit_at(src)];
+    remove(src);
+    place(dst, old.card, old.owner);
+    Unit& u = units_[unit_at(dst)];
+    u.flags = old.flags;
+    u.shot_damage = old.shot_damage;
+    u.shot_target = old.shot_target;
+    u.has_target = old.has_target;
+    for (Unit& w : units_) {
+        if (w.has_target && w.shot_target == src) w.shot_target = dst;
+    }
+}
+
+void Game::do_advance(Sq b, Sq t, std::vector<Event>* ev) {
+    const Unit& u = units_[unit_at(b)];
+    int card = u.card, owner = u.owner;
+    relocate(b, t);
+    for (auto it = adv.candidates.begin(); it != adv.candidates.end(); ++it) {
+        if (it->first == b) {
+            adv.candidates.erase(it);
+            break;
+        }
+    }
+    adv.taken.push_back(t);
+    adv.advanced = true;
+    if (ev) {
+        Event e{E_ADVANCE};
+        e.a = b, e.b = t, e.player = (int8_t)owner, e.card = (int16_t)card;
+        ev->push_back(std::move(e));
+    }
+}
+
+void Game::resolve_advances(std::vector<Event>* ev) {
+    // 6.3: run advance rounds, each followed by a check, until none is due or a choice waits.
+    while (has_advance) {
+        while (!adv.owners.empty()) {
+            if (auto_advances(adv.owners[0], ev)) {
+                phase = ADVANCE;
+                return;
+            }
+            adv.owners.erase(adv.owners.begin());
+        }
+        bool advanced = adv.advanced;
+        has_advance = false;
+        adv = AdvanceRound();
+        if (advanced) after_check(check(ev));
+    }
+    phase = POST;
+}
+
+void Game::after_check(std::vector<std::pair<Sq, std::vector<Sq>>>&& candidates) {
+    if (candidates.empty()) return;
+    AdvanceRound a;
+    for (int o : {to_move, 3 - to_move}) {
+        for (const auto& c : candidates) {
+            if (units_[unit_at(c.first)].owner == o) {
+                a.owners.push_back(o);
+                break;
+            }
+        }
+    }
+    a.candidates = std::move(candidates);
+    adv = std::move(a);
+    has_advance = true;
+}
+
+// --- combat (4) --------------------------------------------------------------------------------
+
+std::vector<std::pair<Sq, std::vector<Sq>>> Game::check(std::vector<Event>* ev) {
+    // 4.1-4.5: eliminate, all at once, every unit whose damage exceeds its defence.
+    std::vector<std::pair<Sq, std::vector<Sq>>> candidates;
+    bool shooters = false;
+    for (const Unit& u : units_) shooters |= (u.flags & SHOT) != 0;
+    Sq doomed[128];
+    int nd = 0;
+    std::vector<Sq> doomed_more;
+    for (const Unit& u : units_) {
+        int total = u.shot_damage > 0 ? u.shot_damage : 0;
+        for (int e = 0; e < u.natt; ++e) {
+            if (shooters && (units_[unit_at(u.att_sq[e])].flags & SHOT)) continue;
+            total += u.att_val[e];
+        }
+        if (total > kind(u).defence) {
+            if (nd < 128) doomed[nd++] = u.sq;
+            else doomed_more.push_back(u.sq);
+        }
+    }
+    if (nd == 0) return candidates;
+    std::vector<Sq> dl(doomed, doomed + nd);
+    dl.insert(dl.end(), doomed_more.begin(), doomed_more.end());
+    std::sort(dl.begin(), dl.end());
+    auto is_doomed = [&](Sq s) { return std::binary_search(dl.begin(), dl.end(), s); };
+    std::vector<Sq> part;
+    for (Sq t : dl) {
+        const Unit& ut = units_[unit_at(t)];
+        for (int e = 0; e < ut.natt; ++e) {
+            Sq s = ut.att_sq[e];
+            const Unit& us = units_[unit_at(s)];
+            if (us.flags & SHOT) continue;  // 5.5: a unit that shot deals no melee damage
+            part.push_back(s);
+            if (v.intermediate && !is_doomed(s) && kind(us).berserker) {
+                bool found = false;
+                for (auto& c : candidates) {
+                    if (c.first == s) {
+                        c.second.push_back(t);
+                        found = true;
+                        break;
+                    }
+                }
+                if (!found) candidates.emplace_back(s, std::vector<Sq>{t});
+            }
+        }
+    }
+    for (const Unit& u : units_) {
+        if (u.has_target && is_doomed(u.shot_target)) part.push_back(u.sq);
+    }
+    for (Sq t : dl) {
+        const Unit& u = units_[unit_at(t)];
+        int card = u.card, owner = u.owner;
+        bool general = kind(u).general;
+        remove(t);
+        lost[owner].push_back((int16_t)card);
+        if (general) generals_lost |= 1 << owner;
+        if (ev) {
+            Event e{E_ELIMINATED};
+            e.a = t, e.card = (int16_t)card, e.player = (int8_t)owner;
+            ev->push_back(std::move(e));
+        }
+    }
+    for (Unit& u : units_) {
+        if (u.has_target && is_doomed(u.shot_target)) u.has_target = false;
+    }
+    for (Sq s : part) {
+        if (!is_doomed(s)) units_[unit_at(s)].flags |= TOOK_PART;
+    }
+    eliminated = true;
+    std::vector<std::pair<Sq, std::vector<Sq>>> out;
+    for (auto& c : candidates) {
+        if (units_[unit_at(c.first)].natt == 0) out.push_back(std::move(c));
+    }
+    return out;
+}
+
+// --- the turn ----------------------------------------------------------------------------------
+
+void Game::start_turn() {
+    // Reset the turn state for ``to_move`` and note which ranged units start engaged (5.2).
+    phase = PRE;
+    for (Unit& u : units_) {
+        u.flags = 0;
+        u.shot_damage = -1;
+        u.has_target = false;
+    }
+    generals_lost = 0;
+    eliminated = false;
+    forced = false;
+    has_advance = false;
+    adv = AdvanceRound();
+    in_turn = false;
+    for (Unit& u : units_) {
+        if (u.owner == to_move && !kind(u).targets.empty() && u.natt) u.flags = ENGAGED_AT_START;
+    }
+}
+
+void Game::legal(std::vector<Action>& out) {
+    out.clear();
+    if (over) return;
+    if (phase == PRE) {
+        std::vector<Action> d;
+        d.reserve(128);
+        deploy_options(to_move, turn, d, forced);
+        if (!d.empty()) {
+            shots(out);
+            out.insert(out.end(), d.begin(), d.end());
+            return;
+        }
+        phase = POST;
+    }
+    if (phase == ADVANCE) {
+        advance_choices(out);
+        return;
+    }
+    shots(out);
+    moves(out);
+    reinforcements(out);
+}
+
+bool Game::is_legal(const Action& a) {
+    std::vector<Action> l;
+    l.reserve(128);
+    legal(l);
+    return contains(l, a);
+}
+
+void Game::push(const Action& a, std::vector<Event>* ev) {
+    in_turn = true;
+    int player = to_move;
+    switch (a.kind) {
+        case A_DEPLOY: {
+            // 3: place the card; 3.4 reveals the hand of a forced deployment; then the check (4.2).
+            auto& hand = hands[player];
+            if (forced && ev) {
+                Event e{E_REVEAL};
+                e.player = (int8_t)player, e.hand = hand;
+                ev->push_back(std::move(e));
+            }
+            hand.erase(std::find(hand.begin(), hand.end(), a.card));
+            bool supported = near_mask(a.to, player) != 0;  // 5.2: placed next to a friendly unit
+            place(a.to, a.card, player);
+            units_[unit_at(a.to)].flags = (uint8_t)(DEPLOYED | (supported ? SUPPORTED : 0));
+            if (ev) {
+                Event e{E_DEPLOY};
+                e.card = a.card, e.a = a.to, e.player = (int8_t)player, e.flag = forced;
+                ev->push_back(std::move(e));
+            }
+            phase = POST;
+            after_check(check(ev));
+            resolve_advances(ev);
+            break;
+        }
+        case A_SHOOT: {
+            // 5.3-5.4: a declared shot waits for the deployment's check; a fired one runs a check.
+            Unit& shooter = units_[unit_at(a.from)];
+            int damage = kind(shooter).damage;
+            shooter.flags |= SHOT;
+            shooter.shot_target = a.to;
+            shooter.has_target = true;
+            int card = shooter.card;
+            Unit& target = units_[unit_at(a.to)];
+            target.shot_damage = (target.shot_damage > 0 ? target.shot_damage : 0) + damage;
+            bool declared = phase == PRE;
+            if (ev) {
+                Event e{E_SHOT};
+                e.a = a.from, e.b = a.to, e.damage = damage, e.flag = declared, e.card = (int16_t)card;
+                e.card2 = target.card;
+                ev->push_back(std::move(e));
+            }
+            if (!declared) {
+                after_check(check(ev));
+                resolve_advances(ev);
+            }
+            break;
+        }
+        case A_ADVANCE:
+            do_advance(a.from, a.to, ev);
+            resolve_advances(ev);
+            break;
+        case A_MOVE: {
+            // 7.1: one step, then a check.
+            relocate(a.from, a.to);
+            Unit& u = units_[unit_at(a.to)];
+            u.flags |= MOVED;
+            if (ev) {
+                Event e{E_MOVE};
+                e.a = a.from, e.b = a.to, e.player = (int8_t)player, e.card = u.card;
+                ev->push_back(std::move(e));
+            }
+            after_check(check(ev));
+            resolve_advances(ev);
+            break;
+        }
+        case A_RECALL: {
+            int card = units_[unit_at(a.from)].card;
+            remove(a.from);
+            hands[player].push_back((int16_t)card);
+            if (ev) {
+                Event e{E_RECALL};
+                e.a = a.from, e.card = (int16_t)card, e.player = (int8_t)player;
+                ev->push_back(std::move(e));
+            }
+            end_turn(ev);
+            break;
+        }
+        case A_DRAW: {
+            auto& deck = decks[player];
+            hands[player].push_back(deck.front());
+            deck.erase(deck.begin());
+            if (ev) {
+                Event e{E_DRAW};
+                e.player = (int8_t)player;
+                ev->push_back(std::move(e));
+            }
+            end_turn(ev);
+            break;
+        }
+        default: {
+            if (ev) {
+                Event e{E_PASS};
+                e.player = (int8_t)player;
+                ev->push_back(std::move(e));
+            }
+            end_turn(ev);
+        }
+    }
+}
+
+// --- the end of a turn and of the game (7.4, 8) -------------------------------------------------
+
+int Game::commands_eliminated(int player) const {
+    int n = 0;
+    for (int16_t c : lost[3 - player]) n += cards->kinds[1][c].command;
+    return n;
+}
+
+bool Game::threshold_result(int& win, std::string& why) const {
+    // 8.2: the winner (or draw) when a player has reached a threshold.
+    int U = v.units_to_win, C = v.commands_to_win;
+    int u1 = (int)lost[2].size(), u2 = (int)lost[1].size();
+    if (u1 < U && u2 < U && u1 < C && u2 < C) return false;
+    int c1 = commands_eliminated(1), c2 = commands_eliminated(2);
+    if (u1 < U && u2 < U && c1 < C && c2 < C) return false;
+    bool cmd[3] = {false, c1 >= C, c2 >= C};
+    bool unit[3] = {false, u1 >= U, u2 >= U};
+    bool reached[3] = {false, cmd[1] || unit[1], cmd[2] || unit[2]};
+    int units[3] = {0, u1, u2}, commands[3] = {0, c1, c2};
+    auto single = [&](int p) {
+        win = p;
+        why = cmd[p] ? std::to_string(commands[p]) + " command units eliminated"
+                     : std::to_string(units[p]) + " units eliminated";
+        return true;
+    };
+    if (reached[1] && !reached[2]) return single(1);
+    if (reached[2] && !reached[1]) return single(2);
+    if (!reached[1]) return false;
+    if (cmd[1] != cmd[2]) {
+        win = cmd[1] ? 1 : 2;
+        why = "both reached a threshold; player " + std::to_string(win) + " reached the command threshold";
+        return true;
+    }
+    const int* first = cmd[1] ? units : commands;
+    const int* second = cmd[1] ? commands : units;
+    const char* first_name = cmd[1] ? "units" : "command units";
+    const char* second_name = cmd[1] ? "command units" : "units";
+    std::string what = cmd[1] ? "command" : "unit";
+    const int* values[2] = {first, second};
+    const char* labels[2] = {first_name, second_name};
+    for (int i = 0; i < 2; ++i) {
+        if (values[i][1] != values[i][2]) {
+            win = values[i][1] > values[i][2] ? 1 : 2;
+            why = "both reached the " + what + " threshold; player " + std::to_string(win) + " eliminated more " +
+                  labels[i];
+            return true;
+        }
+    }
+    win = 0;
+    why = "both reached the " + what + " threshold with equal units and command units";
+    return true;
+}
+
+bool Game::could_act(int player, int turn_no) const {
+    // 8.3: could ``player`` deploy, draw or recall at the start of turn ``turn_no`` on this mat?
+    bool hand_open = (int)hands[player].size() < HAND_LIMIT;
+    if (hand_open && !decks[player].empty()) return true;
+    if (could_deploy(player, turn_no)) return true;
+    if (hand_open) {
+        for (const Unit& u : units_) {
+            if (u.owner == player && recallable(u, 0)) return true;
+        }
+    }
+    return false;
+}
+
+void Game::end_turn(std::vector<Event>* ev) {
+    // After the reinforcement: 8.2, then 8.3, then the next turn (7.4 extra turn).
+    int player = to_move, other = 3 - player;
+    quiet_turns = eliminated ? 0 : quiet_turns + 1;
+    bool extra = (generals_lost & (1 << other)) && !(generals_lost & (1 << player));
+    int nxt = extra ? player : other;
+    int win = 0;
+    std::string why;
+    bool done = threshold_result(win, why);
+    if (!done && v.no_progress_turns && quiet_turns >= v.no_progress_turns) {
+        done = true, win = 0;
+        why = "no unit eliminated in " + std::to_string(v.no_progress_turns) + " turns";
+    }
+    if (!done) {
+        int later = 3 - nxt;
+        if (!could_act(nxt, turn + 1) && !could_act(later, turn + 2)) {
+            done = true, win = 0;
+            why = "neither player can deploy, draw or recall";
+        }
+    }
+    if (done) {
+        finish(win, why, ev);
+        return;
+    }
+    if (extra && ev) {
+        Event e{E_EXTRA};
+        e.player = (int8_t)player;
+        ev->push_back(std::move(e));
+    }
+    ++turn;
+    to_move = nxt;
+    start_turn();
+}
+
+void Game::finish(int win, const std::string& why, std::vector<Event>* ev) {
+    over = true;
+    winner = win;
+    reason = why;
+    phase = OVER;
+    has_advance = false;
+    adv = AdvanceRound();
+    in_turn = false;
+    if (ev) {
+        Event e{E_RESULT};
+        e.player = (int8_t)win;
+        ev->push_back(std::move(e));
+    }
+}
+
+const char* direction_name(int d) { return DIRECTION_NAMES[d]; }
+
+}  // namespace low

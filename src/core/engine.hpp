@@ -1,0 +1,211 @@
+// The rules of Lords of War, compiled: the same rules as lordsofwar/rules/engine.py.
+//
+// Every function here mirrors one of engine.py (named in its comment), and section numbers
+// refer to clarifications.md, as there. Squares are the Python engine's integers:
+// (x + 2^15) * 2^16 + (y + 2^15), so sorting them sorts by column, then row, as Python does.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace low {
+
+using Sq = uint32_t;
+constexpr int OFFSET = 1 << 15;
+constexpr int LIMIT = OFFSET - 64;  // mat.LIMIT: largest |x| or |y| of an off-mat square
+constexpr int HAND_LIMIT = 6;
+constexpr int WIDTH = 7;
+constexpr int HEIGHT = 6;
+
+inline Sq make_sq(int x, int y) { return (Sq)(x + OFFSET) << 16 | (Sq)(y + OFFSET); }
+inline int sq_x(Sq s) { return (int)(s >> 16) - OFFSET; }
+inline int sq_y(Sq s) { return (int)(s & 0xffff) - OFFSET; }
+
+// mat.NEIGHBOUR_DELTAS: F, FR, R, BR, B, BL, L, FL as player 1 sees them.
+constexpr int DX[8] = {0, 1, 1, 1, 0, -1, -1, -1};
+constexpr int DY[8] = {1, 1, 0, -1, -1, -1, 0, 1};
+inline Sq step(Sq s, int dir) { return make_sq(sq_x(s) + DX[dir], sq_y(s) + DY[dir]); }
+
+// Per-unit flags of the turn under way (position.py).
+enum Flag : uint8_t { DEPLOYED = 1, SUPPORTED = 2, SHOT = 4, TOOK_PART = 8, MOVED = 16, ENGAGED_AT_START = 32 };
+enum Phase : uint8_t { PRE = 0, ADVANCE = 1, POST = 2, OVER = 3 };
+enum ActionKind : uint8_t { A_DEPLOY, A_SHOOT, A_ADVANCE, A_MOVE, A_RECALL, A_DRAW, A_PASS };
+
+struct HiddenError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+struct IllegalError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// A card as a unit of one owner (position.UnitKind): its tables turned to the owner's facing.
+struct Kind {
+    int defence = 0;
+    int damage = 0;
+    bool berserker = false, cavalry = false, spear = false, support = false, general = false, command = false;
+    int n_attacks = 0;
+    uint8_t attack_dir[8] = {};  // in the card's order of arrows; a world direction index
+    int attack_val[8] = {};
+    int attack_at[8] = {};  // world direction -> arrow value (0: none)
+    uint8_t dirmask = 0;
+    std::vector<std::pair<int, int>> targets;  // world (dx, dy) of the target grid
+    int n_moves = 0;
+    uint8_t move_dir[8] = {};
+};
+
+// What the core needs of one card, as lordsofwar.rules.cards.Card gives it.
+struct CardSpec {
+    std::string id;
+    std::string rank;
+    std::string cls;
+    int defence = 0;
+    std::vector<std::pair<int, int>> attacks;  // (card-frame direction 0-7, value > 0), in order
+    int damage = 0;
+    std::vector<std::pair<int, int>> targets;  // (right, forward)
+    std::vector<int> moves;                    // card-frame directions 0-7
+};
+
+// The cards of one CardSet, indexed in its iteration order, with both owners' kinds.
+struct CardTable {
+    std::vector<std::string> ids;
+    std::vector<Kind> kinds[3];
+    std::vector<std::pair<int, int>> shot_offsets;  // sorted union of every target offset
+    explicit CardTable(const std::vector<CardSpec>& specs);
+    int offset_index(int right, int forward) const;
+};
+
+struct Variant {
+    bool intermediate = true;
+    bool visible = false;
+    bool bordered = true;
+    int units_to_win = 20;
+    int commands_to_win = 4;
+    int no_progress_turns = 40;
+};
+
+struct Action {
+    uint8_t kind = A_PASS;
+    int16_t card = -1;
+    Sq from = 0, to = 0;
+    bool operator==(const Action& o) const {
+        return kind == o.kind && card == o.card && from == o.from && to == o.to;
+    }
+};
+
+enum EventType : uint8_t { E_REVEAL, E_DEPLOY, E_SHOT, E_ELIMINATED, E_ADVANCE, E_MOVE, E_RECALL, E_DRAW, E_PASS, E_EXTRA, E_RESULT };
+
+struct Event {
+    explicit Event(uint8_t t) : type(t) {}
+    uint8_t type;
+    int8_t player = 0;  // player or owner
+    int16_t card = -1, card2 = -1;
+    Sq a = 0, b = 0;
+    int damage = 0;
+    bool flag = false;         // forced (deploy), declared (shot)
+    std::vector<int16_t> hand;  // reveal
+};
+
+struct Unit {
+    Sq sq;
+    int16_t card;
+    uint8_t owner;
+    uint8_t flags = 0;
+    int shot_damage = -1;  // -1: none this turn
+    Sq shot_target = 0;
+    bool has_target = false;
+    uint32_t seq = 0;  // placement order (the Python board's dict order)
+    uint8_t natt = 0;  // the engagement map entry of this unit, in Python's order
+    Sq att_sq[8];
+    int att_val[8];
+};
+
+struct AdvanceRound {
+    std::vector<int> owners;
+    std::vector<std::pair<Sq, std::vector<Sq>>> candidates;
+    std::vector<Sq> taken;
+    bool advanced = false;
+};
+
+class Game {
+   public:
+    std::shared_ptr<const CardTable> cards;
+    Variant v;
+    int turn = 1, to_move = 1, quiet_turns = 0;
+    std::vector<int16_t> hands[3], decks[3], lost[3];  // -1: a hidden card; decks top first
+    bool over = false;
+    int winner = 0;  // 0: a draw
+    std::string reason;
+    Phase phase = PRE;
+    int generals_lost = 0;
+    bool eliminated = false, forced = false, in_turn = false;
+    bool has_advance = false;
+    AdvanceRound adv;
+
+    Game(std::shared_ptr<const CardTable> cards, const Variant& v);
+
+    // --- the board (position.BasePosition.place / remove)
+    int unit_at(Sq s) const {
+        unsigned i = (unsigned)(sq_x(s) - ox_), j = (unsigned)(sq_y(s) - oy_);
+        if (i >= (unsigned)w_ || j >= (unsigned)h_) return -1;
+        return cells_[i * h_ + j];
+    }
+    const std::vector<Unit>& units() const { return units_; }
+    Unit& unit(int i) { return units_[i]; }
+    std::vector<Unit>& units_mut() { return units_; }
+    void place(Sq s, int card, int owner);
+    void remove(Sq s);
+    bool on_mat(Sq s) const {
+        int x = sq_x(s), y = sq_y(s);
+        if (v.bordered) return x >= 0 && x < WIDTH && y >= 0 && y < HEIGHT;
+        return x >= -LIMIT && x <= LIMIT && y >= -LIMIT && y <= LIMIT;
+    }
+    const Kind& kind(const Unit& u) const { return cards->kinds[u.owner][u.card]; }
+
+    int decider() const { return has_advance && phase == ADVANCE ? adv.owners[0] : to_move; }
+
+    // --- the rules (engine.py)
+    void start_turn();
+    void legal(std::vector<Action>& out);
+    bool is_legal(const Action& a);
+    void push(const Action& a, std::vector<Event>* events);  // the action must be legal
+    void deploy_options(int player, int turn, std::vector<Action>& out, bool& forced_out) const;
+    bool could_deploy(int player, int turn) const;
+    int commands_eliminated(int player) const;
+
+   private:
+    std::vector<Unit> units_;
+    std::vector<int16_t> cells_;
+    int ox_ = 0, oy_ = 0, w_ = WIDTH, h_ = HEIGHT;
+    uint32_t next_seq_ = 0;
+    mutable std::vector<uint32_t> stamp_;
+    mutable uint32_t stamp_now_ = 0;
+
+    void cover(Sq s);
+    void relocate(Sq src, Sq dst);
+    bool can_shoot(const Unit& u) const;
+    bool recallable(const Unit& u, int flags) const;
+    bool engaged_by_spear(const Unit& u) const;
+    void shots(std::vector<Action>& out) const;
+    void moves(std::vector<Action>& out) const;
+    void reinforcements(std::vector<Action>& out) const;
+    void advance_choices(std::vector<Action>& out) const;
+    void waiting(int owner, std::vector<std::pair<Sq, std::vector<Sq>>>& out) const;
+    bool auto_advances(int owner, std::vector<Event>* ev);
+    void do_advance(Sq b, Sq t, std::vector<Event>* ev);
+    void resolve_advances(std::vector<Event>* ev);
+    void after_check(std::vector<std::pair<Sq, std::vector<Sq>>>&& candidates);
+    std::vector<std::pair<Sq, std::vector<Sq>>> check(std::vector<Event>* ev);
+    void resolve_start();
+    bool could_act(int player, int turn) const;
+    bool threshold_result(int& win, std::string& why) const;
+    void end_turn(std::vector<Event>* ev);
+    void finish(int win, const std::string& why, std::vector<Event>* ev);
+    void neighbour_squares(int owner, std::vector<Sq>& out) const;
+    uint8_t near_mask(Sq t, int owner) const;
+};
+
+}  // namespace low

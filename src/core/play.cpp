@@ -1,0 +1,176 @@
+#include "play.hpp"
+
+#include <algorithm>
+
+namespace low {
+
+namespace {
+
+int floor_div(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+
+}  // namespace
+
+Frame frame_of(const Game& g, int width, int height) {
+    Frame f;
+    f.player = g.decider();
+    f.offsets = (int)g.cards->shot_offsets.size();
+    if (g.v.bordered) return f;
+    int minx = 0, maxx = WIDTH - 1, miny = 0, maxy = HEIGHT - 1;
+    const auto& units = g.units();
+    if (!units.empty()) {
+        minx = miny = INT32_MAX, maxx = maxy = INT32_MIN;
+        for (const Unit& u : units) {
+            minx = std::min(minx, sq_x(u.sq)), maxx = std::max(maxx, sq_x(u.sq));
+            miny = std::min(miny, sq_y(u.sq)), maxy = std::max(maxy, sq_y(u.sq));
+        }
+    }
+    f.w = width, f.h = height;
+    f.ox = floor_div(minx + maxx, 2) - width / 2;
+    f.oy = floor_div(miny + maxy, 2) - height / 2;
+    return f;
+}
+
+int world_dir(int dx, int dy) {
+    for (int d = 0; d < 8; ++d) {
+        if (DX[d] == dx && DY[d] == dy) return d;
+    }
+    return -1;
+}
+
+int encode(const Game& g, const Frame& f, const Action& a) {
+    int N = f.n(), T = f.offsets;
+    int shoot0 = 6 * N, advance0 = shoot0 + N * T, move0 = advance0 + 8 * N, recall0 = move0 + 8 * N;
+    switch (a.kind) {
+        case A_DEPLOY: {
+            const auto& hand = g.hands[f.player];
+            int slot = (int)(std::find(hand.begin(), hand.end(), a.card) - hand.begin());
+            int k = f.index(a.to);
+            if (k < 0 || slot >= 6) return -1;
+            return slot * N + k;
+        }
+        case A_SHOOT: {
+            int k = f.index(a.from);
+            int dx = sq_x(a.to) - sq_x(a.from), dy = sq_y(a.to) - sq_y(a.from);
+            int t = f.player == 2 ? g.cards->offset_index(-dx, -dy) : g.cards->offset_index(dx, dy);
+            if (k < 0 || t < 0) return -1;
+            return shoot0 + k * T + t;
+        }
+        case A_ADVANCE:
+        case A_MOVE: {
+            int k = f.index(a.from);
+            int d = world_dir(sq_x(a.to) - sq_x(a.from), sq_y(a.to) - sq_y(a.from));
+            if (k < 0 || d < 0) return -1;
+            return (a.kind == A_ADVANCE ? advance0 : move0) + k * 8 + f.dir(d);
+        }
+        case A_RECALL: {
+            int k = f.index(a.from);
+            return k < 0 ? -1 : recall0 + k;
+        }
+        case A_DRAW:
+            return recall0 + N;
+        default:
+            return recall0 + N + 1;
+    }
+}
+
+bool decode(const Game& g, const Frame& f, int id, Action& out) {
+    int N = f.n(), T = f.offsets;
+    int shoot0 = 6 * N, advance0 = shoot0 + N * T, move0 = advance0 + 8 * N, recall0 = move0 + 8 * N;
+    if (id < 0 || id >= f.num_actions()) return false;
+    out = Action{};
+    if (id < shoot0) {
+        int slot = id / N;
+        const auto& hand = g.hands[f.player];
+        if (slot >= (int)hand.size() || hand[slot] < 0) return false;
+        out.kind = A_DEPLOY, out.card = hand[slot], out.to = f.square(id % N);
+        return true;
+    }
+    if (id < advance0) {
+        int k = (id - shoot0) / T, t = (id - shoot0) % T;
+        auto [right, forward] = g.cards->shot_offsets[t];
+        int s = f.player == 2 ? -1 : 1;
+        out.kind = A_SHOOT, out.from = f.square(k);
+        out.to = make_sq(sq_x(out.from) + right * s, sq_y(out.from) + forward * s);
+        return true;
+    }
+    if (id < recall0) {
+        bool adv = id < move0;
+        int r = id - (adv ? advance0 : move0);
+        int k = r / 8, d = f.dir(r % 8);  // the half turn is its own inverse
+        out.kind = adv ? A_ADVANCE : A_MOVE, out.from = f.square(k);
+        out.to = step(out.from, d);
+        return true;
+    }
+    if (id < recall0 + N) {
+        out.kind = A_RECALL, out.from = f.square(id - recall0);
+        return true;
+    }
+    out.kind = id == recall0 + N ? A_DRAW : A_PASS;
+    return true;
+}
+
+bool hits(const Game& g, const Action& a) {
+    int player = g.to_move, enemy = 3 - player;
+    auto melee = [&](const Unit& w) {
+        int total = w.shot_damage > 0 ? w.shot_damage : 0;
+        for (int e = 0; e < w.natt; ++e) {
+            if (!(g.units()[g.unit_at(w.att_sq[e])].flags & SHOT)) total += w.att_val[e];
+        }
+        return total;
+    };
+    if (a.kind == A_SHOOT) {
+        const Unit& w = g.units()[g.unit_at(a.to)];
+        const Unit& s = g.units()[g.unit_at(a.from)];
+        return melee(w) + g.kind(s).damage > g.kind(w).defence;
+    }
+    if (a.kind != A_DEPLOY) return false;
+    const Kind& k = g.cards->kinds[player][a.card];
+    for (int i = 0; i < k.n_attacks; ++i) {
+        int wi = g.unit_at(step(a.to, k.attack_dir[i]));
+        if (wi < 0) continue;
+        const Unit& w = g.units()[wi];
+        if (w.owner == enemy && melee(w) + k.attack_val[i] > g.kind(w).defence) return true;
+    }
+    return false;
+}
+
+int playout(Game& g, Rng& rng, int policy, int max_turns, std::vector<Action>& buf) {
+    int start = g.turn, played = 0;
+    std::vector<Action> good;
+    while (!g.over && (max_turns < 0 || g.turn - start < max_turns)) {
+        g.legal(buf);
+        const Action* choice = nullptr;
+        if (policy == GREEDY) {
+            good.clear();
+            for (const Action& a : buf) {
+                if (hits(g, a)) good.push_back(a);
+            }
+            if (!good.empty()) choice = &good[rng.below((uint32_t)good.size())];
+        }
+        if (!choice) choice = &buf[rng.below((uint32_t)buf.size())];
+        Action a = *choice;
+        g.push(a, nullptr);
+        ++played;
+    }
+    return played;
+}
+
+void deal(Game& g, const std::vector<int16_t>& deck1, const std::vector<int16_t>& deck2, Rng& rng) {
+    const std::vector<int16_t>* decks[3] = {nullptr, &deck1, &deck2};
+    for (int p = 1; p <= 2; ++p) {
+        std::vector<int16_t> deck = *decks[p];
+        auto general = std::find_if(deck.begin(), deck.end(), [&](int16_t c) { return g.cards->kinds[1][c].general; });
+        if (general == deck.end()) throw std::invalid_argument("a deck holds exactly one general");
+        int16_t gen = *general;
+        deck.erase(general);
+        for (size_t i = deck.size() - 1; i > 0; --i) std::swap(deck[i], deck[rng.below((uint32_t)(i + 1))]);
+        size_t in_hand = std::min<size_t>(5, deck.size());
+        g.hands[p].assign(deck.begin(), deck.begin() + (long)in_hand);
+        g.hands[p].push_back(gen);
+        g.decks[p].assign(deck.begin() + (long)in_hand, deck.end());
+        g.lost[p].clear();
+    }
+    g.start_turn();
+}
+
+}  // namespace low
