@@ -73,6 +73,8 @@ Game::Game(std::shared_ptr<const CardTable> c, const Variant& variant) : cards(s
         ox_ = -8, oy_ = -8, w_ = WIDTH + 16, h_ = HEIGHT + 16;
     }
     cells_.assign((size_t)w_ * h_, -1);
+    near_[1].assign(cells_.size(), 0);
+    near_[2].assign(cells_.size(), 0);
     stamp_.assign(cells_.size(), 0);
     units_.reserve(48);
 }
@@ -89,11 +91,26 @@ void Game::cover(Sq s) {
     }
     ox_ = minx - 8, oy_ = miny - 8, w_ = maxx - minx + 17, h_ = maxy - miny + 17;
     cells_.assign((size_t)w_ * h_, -1);
+    near_[1].assign(cells_.size(), 0);
+    near_[2].assign(cells_.size(), 0);
     stamp_.assign(cells_.size(), 0);
     stamp_now_ = 0;
     for (size_t i = 0; i < units_.size(); ++i) {
         const Unit& u = units_[i];
         cells_[(size_t)(sq_x(u.sq) - ox_) * h_ + (sq_y(u.sq) - oy_)] = (int16_t)i;
+        mark_near(u.sq, u.owner, true);
+    }
+}
+
+void Game::mark_near(Sq s, int owner, bool on) {
+    // Each neighbour ``t`` of ``s`` gets (or loses) the bit of the direction from ``t`` back to ``s``.
+    for (int d = 0; d < 8; ++d) {
+        Sq t = step(s, d);
+        unsigned i = (unsigned)(sq_x(t) - ox_), j = (unsigned)(sq_y(t) - oy_);
+        if (i >= (unsigned)w_ || j >= (unsigned)h_) continue;
+        uint8_t bit = (uint8_t)(1 << ((d + 4) % 8));
+        if (on) near_[owner][i * h_ + j] |= bit;
+        else near_[owner][i * h_ + j] &= (uint8_t)~bit;
     }
 }
 
@@ -129,6 +146,8 @@ void Game::place(Sq s, int card, int owner) {
     int idx = (int)units_.size();
     units_.push_back(u);
     cells_[(size_t)(sq_x(s) - ox_) * h_ + (sq_y(s) - oy_)] = (int16_t)idx;
+    mark_near(s, owner, true);
+    if (v.bordered) occ_[owner] |= 1ULL << (sq_x(s) * HEIGHT + sq_y(s));
 }
 
 void Game::remove(Sq s) {
@@ -149,6 +168,8 @@ void Game::remove(Sq s) {
         w.natt = (uint8_t)n;
     }
     cells_[(size_t)(sq_x(s) - ox_) * h_ + (sq_y(s) - oy_)] = -1;
+    mark_near(s, units_[i].owner, false);
+    if (v.bordered) occ_[units_[i].owner] &= ~(1ULL << (sq_x(s) * HEIGHT + sq_y(s)));
     int last = (int)units_.size() - 1;
     if (i != last) {
         units_[i] = units_[last];
@@ -158,24 +179,52 @@ void Game::remove(Sq s) {
     units_.pop_back();
 }
 
-uint8_t Game::near_mask(Sq t, int owner) const {
-    uint8_t m = 0;
-    for (int d = 0; d < 8; ++d) {
-        int wi = unit_at(step(t, d));
-        if (wi >= 0 && units_[wi].owner == owner) m |= (uint8_t)(1 << d);
-    }
+namespace {
+
+constexpr uint64_t ALL = (1ULL << (WIDTH * HEIGHT)) - 1;
+constexpr uint64_t column_mask(int y) {
+    uint64_t m = 0;
+    for (int x = 0; x < WIDTH; ++x) m |= 1ULL << (x * HEIGHT + y);
     return m;
 }
+constexpr uint64_t ROW0 = column_mask(0), ROW5 = column_mask(HEIGHT - 1);
 
-void Game::neighbour_squares(int owner, std::vector<Sq>& out) const {
-    // The empty squares next to ``owner``'s units (both players' when owner is 0), on the mat
-    // when it is bordered: the keys of position.near not on the board.
+// The squares t with t + (dx, dy) in ``b`` (a neighbour step), on the bordered mat.
+inline uint64_t back(uint64_t b, int dx, int dy) {
+    if (dy == 1) b &= ~ROW0;
+    if (dy == -1) b &= ~ROW5;
+    int shift = dx * HEIGHT + dy;
+    return (shift >= 0 ? b >> shift : b << -shift) & ALL;
+}
+
+inline Sq bit_square(int b) { return make_sq(b / HEIGHT, b % HEIGHT); }
+
+}  // namespace
+
+void Game::adjacent_bitboards(int owner, uint64_t by_dir[8]) const {
+    // by_dir[d]: the empty squares whose neighbour in direction d holds a unit of ``owner``.
+    uint64_t empty = ALL & ~(occ_[1] | occ_[2]);
+    for (int d = 0; d < 8; ++d) by_dir[d] = back(occ_[owner], DX[d], DY[d]) & empty;
+}
+
+void Game::neighbour_squares(std::vector<Sq>& out) const {
+    // The empty squares next to any unit, on the mat when it is bordered: the keys of
+    // position.near not on the board.
+    out.clear();
+    if (v.bordered) {
+        for (int x = 0; x < WIDTH; ++x) {
+            for (int y = 0; y < HEIGHT; ++y) {
+                size_t c = (size_t)x * h_ + y;
+                if (cells_[c] < 0 && (near_[1][c] | near_[2][c])) out.push_back(make_sq(x, y));
+            }
+        }
+        return;
+    }
     if (++stamp_now_ == 0) {
         std::fill(stamp_.begin(), stamp_.end(), 0);
         stamp_now_ = 1;
     }
     for (const Unit& u : units_) {
-        if (owner && u.owner != owner) continue;
         for (int d = 0; d < 8; ++d) {
             Sq t = step(u.sq, d);
             if (!on_mat(t)) continue;
@@ -223,51 +272,55 @@ void Game::deploy_options(int player, int turn_no, std::vector<Action>& out, boo
         return;
     }
     int enemy = 3 - player;
+    if (v.bordered) {
+        uint64_t e[8], f[8], enemy_adj = 0, friend_adj = 0;
+        adjacent_bitboards(enemy, e);
+        adjacent_bitboards(player, f);
+        for (int d = 0; d < 8; ++d) enemy_adj |= e[d], friend_adj |= f[d];
+        auto add_all = [&](int16_t c, uint64_t b) {
+            for (; b; b &= b - 1) add(c, bit_square(__builtin_ctzll(b)));
+        };
+        if (!occ_[enemy]) {  // 3.2 free deployment
+            for (int i = 0; i < nu; ++i) add_all(uniq[i], friend_adj);
+            return;
+        }
+        for (int i = 0; i < nu; ++i) {
+            const Kind& k = cards->kinds[player][uniq[i]];
+            uint64_t b = 0;
+            for (int d = 0; d < 8; ++d) {
+                if (k.dirmask & (1 << d)) b |= e[d];  // 3.3 the Engagement Rule
+            }
+            if (k.support) b |= friend_adj;  // 3.3 a support unit next to a friend
+            add_all(uniq[i], b);
+        }
+        if (!out.empty()) return;
+        for (int i = 0; i < nu; ++i) add_all(uniq[i], enemy_adj);  // 3.4 forced deployment
+        forced_out = true;
+        return;
+    }
     bool has_enemy = false;
     for (const Unit& u : units_) has_enemy |= u.owner == enemy;
-    std::vector<Sq> squares;
-    squares.reserve(64);
-    neighbour_squares(0, squares);
+    std::vector<Sq> all;
+    neighbour_squares(all);
     if (!has_enemy) {  // 3.2 free deployment
         for (int i = 0; i < nu; ++i) {
-            for (Sq s : squares) {
+            for (Sq s : all) {
                 if (near_mask(s, player)) add(uniq[i], s);
             }
         }
         return;
     }
-    uint8_t fm[256], em[256];
-    Sq sqs[256];
-    int n = 0;
-    for (Sq s : squares) {
-        if (n == 256) break;
-        sqs[n] = s;
-        fm[n] = near_mask(s, player);
-        em[n] = near_mask(s, enemy);
-        ++n;
-    }
-    std::vector<Sq> more;  // a crowd wider than 256 squares (only on the unbordered mat)
-    for (size_t i = 256; i < squares.size(); ++i) more.push_back(squares[i]);
     for (int i = 0; i < nu; ++i) {
         const Kind& k = cards->kinds[player][uniq[i]];
-        for (int j = 0; j < n; ++j) {
-            if (em[j] & k.dirmask) add(uniq[i], sqs[j]);  // 3.3 the Engagement Rule
-        }
-        for (Sq s : more) {
-            if (near_mask(s, enemy) & k.dirmask) add(uniq[i], s);
-        }
-        if (k.support) {  // 3.3 a support unit next to a friend
-            for (int j = 0; j < n; ++j) {
-                if (fm[j] && !(em[j] & k.dirmask)) add(uniq[i], sqs[j]);
-            }
-            for (Sq s : more) {
-                if (near_mask(s, player) && !(near_mask(s, enemy) & k.dirmask)) add(uniq[i], s);
-            }
+        for (Sq s : all) {
+            uint8_t em = near_mask(s, enemy);
+            if (em & k.dirmask) add(uniq[i], s);  // 3.3 the Engagement Rule
+            else if (k.support && near_mask(s, player)) add(uniq[i], s);  // 3.3 a support unit next to a friend
         }
     }
     if (!out.empty()) return;
     for (int i = 0; i < nu; ++i) {  // 3.4 forced deployment
-        for (Sq s : squares) {
+        for (Sq s : all) {
             if (near_mask(s, enemy)) add(uniq[i], s);
         }
     }
@@ -280,13 +333,32 @@ bool Game::could_deploy(int player, int turn_no) const {
     if (turn_no <= 2) return unit_at(opening_square(turn_no)) < 0;
     if (units_.empty()) return true;
     int enemy = 3 - player;
-    std::vector<Sq> squares;
-    neighbour_squares(enemy, squares);
-    if (!squares.empty()) return true;  // some card engages, or else the deployment is forced (3.4)
+    if (v.bordered) {
+        uint64_t e[8], f[8], enemy_adj = 0, friend_adj = 0;
+        adjacent_bitboards(enemy, e);
+        adjacent_bitboards(player, f);
+        for (int d = 0; d < 8; ++d) enemy_adj |= e[d], friend_adj |= f[d];
+        if (enemy_adj) return true;  // some card engages, or else the deployment is forced (3.4)
+        if (!friend_adj) return false;
+        if (!occ_[enemy]) return true;
+        for (int16_t c : hand) {
+            if (c < 0) throw HiddenError("player " + std::to_string(player) + "'s hand is hidden in this view");
+        }
+        for (int16_t c : hand) {
+            if (cards->kinds[player][c].support) return true;
+        }
+        return false;
+    }
+    std::vector<Sq> all;
+    neighbour_squares(all);
+    bool friend_adj = false;
+    for (Sq s : all) {
+        if (near_mask(s, enemy)) return true;  // some card engages, or else the deployment is forced (3.4)
+        friend_adj |= near_mask(s, player) != 0;
+    }
     bool has_enemy = false;
     for (const Unit& u : units_) has_enemy |= u.owner == enemy;
-    neighbour_squares(player, squares);
-    if (squares.empty()) return false;
+    if (!friend_adj) return false;
     if (!has_enemy) return true;
     for (int16_t c : hand) {
         if (c < 0) throw HiddenError("player " + std::to_string(player) + "'s hand is hidden in this view");
@@ -300,9 +372,11 @@ bool Game::could_deploy(int player, int turn_no) const {
 void Game::resolve_start() {
     // 3.4: with no deployment possible the turn goes straight to the post-deployment phase.
     if (phase != PRE) return;
-    std::vector<Action> d;
-    deploy_options(to_move, turn, d, forced);
-    if (d.empty()) phase = POST;
+    if (!deploys_valid_) {
+        deploy_options(to_move, turn, deploys_, forced);
+        deploys_valid_ = true;
+    }
+    if (deploys_.empty()) phase = POST;
 }
 
 // --- shooting (5) --------------------------------------------------------------------------------
@@ -596,6 +670,8 @@ void Game::start_turn() {
     has_advance = false;
     adv = AdvanceRound();
     in_turn = false;
+    deploys_valid_ = false;
+    deploys_.clear();
     for (Unit& u : units_) {
         if (u.owner == to_move && !kind(u).targets.empty() && u.natt) u.flags = ENGAGED_AT_START;
     }
@@ -605,15 +681,12 @@ void Game::legal(std::vector<Action>& out) {
     out.clear();
     if (over) return;
     if (phase == PRE) {
-        std::vector<Action> d;
-        d.reserve(128);
-        deploy_options(to_move, turn, d, forced);
-        if (!d.empty()) {
+        resolve_start();
+        if (phase == PRE) {
             shots(out);
-            out.insert(out.end(), d.begin(), d.end());
+            out.insert(out.end(), deploys_.begin(), deploys_.end());
             return;
         }
-        phase = POST;
     }
     if (phase == ADVANCE) {
         advance_choices(out);

@@ -179,6 +179,14 @@ class Game {
    private:
     std::vector<Unit> units_;
     std::vector<int16_t> cells_;
+    // position.near: per player and square, the directions in which that player's units stand.
+    std::vector<uint8_t> near_[3];
+    // The bordered mat as bitboards (bit x * 6 + y): each player's units.
+    uint64_t occ_[3] = {0, 0, 0};
+    void adjacent_bitboards(int owner, uint64_t by_dir[8]) const;
+    // This turn's deployments (engine._deploys), computed at the first need.
+    std::vector<Action> deploys_;
+    bool deploys_valid_ = false;
     int ox_ = 0, oy_ = 0, w_ = WIDTH, h_ = HEIGHT;
     uint32_t next_seq_ = 0;
     mutable std::vector<uint32_t> stamp_;
@@ -204,8 +212,13 @@ class Game {
     bool threshold_result(int& win, std::string& why) const;
     void end_turn(std::vector<Event>* ev);
     void finish(int win, const std::string& why, std::vector<Event>* ev);
-    void neighbour_squares(int owner, std::vector<Sq>& out) const;
-    uint8_t near_mask(Sq t, int owner) const;
+    void neighbour_squares(std::vector<Sq>& out) const;
+    uint8_t near_mask(Sq t, int owner) const {
+        unsigned i = (unsigned)(sq_x(t) - ox_), j = (unsigned)(sq_y(t) - oy_);
+        if (i >= (unsigned)w_ || j >= (unsigned)h_) return 0;
+        return near_[owner][i * h_ + j];
+    }
+    void mark_near(Sq s, int owner, bool on);
 };
 
 }  // namespace low
