@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from lordsofwar.core import _core, encoding
 from lordsofwar.core.encoding import FRAME, FrameError
 from lordsofwar.rules import engine, mat, notation
@@ -343,6 +345,28 @@ class Game:
                 raise IllegalActionError(f"{action}: {action.card} is not in player {self.decider}'s hand")
             raise FrameError(f"{action}: outside the {w}x{h} frame of integer actions")
         return int(i)
+
+    # --- observations (docs/core.md) -----------------------------------------------------------
+
+    def observation(self) -> tuple[np.ndarray, np.ndarray]:
+        """What the decider may know, from the decider's side: ``planes`` (PLANES x H x W bytes)
+        and ``info`` (INFO floats)."""
+        w, h = self.frame_size
+        fw, fh = (7, 6) if self.variant.bordered else (w, h)
+        planes = np.zeros((_core.PLANES, fh, fw), np.uint8)
+        info = np.zeros(_core.INFO, np.float32)
+        self._s.observe(planes, info, w, h)
+        return planes, info
+
+    def legal_mask(self) -> np.ndarray:
+        """The legal ids as a 0/1 byte per id (``num_actions`` bytes)."""
+        w, h = self.frame_size
+        mask = np.zeros(self.num_actions, np.uint8)
+        try:
+            self._s.mask(mask, w, h)
+        except _core.Hidden as exc:
+            raise HiddenInformationError(str(exc)) from None
+        return mask
 
     # --- views, hidden cards, playouts ---------------------------------------------------------
 

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "batch.hpp"
 #include "engine.hpp"
 #include "play.hpp"
 
@@ -22,6 +23,19 @@ namespace {
 struct Cards {
     std::shared_ptr<const CardTable> table;
 };
+
+using U8 = nb::ndarray<uint8_t, nb::c_contig, nb::device::cpu>;
+using I8 = nb::ndarray<int8_t, nb::c_contig, nb::device::cpu>;
+using I32 = nb::ndarray<const int32_t, nb::c_contig, nb::device::cpu>;
+using I32W = nb::ndarray<int32_t, nb::c_contig, nb::device::cpu>;
+using F32 = nb::ndarray<float, nb::c_contig, nb::device::cpu>;
+
+void check_buffers(const Batch& b, const U8& planes, const F32& info, const U8& mask, const I8& to_play) {
+    size_t n = (size_t)b.size, squares = (size_t)b.width * b.height;
+    if (planes.size() != n * PLANES * squares || info.size() != n * INFO || mask.size() != n * b.num_actions() ||
+        to_play.size() != n)
+        throw nb::value_error("buffers of the wrong size for this batch (see lordsofwar.core.Batch)");
+}
 
 using CardTuple = std::tuple<std::string, std::string, std::string, int, std::vector<std::pair<int, int>>, int,
                              std::vector<std::pair<int, int>>, std::vector<int>>;
@@ -305,6 +319,26 @@ NB_MODULE(_core, m) {
                  if (std::find(l.begin(), l.end(), a) == l.end()) throw IllegalError("illegal");
                  s.g.push(a, nullptr);
              })
+        .def("observe",
+             [](const State& s, U8 planes, F32 info, int w, int h) {
+                 Frame f = s.frame(w, h);
+                 if (planes.size() != (size_t)PLANES * f.n() || info.size() != (size_t)INFO)
+                     throw nb::value_error("buffers of the wrong size for this frame");
+                 observe(s.g, f, planes.data(), info.data());
+             })
+        .def("mask",
+             [](State& s, U8 mask, int w, int h) {
+                 Frame f = s.frame(w, h);
+                 if (mask.size() != (size_t)f.num_actions()) throw nb::value_error("a mask of the wrong size");
+                 int missing = 0;
+                 write_mask(s.g, f, mask.data(), s.buf, missing);
+                 return missing;
+             })
+        .def("frame",
+             [](const State& s, int w, int h) {
+                 Frame f = s.frame(w, h);
+                 return nb::make_tuple(f.ox, f.oy, f.w, f.h, f.player);
+             })
         .def(
             "playout",
             [](State& s, uint64_t seed, int policy, int max_turns) {
@@ -312,6 +346,64 @@ NB_MODULE(_core, m) {
                 return playout(s.g, rng, policy, max_turns, s.buf);
             },
             nb::arg("seed"), nb::arg("policy") = 0, nb::arg("max_turns") = -1);
+
+    m.attr("PLANES") = PLANES;
+    m.attr("INFO") = INFO;
+    m.attr("HAND_FEATURES") = HAND_FEATURES;
+
+    nb::class_<Batch>(m, "Batch")
+        .def(
+            "__init__",
+            [](Batch* self, const Cards& cards, std::vector<std::vector<int16_t>> decks, const VariantTuple& v,
+               int size, uint64_t seed, int width, int height) {
+                if (size < 1) throw nb::value_error("size: at least one game");
+                new (self) Batch(cards.table, variant_of(v), std::move(decks), size, seed, width, height);
+            },
+            nb::arg("cards"), nb::arg("decks"), nb::arg("variant"), nb::arg("size"), nb::arg("seed"),
+            nb::arg("width"), nb::arg("height"))
+        .def_ro("size", &Batch::size)
+        .def_ro("width", &Batch::width)
+        .def_ro("height", &Batch::height)
+        .def_ro("steps", &Batch::steps)
+        .def_ro("episodes", &Batch::episodes)
+        .def_ro("outside_frame", &Batch::outside_frame)
+        .def_prop_ro("num_actions", &Batch::num_actions)
+        .def("reset",
+             [](Batch& b, U8 planes, F32 info, U8 mask, I8 to_play) {
+                 check_buffers(b, planes, info, mask, to_play);
+                 nb::gil_scoped_release release;
+                 b.reset(planes.data(), info.data(), mask.data(), to_play.data());
+             })
+        .def("step",
+             [](Batch& b, I32 actions, U8 planes, F32 info, U8 mask, I8 to_play, F32 rewards, U8 done,
+                U8 truncated) {
+                 check_buffers(b, planes, info, mask, to_play);
+                 size_t n = (size_t)b.size;
+                 if (actions.size() != n || rewards.size() != 2 * n || done.size() != n || truncated.size() != n)
+                     throw nb::value_error("actions, done and truncated hold one entry per game, rewards two");
+                 int bad;
+                 {
+                     nb::gil_scoped_release release;
+                     bad = b.step(actions.data(), planes.data(), info.data(), mask.data(), to_play.data(),
+                                  rewards.data(), done.data(), truncated.data());
+                 }
+                 return bad;
+             })
+        .def("sample",
+             [](Batch& b, U8 mask, I32W actions) {
+                 if (mask.size() != (size_t)b.size * b.num_actions() || actions.size() != (size_t)b.size)
+                     throw nb::value_error("buffers of the wrong size for this batch");
+                 nb::gil_scoped_release release;
+                 b.sample(mask.data(), actions.data());
+             })
+        .def(
+            "game", [](const Batch& b, int i) {
+                if (i < 0 || i >= b.size) throw nb::index_error("no such game in the batch");
+                State s(Cards{b.cards}, VariantTuple{});
+                s.g = b.games[i];
+                return s;
+            },
+            "A copy of game ``i`` as a State.");
 
     m.def(
         "random_games",

@@ -32,6 +32,10 @@ CardTable::CardTable(const std::vector<CardSpec>& specs) {
             k.spear = c.cls == "spear";
             k.support = c.cls == "spear" || c.cls == "ranged";
             k.general = c.rank == "general";
+            static const char* CLASSES[5] = {"infantry", "cavalry", "berserker", "spear", "ranged"};
+            for (int i = 0; i < 5; ++i) {
+                if (c.cls == CLASSES[i]) k.cls = i;
+            }
             k.command = c.rank == "general" || c.rank == "command";
             // Player 2 faces the other way: a card-frame direction turns by 180 degrees.
             int turn = owner == 1 ? 0 : 4;
@@ -41,6 +45,7 @@ CardTable::CardTable(const std::vector<CardSpec>& specs) {
                 k.attack_dir[k.n_attacks] = (uint8_t)w;
                 k.attack_val[k.n_attacks] = value;
                 k.attack_at[w] = value;
+                k.card_attack[dir] = value;
                 k.dirmask |= (uint8_t)(1 << w);
                 ++k.n_attacks;
             }

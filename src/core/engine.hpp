@@ -51,6 +51,8 @@ struct Kind {
     uint8_t attack_dir[8] = {};  // in the card's order of arrows; a world direction index
     int attack_val[8] = {};
     int attack_at[8] = {};  // world direction -> arrow value (0: none)
+    int card_attack[8] = {};  // the card's own direction -> arrow value
+    int cls = 0;  // infantry, cavalry, berserker, spear, ranged
     uint8_t dirmask = 0;
     std::vector<std::pair<int, int>> targets;  // world (dx, dy) of the target grid
     int n_moves = 0;

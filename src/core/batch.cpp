@@ -1,0 +1,214 @@
+#include "batch.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+namespace low {
+
+namespace {
+
+inline uint8_t clamp8(int x) { return (uint8_t)std::min(std::max(x, 0), 255); }
+
+void card_features(const Kind& k, float* out) {
+    // A card in its own frame (front first): the features of one hand slot.
+    out[0] = 1;
+    out[1] = (float)k.defence;
+    for (int d = 0; d < 8; ++d) out[2 + d] = (float)k.card_attack[d];
+    out[10] = (float)k.damage;
+    out[11] = (float)k.targets.size();
+    out[12 + k.cls] = 1;
+    out[17] = k.command;
+    out[18] = k.general;
+    out[19] = (float)k.n_moves;
+}
+
+}  // namespace
+
+void observe(const Game& g, const Frame& f, uint8_t* planes, float* info) {
+    const int N = f.n();
+    std::memset(planes, 0, (size_t)PLANES * N);
+    std::fill(info, info + INFO, 0.0f);
+    const int me = f.player, them = 3 - me;
+    auto at = [&](int plane, int k) -> uint8_t& { return planes[(size_t)plane * N + k]; };
+    for (const Unit& u : g.units()) {
+        int k = f.index(u.sq);
+        if (k < 0) continue;
+        const Kind& kd = g.kind(u);
+        bool own = u.owner == me;
+        at(own ? 0 : 1, k) = 1;
+        for (int w = 0; w < 8; ++w) {
+            if (kd.attack_at[w]) at((own ? 2 : 10) + f.dir(w), k) = clamp8(kd.attack_at[w]);
+        }
+        at(18, k) = clamp8(kd.defence);
+        at(19, k) = clamp8(kd.damage);
+        at(20, k) = kd.command;
+        at(21, k) = kd.general;
+        at(22 + kd.cls, k) = 1;
+        at(27, k) = kd.n_moves > 0;
+        at(28, k) = u.natt > 0;
+        static constexpr uint8_t FLAGS[6] = {DEPLOYED, SUPPORTED, SHOT, TOOK_PART, MOVED, ENGAGED_AT_START};
+        for (int i = 0; i < 6; ++i) at(29 + i, k) = (u.flags & FLAGS[i]) != 0;
+        at(35, k) = clamp8(u.shot_damage);
+    }
+    if (g.has_advance && g.phase == ADVANCE) {
+        for (const auto& [b, squares] : g.adv.candidates) {
+            int wi = g.unit_at(b);
+            if (wi < 0 || g.units()[wi].owner != me) continue;
+            int k = f.index(b);
+            if (k >= 0) at(36, k) = 1;
+            for (Sq t : squares) {
+                int kt = f.index(t);
+                if (kt >= 0 && std::find(g.adv.taken.begin(), g.adv.taken.end(), t) == g.adv.taken.end()) at(37, kt) = 1;
+            }
+        }
+    }
+    const auto& kinds = g.cards->kinds[1];
+    const auto& mine = g.hands[me];
+    for (size_t i = 0; i < mine.size() && i < (size_t)HAND_LIMIT; ++i) {
+        float* slot = info + i * HAND_FEATURES;
+        if (mine[i] >= 0) card_features(kinds[mine[i]], slot);
+        else slot[0] = 1;
+    }
+    const auto& theirs = g.hands[them];
+    for (size_t i = 0; i < theirs.size() && i < (size_t)HAND_LIMIT; ++i) {
+        float* slot = info + (HAND_LIMIT + i) * HAND_FEATURES;
+        if (g.v.visible && theirs[i] >= 0) card_features(kinds[theirs[i]], slot);
+        else slot[0] = 1;  // a card is there; what it is stays hidden
+    }
+    float* s = info + 2 * HAND_LIMIT * HAND_FEATURES;
+    s[0] = (float)mine.size();
+    s[1] = (float)theirs.size();
+    s[2] = (float)g.decks[me].size();
+    s[3] = (float)g.decks[them].size();
+    s[4] = (float)g.lost[me].size();
+    s[5] = (float)g.lost[them].size();
+    s[6] = (float)g.commands_eliminated(them);
+    s[7] = (float)g.commands_eliminated(me);
+    s[8] = (float)g.v.units_to_win;
+    s[9] = (float)g.v.commands_to_win;
+    s[10] = (float)g.quiet_turns;
+    s[11] = (float)g.v.no_progress_turns;
+    s[12] = (float)g.turn;
+    s[13] = g.phase == PRE;
+    s[14] = g.phase == ADVANCE;
+    s[15] = g.phase == POST;
+    s[16] = g.to_move == me;
+    s[17] = g.forced;
+    s[18] = g.v.intermediate;
+    s[19] = g.v.visible;
+    s[20] = g.v.bordered;
+    s[21] = (g.generals_lost & (1 << me)) != 0;
+    s[22] = (g.generals_lost & (1 << them)) != 0;
+    s[23] = g.turn <= 2;
+}
+
+int write_mask(Game& g, const Frame& f, uint8_t* mask, std::vector<Action>& buf, int& missing) {
+    std::memset(mask, 0, (size_t)f.num_actions());
+    g.legal(buf);
+    int count = 0;
+    missing = 0;
+    for (const Action& a : buf) {
+        int id = encode(g, f, a);
+        if (id < 0) {
+            ++missing;
+        } else {
+            mask[id] = 1;
+            ++count;
+        }
+    }
+    return count;
+}
+
+Batch::Batch(std::shared_ptr<const CardTable> c, const Variant& var, std::vector<std::vector<int16_t>> d, int n,
+             uint64_t seed, int w, int h)
+    : cards(std::move(c)), v(var), decks(std::move(d)), rng(seed), width(w), height(h), size(n) {
+    if (decks.empty()) throw std::invalid_argument("a batch needs at least one deck");
+    if (v.bordered) width = WIDTH, height = HEIGHT;
+    games.reserve(n);
+    for (int b = 0; b < n; ++b) games.emplace_back(cards, v);
+    buf.reserve(256);
+}
+
+int Batch::num_actions() const {
+    Frame f;
+    f.w = width, f.h = height, f.offsets = (int)cards->shot_offsets.size();
+    return f.num_actions();
+}
+
+void Batch::deal_one(int b) {
+    games[b] = Game(cards, v);
+    const auto& d1 = decks[rng.below((uint32_t)decks.size())];
+    const auto& d2 = decks[rng.below((uint32_t)decks.size())];
+    deal(games[b], d1, d2, rng);
+}
+
+bool Batch::write_one(int b, uint8_t* planes, float* info, uint8_t* mask, int8_t* to_play) {
+    Game& g = games[b];
+    Frame f = frame(g);
+    size_t N = (size_t)width * height, A = (size_t)num_actions();
+    observe(g, f, planes + b * PLANES * N, info + b * INFO);
+    int missing = 0;
+    int count = write_mask(g, f, mask + b * A, buf, missing);
+    outside_frame += missing;
+    to_play[b] = (int8_t)g.decider();
+    return count > 0;
+}
+
+void Batch::reset(uint8_t* planes, float* info, uint8_t* mask, int8_t* to_play) {
+    for (int b = 0; b < size; ++b) {
+        deal_one(b);
+        write_one(b, planes, info, mask, to_play);
+    }
+}
+
+int Batch::step(const int32_t* actions, uint8_t* planes, float* info, uint8_t* mask, int8_t* to_play, float* rewards,
+                uint8_t* done, uint8_t* truncated) {
+    const int A = num_actions();
+    for (int b = 0; b < size; ++b) {
+        int id = actions[b];
+        if (id < 0 || id >= A || !mask[(size_t)b * A + id]) return b;
+    }
+    for (int b = 0; b < size; ++b) {
+        Game& g = games[b];
+        Action a;
+        decode(g, frame(g), actions[b], a);
+        g.push(a, nullptr);
+        ++steps;
+        rewards[2 * b] = rewards[2 * b + 1] = 0;
+        done[b] = truncated[b] = 0;
+        if (g.over) {
+            if (g.winner) {
+                rewards[2 * b + g.winner - 1] = 1;
+                rewards[2 * b + 2 - g.winner] = -1;
+            }
+            done[b] = 1;
+            ++episodes;
+            deal_one(b);
+        }
+        if (!write_one(b, planes, info, mask, to_play)) {
+            // No legal action has an id in the frame (units spread wider than it): the game
+            // is cut short, as a draw, and a new one dealt.
+            done[b] = truncated[b] = 1;
+            ++episodes;
+            deal_one(b);
+            write_one(b, planes, info, mask, to_play);
+        }
+    }
+    return -1;
+}
+
+void Batch::sample(const uint8_t* mask, int32_t* actions) {
+    const int A = num_actions();
+    std::vector<int32_t> ids;
+    ids.reserve(256);
+    for (int b = 0; b < size; ++b) {
+        ids.clear();
+        const uint8_t* m = mask + (size_t)b * A;
+        for (int i = 0; i < A; ++i) {
+            if (m[i]) ids.push_back(i);
+        }
+        actions[b] = ids.empty() ? -1 : ids[rng.below((uint32_t)ids.size())];
+    }
+}
+
+}  // namespace low

@@ -1,0 +1,56 @@
+// Observations, legal-action masks and a batch of games stepped together (docs/core.md,
+// "Observations" and "The batch API").
+#pragma once
+
+#include "play.hpp"
+
+namespace low {
+
+constexpr int PLANES = 38;        // per square of the frame
+constexpr int HAND_FEATURES = 20;  // per hand slot
+constexpr int SCALARS = 24;
+constexpr int INFO = 2 * HAND_LIMIT * HAND_FEATURES + SCALARS;
+
+// What the decider may know, from the decider's side of the mat: ``planes`` holds
+// PLANES * f.h * f.w bytes (plane, row, column), ``info`` INFO floats. Nothing hidden from the
+// decider is read: not the opponent's hand (unless hands are visible), not the decks.
+void observe(const Game& g, const Frame& f, uint8_t* planes, float* info);
+
+// Legal ids set to 1 in ``mask`` (f.num_actions() bytes, cleared first). Returns how many legal
+// actions had an id; ``missing`` counts those outside the frame (unbordered mat only).
+int write_mask(Game& g, const Frame& f, uint8_t* mask, std::vector<Action>& buf, int& missing);
+
+// B games stepped at once with automatic reset. Buffers are owned by the caller.
+struct Batch {
+    std::shared_ptr<const CardTable> cards;
+    Variant v;
+    std::vector<std::vector<int16_t>> decks;
+    Rng rng;
+    int width, height, size;
+    std::vector<Game> games;
+    std::vector<Action> buf;
+    long steps = 0, episodes = 0, outside_frame = 0;
+
+    Batch(std::shared_ptr<const CardTable> cards, const Variant& v, std::vector<std::vector<int16_t>> decks, int size,
+          uint64_t seed, int width, int height);
+    Frame frame(const Game& g) const { return frame_of(g, width, height); }
+    int num_actions() const;
+    // Deal every game afresh and write all buffers.
+    void reset(uint8_t* planes, float* info, uint8_t* mask, int8_t* to_play);
+    // Apply actions[b] to game b (every one checked first against ``mask``; returns the first
+    // index whose action is not legal, or -1 when all were applied), then write the buffers.
+    // A finished game gets its rewards (+1 win, -1 loss, 0 draw, per player), done = 1 and is
+    // dealt again at once: the observation is then the new game's first.
+    int step(const int32_t* actions, uint8_t* planes, float* info, uint8_t* mask, int8_t* to_play, float* rewards,
+             uint8_t* done, uint8_t* truncated);
+
+    // A uniformly random legal id per game, read from ``mask`` (a random policy for benchmarks
+    // and baselines).
+    void sample(const uint8_t* mask, int32_t* actions);
+
+   private:
+    void deal_one(int b);
+    bool write_one(int b, uint8_t* planes, float* info, uint8_t* mask, int8_t* to_play);
+};
+
+}  // namespace low
