@@ -25,7 +25,7 @@ if os.environ.get("LOW_CORE") == "python":
     FALLBACK_REASON = "LOW_CORE=python is set"
 else:
     try:
-        from lordsofwar.core import _core  # noqa: F401
+        import lordsofwar.core._core  # noqa: F401
     except ImportError as exc:
         FALLBACK_REASON = f"the compiled extension is not installed ({exc})"
 

@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from lordsofwar.core import _core
+import lordsofwar.core._core as _core
 from lordsofwar.core._native import Game, _variant_tuple, table
 from lordsofwar.core.encoding import FRAME
 from lordsofwar.rules.cards import CORE, CardSet
@@ -95,9 +95,8 @@ class Batch:
 
     def game(self, i: int) -> Game:
         """A copy of game ``i`` as a :class:`lordsofwar.core.Game`."""
-        g = Game(self._b.game(i), self._table, self.variant, ["", "", ""])
-        g.frame_size = self._frame
-        return g
+        cls = Game if self._frame == Game.FRAME else type("Game", (Game,), {"FRAME": self._frame, "__slots__": ()})
+        return cls(self._b.game(i), self._table, self.variant, ["", "", ""])
 
     @property
     def steps(self) -> int:

@@ -11,7 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from lordsofwar.core import _core, encoding
+import lordsofwar.core._core as _core
+from lordsofwar.core import encoding
 from lordsofwar.core.encoding import FRAME, FrameError
 from lordsofwar.rules import engine, mat, notation
 from lordsofwar.rules.actions import Action, Event, parse_action
@@ -79,7 +80,7 @@ def _variant_tuple(v: Variant) -> tuple[bool, bool, bool, int, int, int]:
 class Game:
     """A game on the compiled core; see docs/core.md for every method."""
 
-    __slots__ = ("_s", "_t", "armies", "cards", "frame_size", "variant")
+    __slots__ = ("_s", "_t", "armies", "cards", "variant")
 
     FRAME = FRAME
 
@@ -89,7 +90,6 @@ class Game:
         self.cards = tab.cards
         self.variant = variant
         self.armies = armies
-        self.frame_size: tuple[int, int] = FRAME
 
     # --- making games -----------------------------------------------------------------------
 
@@ -140,9 +140,7 @@ class Game:
         return cls.from_position(notation.deal(decks, seed, variant, cards or CORE, armies))
 
     def clone(self) -> Game:
-        new = Game(self._s.clone(), self._t, self.variant, list(self.armies))
-        new.frame_size = self.frame_size
-        return new
+        return type(self)(self._s.clone(), self._t, self.variant, list(self.armies))
 
     # --- reading it out ---------------------------------------------------------------------
 
@@ -288,12 +286,12 @@ class Game:
 
     @property
     def num_actions(self) -> int:
-        w, h = self.frame_size
+        w, h = self.FRAME
         return int(self._s.num_actions(w, h))
 
     def legal_ids(self) -> list[int]:
         """The legal actions as integers, ascending."""
-        w, h = self.frame_size
+        w, h = self.FRAME
         try:
             return list(self._s.legal_ids(w, h))
         except IndexError as exc:
@@ -301,19 +299,25 @@ class Game:
         except _core.Hidden as exc:
             raise HiddenInformationError(str(exc)) from None
 
-    def _decode(self, i: int) -> tuple[int, int, int, int, str] | None:
-        w, h = self.frame_size
-        if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < self._s.num_actions(w, h):
-            raise InvalidActionError(f"action id {i!r}: not an id between 0 and {self._s.num_actions(w, h) - 1}")
-        decoded: tuple[int, int, int, int, str] | None = self._s.decode(i, w, h)
+    def _decode(self, i: int) -> tuple[int, int, int, int, str]:
+        """The action id ``i`` names here, or the encoding's :class:`InvalidActionError`."""
+        w, h = self.FRAME
+        decoded: tuple[int, int, int, int, str] | None = None
+        if not isinstance(i, bool) and isinstance(i, int) and 0 <= i < self._s.num_actions(w, h):
+            decoded = self._s.decode(i, w, h)
+        if decoded is None:  # the reference encoding says why
+            pos = self.to_position()
+            encoding.decode(pos, encoding.frame_of(pos, self.FRAME), i)
+            raise AssertionError(f"action id {i!r}: the core and the reference encoding disagree")
         return decoded
 
     def apply_id(self, i: int) -> None:
         """Apply the action with id ``i``; an id that is not legal changes nothing."""
-        w, h = self.frame_size
-        decoded = self._decode(i)
-        if decoded is None:
-            raise IllegalActionError(f"action id {i}: names no action here (an empty hand slot)")
+        w, h = self.FRAME
+        try:
+            decoded = self._decode(i)
+        except InvalidActionError as exc:
+            raise IllegalActionError(str(exc)) from None
         before = self._s.clone() if self._hidden_cards() else None
         try:
             self._s.apply_id(i, w, h)
@@ -326,24 +330,17 @@ class Game:
 
     def action_text(self, i: int) -> str:
         """The notation of the action with id ``i`` here."""
-        decoded = self._decode(i)
-        if decoded is None:
-            raise InvalidActionError(f"action id {i}: names no action here (an empty hand slot)")
-        return decoded[4]
+        return self._decode(i)[4]
 
     def action_id(self, text: str | Action) -> int:
-        """The id of an action (notation text) here."""
+        """The id of an action (notation text) here, legal or not."""
         action = parse_action(text, self) if isinstance(text, str) else text
-        w, h = self.frame_size
-        if action.kind == "deploy" and action.card not in self._t.index:
-            raise InvalidActionError(f"action {str(action)!r}: unknown card {action.card!r}")
-        i = self._s.encode(
-            _KIND_INDEX[action.kind], self._t.index.get(action.card, -1), action.frm or 0, action.to or 0, w, h
-        )
-        if i < 0:
-            if action.kind == "deploy" and action.card not in self.to_position().hands[self.decider]:
-                raise IllegalActionError(f"{action}: {action.card} is not in player {self.decider}'s hand")
-            raise FrameError(f"{action}: outside the {w}x{h} frame of integer actions")
+        w, h = self.FRAME
+        card = self._t.index.get(action.card, -2) if action.kind == "deploy" else -1
+        i = -1 if card == -2 else self._s.encode(_KIND_INDEX[action.kind], card, action.frm or 0, action.to or 0, w, h)
+        if i < 0:  # the reference encoding says why
+            i = encoding.action_id(self.to_position(), action, self.FRAME)
+            raise AssertionError(f"{action}: the core has no id, the reference encoding gives {i}")
         return int(i)
 
     # --- observations (docs/core.md) -----------------------------------------------------------
@@ -351,7 +348,7 @@ class Game:
     def observation(self) -> tuple[np.ndarray, np.ndarray]:
         """What the decider may know, from the decider's side: ``planes`` (PLANES x H x W bytes)
         and ``info`` (INFO floats)."""
-        w, h = self.frame_size
+        w, h = self.FRAME
         fw, fh = (7, 6) if self.variant.bordered else (w, h)
         planes = np.zeros((_core.PLANES, fh, fw), np.uint8)
         info = np.zeros(_core.INFO, np.float32)
@@ -360,7 +357,7 @@ class Game:
 
     def legal_mask(self) -> np.ndarray:
         """The legal ids as a 0/1 byte per id (``num_actions`` bytes)."""
-        w, h = self.frame_size
+        w, h = self.FRAME
         mask = np.zeros(self.num_actions, np.uint8)
         try:
             self._s.mask(mask, w, h)
@@ -372,7 +369,7 @@ class Game:
 
     def view(self, player: int) -> Game:
         """What ``player`` may know (notation.view): hidden cards unknown."""
-        return Game.from_position(notation.view(self.to_position(), player))
+        return type(self).from_position(notation.view(self.to_position(), player))
 
     def hidden(self) -> dict[int, dict[str, int]]:
         """The number of unknown cards per player and place."""
@@ -384,11 +381,11 @@ class Game:
 
     def fill(self, cards_by_player: Any) -> Game:
         """A full game: this view's unknown entries replaced, in order (docs/core.md)."""
-        return Game.from_position(encoding.fill_position(self.to_position(), cards_by_player))
+        return type(self).from_position(encoding.fill_position(self.to_position(), cards_by_player))
 
     def determinize(self, seed: int, pools: Any = None) -> Game:
         """A sampled world consistent with this view (docs/core.md)."""
-        return Game.from_position(encoding.determinize_position(self.to_position(), seed, pools))
+        return type(self).from_position(encoding.determinize_position(self.to_position(), seed, pools))
 
     def playout(self, seed: int, policy: str = "uniform", max_turns: int | None = None) -> Result | None:
         """Play on in place with ``policy``; the result, or None when ``max_turns`` ended it first."""

@@ -1,0 +1,214 @@
+"""The ``lordsofwar.core`` API in plain Python, over the reference rules (docs/core.md).
+
+Used when the compiled extension cannot be built, and by the tests as the statement of what the
+native core must do: every method is a thin call into :mod:`lordsofwar.rules` or
+:mod:`lordsofwar.core.encoding`, so it plays exactly the reference rules, only slower.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+from lordsofwar.core import encoding
+from lordsofwar.rules import engine, notation
+from lordsofwar.rules.actions import parse_action
+from lordsofwar.rules.cards import CORE, CardSet
+from lordsofwar.rules.errors import HiddenInformationError, IllegalActionError, InvalidActionError
+from lordsofwar.rules.state import Action, Event, Position, Result, Variant
+
+IMPLEMENTATION = "python"
+"""Which implementation this module is ("native" for the compiled core)."""
+
+POLICIES = ("uniform", "greedy")
+"""The playout policies: every legal action equally likely, or eliminating shots and
+deployments first."""
+
+
+class Game:
+    """A game at a decision point: the rules position it wraps, with string and integer actions,
+    views of hidden cards, sampled worlds and random playouts (docs/core.md)."""
+
+    __slots__ = ("_pos",)
+
+    FRAME: ClassVar[tuple[int, int]] = encoding.FRAME
+    """``(W, H)`` of the frame of integer actions on the unbordered mat."""
+
+    def __init__(self, pos: Position):
+        """Wrap ``pos`` itself (no copy); :meth:`from_position` copies."""
+        self._pos = pos
+
+    # --- making a game ---------------------------------------------------------------------
+
+    @classmethod
+    def from_json(cls, text: str, cards: CardSet | None = None) -> Game:
+        """A position or a view (notation.md section 3) read from JSON text."""
+        return cls(notation.position_from_text(text, CORE if cards is None else cards))
+
+    @classmethod
+    def from_position(cls, pos: Position) -> Game:
+        """A game in the state of ``pos`` (copied: ``pos`` is not changed by playing on)."""
+        return cls(pos.copy())
+
+    @classmethod
+    def deal(
+        cls,
+        decks: Sequence[Sequence[str]],
+        seed: int,
+        variant: Variant | None = None,
+        cards: CardSet | None = None,
+        armies: Sequence[str] | None = None,
+    ) -> Game:
+        """The opening position of a new game, shuffled as :func:`notation.deal` shuffles."""
+        return cls(notation.deal(decks, seed, variant, CORE if cards is None else cards, armies))
+
+    def to_json(self) -> dict[str, Any]:
+        """The position in notation.md section 3 (:func:`notation.position_to_json`)."""
+        return notation.position_to_json(self._pos)
+
+    def to_position(self) -> Position:
+        """A :class:`Position` with the same state (a copy)."""
+        return self._pos.copy()
+
+    def clone(self) -> Game:
+        """An independent copy."""
+        return Game(self._pos.copy())
+
+    def __repr__(self) -> str:
+        pos = self._pos
+        if pos.result is not None:
+            return f"<Game {IMPLEMENTATION} turn {pos.turn}, over: {pos.result.reason}>"
+        return f"<Game {IMPLEMENTATION} turn {pos.turn}, player {pos.decider} to act, phase {pos.phase}>"
+
+    # --- the state -------------------------------------------------------------------------
+
+    @property
+    def result(self) -> Result | None:
+        """None while the game runs, else the winner (None for a draw) and the reason."""
+        return self._pos.result
+
+    @property
+    def to_move(self) -> int:
+        """The player whose turn it is."""
+        return self._pos.to_move
+
+    @property
+    def decider(self) -> int:
+        """The player who must act now: ``to_move``, or the owner of berserkers advancing."""
+        return self._pos.decider
+
+    @property
+    def turn(self) -> int:
+        return self._pos.turn
+
+    @property
+    def phase(self) -> str:
+        """``pre``, ``advance``, ``post`` or ``over`` (notation.md, ``turn_state``)."""
+        return self._pos.phase
+
+    @property
+    def is_over(self) -> bool:
+        return self._pos.result is not None
+
+    # --- string actions --------------------------------------------------------------------
+
+    def legal(self) -> list[str]:
+        """The legal actions of the decider, as notation strings."""
+        return [str(a) for a in self._pos.legal_actions()]
+
+    def apply(self, text: str) -> list[Event]:
+        """Apply one action written in notation and return its events; an unreadable action
+        raises :class:`InvalidActionError`, a forbidden one :class:`IllegalActionError`, and
+        neither changes the game."""
+        return self._pos.push(parse_action(text, self._pos))
+
+    # --- integer actions (docs/core.md, "Integer actions") -----------------------------------
+
+    @property
+    def num_actions(self) -> int:
+        """The size of the id space at this decision point (1,724 on the bordered core mat)."""
+        return encoding.num_actions(self._pos, self.FRAME)
+
+    def legal_ids(self) -> list[int]:
+        """The legal actions as ids, ascending; :class:`encoding.FrameError` when one falls
+        outside the frame (string actions always work)."""
+        return encoding.legal_ids(self._pos, self.FRAME)
+
+    def apply_id(self, i: int) -> None:
+        """Apply the legal action with id ``i``; any other id raises :class:`IllegalActionError`
+        naming the id (and the action it decodes to, with the rule that forbids it) and changes
+        nothing."""
+        pos = self._pos
+        frame = encoding.frame_of(pos, self.FRAME)
+        try:
+            action = encoding.decode(pos, frame, i)
+        except InvalidActionError as exc:
+            raise IllegalActionError(f"{exc}; no legal action has this id") from None
+        if not engine.is_legal(pos, action):
+            raise IllegalActionError(f"action id {i}: {engine.explain_illegal(pos, action)}")
+        pos.push(action)
+
+    def action_id(self, text: str | Action) -> int:
+        """The id of an action (notation text, or an :class:`Action`), legal or not
+        (:func:`encoding.action_id`)."""
+        action = parse_action(text, self._pos) if isinstance(text, str) else text
+        return encoding.action_id(self._pos, action, self.FRAME)
+
+    def action_text(self, i: int) -> str:
+        """The notation of the action id ``i`` names here, legal or not."""
+        return str(encoding.action_from_id(self._pos, i, self.FRAME))
+
+    # --- views, hidden cards and playouts ----------------------------------------------------
+
+    def view(self, player: int) -> Game:
+        """What ``player`` may know (:func:`notation.view`): decks and a hidden opponent hand unknown."""
+        return Game(notation.view(self._pos, player))
+
+    def hidden(self) -> dict[int, dict[str, int]]:
+        """The unknown cards per place: ``{1: {"hand": n, "deck": n}, 2: {...}}``."""
+        pos = self._pos
+        return {p: {"hand": pos.hands[p].count(None), "deck": pos.decks[p].count(None)} for p in (1, 2)}
+
+    def fill(self, cards_by_player: Mapping[int, Mapping[str, Sequence[str]]]) -> Game:
+        """A full game: each player's unknown hand and deck entries replaced, in order, by the
+        cards given (:func:`encoding.fill_position`); this game is unchanged."""
+        return Game(encoding.fill_position(self._pos, cards_by_player))
+
+    def determinize(self, seed: int, pools: Mapping[int, Sequence[str]] | None = None) -> Game:
+        """A sampled full game consistent with this view (:func:`encoding.determinize_position`);
+        this game is unchanged."""
+        return Game(encoding.determinize_position(self._pos, seed, pools))
+
+    def playout(self, seed: int, policy: str = "uniform", max_turns: int | None = None) -> Result | None:
+        """Play on in place with ``random.Random(seed)`` until the game ends or ``max_turns`` more
+        turns have started; the result, or None when ``max_turns`` stopped it first.
+
+        ``policy`` ``"uniform"`` picks every legal action with equal chance; ``"greedy"`` picks
+        among the shots and deployments that eliminate an enemy unit at once when there are
+        any. Actions are sorted by notation before the choice, so a seed always plays the same.
+        """
+        if policy not in POLICIES:
+            raise ValueError(f"playout: unknown policy {policy!r} (expected 'uniform' or 'greedy')")
+        if max_turns is not None and max_turns < 0:
+            raise ValueError(f"playout: max_turns must be at least 0, got {max_turns}")
+        pos = self._pos
+        if pos.is_view:
+            raise HiddenInformationError("playout needs every card known: fill or determinize the view first")
+        rng = random.Random(seed)
+        stop = None if max_turns is None else pos.turn + max_turns
+        greedy = policy == "greedy"
+        while pos.result is None and (stop is None or pos.turn < stop):
+            actions = sorted(pos.legal_actions(), key=str)
+            if greedy:
+                actions = [a for a in actions if _eliminates(pos, a)] or actions
+            pos.push(rng.choice(actions))
+        return pos.result
+
+
+def _eliminates(pos: Position, action: Action) -> bool:
+    """The greedy policy's test: a shot or deployment that eliminates an enemy unit at once."""
+    if action.kind not in ("shoot", "deploy"):
+        return False
+    _, events = pos.apply(action)
+    return any(e["type"] == "eliminated" and e["owner"] != pos.decider for e in events)
