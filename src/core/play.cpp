@@ -82,6 +82,8 @@ bool decode(const Game& g, const Frame& f, int id, Action& out) {
         int slot = id / N;
         const auto& hand = g.hands[f.player];
         if (slot >= (int)hand.size() || hand[slot] < 0) return false;
+        // A deployment names the first slot that holds its card.
+        if (std::find(hand.begin(), hand.end(), hand[slot]) != hand.begin() + slot) return false;
         out.kind = A_DEPLOY, out.card = hand[slot], out.to = f.square(id % N);
         return true;
     }
