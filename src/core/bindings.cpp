@@ -406,6 +406,51 @@ NB_MODULE(_core, m) {
             "A copy of game ``i`` as a State.");
 
     m.def(
+        "time_actions",
+        [](const Cards& cards, const std::vector<std::vector<int16_t>>& decks, const VariantTuple& v, int samples,
+           uint64_t seed) {
+            // Decision points met in random games; then one legal listing and one application
+            // timed on a fresh copy of each (what the copy cached at that point, it keeps).
+            Variant var = variant_of(v);
+            Rng rng(seed);
+            std::vector<Game> points;
+            std::vector<Action> chosen, buf;
+            points.reserve(samples);
+            while ((int)points.size() < samples) {
+                Game g(cards.table, var);
+                deal(g, decks[rng.below((uint32_t)decks.size())], decks[rng.below((uint32_t)decks.size())], rng);
+                while (!g.over && (int)points.size() < samples) {
+                    points.push_back(g);
+                    g.legal(buf);
+                    Action a = buf[rng.below((uint32_t)buf.size())];
+                    chosen.push_back(a);
+                    g.push(a, nullptr);
+                }
+            }
+            std::vector<long> listing, applying;
+            long listed = 0;
+            {
+                nb::gil_scoped_release release;
+                using clock = std::chrono::steady_clock;
+                for (size_t i = 0; i < points.size(); ++i) {
+                    Game g = points[i];
+                    auto t0 = clock::now();
+                    g.legal(buf);
+                    auto t1 = clock::now();
+                    g.push(chosen[i], nullptr);
+                    auto t2 = clock::now();
+                    listed += (long)buf.size();
+                    listing.push_back(std::chrono::duration_cast<std::chrono::nanoseconds>(t1 - t0).count());
+                    applying.push_back(std::chrono::duration_cast<std::chrono::nanoseconds>(t2 - t1).count());
+                }
+            }
+            return nb::make_tuple(listing, applying, listed, sizeof(Game));
+        },
+        nb::arg("cards"), nb::arg("decks"), nb::arg("variant"), nb::arg("samples"), nb::arg("seed"),
+        "Time legal listings and applications at decision points of random games: (listing ns, apply ns, "
+        "actions listed, bytes of a Game object).");
+
+    m.def(
         "random_games",
         [](const Cards& cards, const std::vector<std::vector<int16_t>>& decks, const VariantTuple& v, int games,
            double seconds, uint64_t seed) {

@@ -127,6 +127,7 @@ void Game::place(Sq s, int card, int owner) {
     u.owner = (uint8_t)owner;
     u.seq = next_seq_++;
     const Kind& k = cards->kinds[owner][card];
+    u.traits = (uint8_t)((k.targets.empty() ? 0 : RANGED) | (k.n_moves ? MOVES : 0) | (k.cavalry ? CAVALRY : 0));
     for (int a = 0; a < k.n_attacks; ++a) {
         int wi = unit_at(step(s, k.attack_dir[a]));
         if (wi >= 0 && units_[wi].owner != owner) {
@@ -204,6 +205,8 @@ inline uint64_t back(uint64_t b, int dx, int dy) {
 
 inline Sq bit_square(int b) { return make_sq(b / HEIGHT, b % HEIGHT); }
 
+inline Sq opening_square(int turn) { return turn == 1 ? make_sq(2, 2) : make_sq(4, 3); }
+
 }  // namespace
 
 void Game::adjacent_bitboards(int owner, uint64_t by_dir[8]) const {
@@ -244,22 +247,87 @@ void Game::neighbour_squares(std::vector<Sq>& out) const {
 
 // --- deployment (1.3, 3): engine.deploy_options, could_deploy ------------------------------------
 
-static Sq opening_square(int turn) { return turn == 1 ? make_sq(2, 2) : make_sq(4, 3); }
+namespace {
 
-void Game::deploy_options(int player, int turn_no, std::vector<Action>& out, bool& forced_out) const {
-    forced_out = false;
-    const auto& hand = hands[player];
-    if (hand.empty()) return;
+// The cards of a hand, each once, in the order of their first place in it.
+int unique_cards(const std::vector<int16_t>& hand, int player, int16_t* uniq) {
     for (int16_t c : hand) {
         if (c < 0) throw HiddenError("player " + std::to_string(player) + "'s hand is hidden in this view");
     }
-    int16_t uniq[HAND_LIMIT * 4];
     int nu = 0;
     for (int16_t c : hand) {
         bool seen = false;
         for (int i = 0; i < nu; ++i) seen |= uniq[i] == c;
-        if (!seen && nu < (int)(sizeof uniq / sizeof uniq[0])) uniq[nu++] = c;
+        if (!seen && nu < HAND_LIMIT) uniq[nu++] = c;
     }
+    return nu;
+}
+
+}  // namespace
+
+void Game::deploy_plan(int player, int turn_no, DeployPlan& plan, bool& forced_out) const {
+    // engine.deploy_options on the bordered mat, as bitboards.
+    forced_out = false;
+    plan.n = plan.count = 0;
+    const auto& hand = hands[player];
+    if (hand.empty()) return;
+    plan.n = unique_cards(hand, player, plan.card);
+    auto fill = [&](auto&& squares_of) {
+        plan.count = 0;
+        for (int i = 0; i < plan.n; ++i) {
+            plan.squares[i] = squares_of(i);
+            plan.count += __builtin_popcountll(plan.squares[i]);
+        }
+    };
+    if (turn_no <= 2) {  // 1.3 the openings
+        Sq s = opening_square(turn_no);
+        uint64_t b = unit_at(s) < 0 ? 1ULL << (sq_x(s) * HEIGHT + sq_y(s)) : 0;
+        fill([&](int) { return b; });
+        return;
+    }
+    if (units_.empty()) {  // 3.1 special free deployment
+        fill([&](int) { return ALL; });
+        return;
+    }
+    int enemy = 3 - player;
+    uint64_t e[8], f[8], enemy_adj = 0, friend_adj = 0;
+    adjacent_bitboards(enemy, e);
+    adjacent_bitboards(player, f);
+    for (int d = 0; d < 8; ++d) enemy_adj |= e[d], friend_adj |= f[d];
+    if (!occ_[enemy]) {  // 3.2 free deployment
+        fill([&](int) { return friend_adj; });
+        return;
+    }
+    fill([&](int i) {
+        const Kind& k = cards->kinds[player][plan.card[i]];
+        uint64_t b = 0;
+        for (int d = 0; d < 8; ++d) {
+            if (k.dirmask & (1 << d)) b |= e[d];  // 3.3 the Engagement Rule
+        }
+        if (k.support) b |= friend_adj;  // 3.3 a support unit next to a friend
+        return b;
+    });
+    if (plan.count) return;
+    fill([&](int) { return enemy_adj; });  // 3.4 forced deployment
+    forced_out = true;
+}
+
+void Game::deploy_options(int player, int turn_no, std::vector<Action>& out, bool& forced_out) const {
+    if (v.bordered) {
+        DeployPlan plan;
+        deploy_plan(player, turn_no, plan, forced_out);
+        for (int i = 0; i < plan.n; ++i) {
+            for (uint64_t b = plan.squares[i]; b; b &= b - 1) {
+                out.push_back(Action{A_DEPLOY, plan.card[i], 0, bit_square(__builtin_ctzll(b))});
+            }
+        }
+        return;
+    }
+    forced_out = false;
+    const auto& hand = hands[player];
+    if (hand.empty()) return;
+    int16_t uniq[HAND_LIMIT];
+    int nu = unique_cards(hand, player, uniq);
     auto add = [&](int16_t c, Sq s) { out.push_back(Action{A_DEPLOY, c, 0, s}); };
     if (turn_no <= 2) {
         Sq s = opening_square(turn_no);
@@ -277,32 +345,6 @@ void Game::deploy_options(int player, int turn_no, std::vector<Action>& out, boo
         return;
     }
     int enemy = 3 - player;
-    if (v.bordered) {
-        uint64_t e[8], f[8], enemy_adj = 0, friend_adj = 0;
-        adjacent_bitboards(enemy, e);
-        adjacent_bitboards(player, f);
-        for (int d = 0; d < 8; ++d) enemy_adj |= e[d], friend_adj |= f[d];
-        auto add_all = [&](int16_t c, uint64_t b) {
-            for (; b; b &= b - 1) add(c, bit_square(__builtin_ctzll(b)));
-        };
-        if (!occ_[enemy]) {  // 3.2 free deployment
-            for (int i = 0; i < nu; ++i) add_all(uniq[i], friend_adj);
-            return;
-        }
-        for (int i = 0; i < nu; ++i) {
-            const Kind& k = cards->kinds[player][uniq[i]];
-            uint64_t b = 0;
-            for (int d = 0; d < 8; ++d) {
-                if (k.dirmask & (1 << d)) b |= e[d];  // 3.3 the Engagement Rule
-            }
-            if (k.support) b |= friend_adj;  // 3.3 a support unit next to a friend
-            add_all(uniq[i], b);
-        }
-        if (!out.empty()) return;
-        for (int i = 0; i < nu; ++i) add_all(uniq[i], enemy_adj);  // 3.4 forced deployment
-        forced_out = true;
-        return;
-    }
     bool has_enemy = false;
     for (const Unit& u : units_) has_enemy |= u.owner == enemy;
     std::vector<Sq> all;
@@ -378,10 +420,31 @@ void Game::resolve_start() {
     // 3.4: with no deployment possible the turn goes straight to the post-deployment phase.
     if (phase != PRE) return;
     if (!deploys_valid_) {
-        deploy_options(to_move, turn, deploys_, forced);
+        if (v.bordered) {
+            deploy_plan(to_move, turn, plan_, forced);
+            deploy_count_ = plan_.count;
+        } else {
+            deploys_.clear();
+            deploy_options(to_move, turn, deploys_, forced);
+            deploy_count_ = (int)deploys_.size();
+        }
         deploys_valid_ = true;
     }
-    if (deploys_.empty()) phase = POST;
+    if (!deploy_count_) phase = POST;
+}
+
+Action Game::deploy_at(int i) const {
+    if (!v.bordered) return deploys_[i];
+    for (int c = 0; c < plan_.n; ++c) {
+        int n = __builtin_popcountll(plan_.squares[c]);
+        if (i < n) {
+            uint64_t b = plan_.squares[c];
+            for (; i > 0; --i) b &= b - 1;
+            return Action{A_DEPLOY, plan_.card[c], 0, bit_square(__builtin_ctzll(b))};
+        }
+        i -= n;
+    }
+    return Action{};
 }
 
 // --- shooting (5) --------------------------------------------------------------------------------
@@ -396,9 +459,8 @@ bool Game::can_shoot(const Unit& u) const {
 void Game::shots(std::vector<Action>& out) const {
     int player = to_move;
     for (const Unit& u : units_) {
-        if (u.owner != player) continue;
+        if (u.owner != player || !(u.traits & RANGED) || !can_shoot(u)) continue;
         const Kind& k = kind(u);
-        if (k.targets.empty() || !can_shoot(u)) continue;
         int x = sq_x(u.sq), y = sq_y(u.sq);
         for (auto [dx, dy] : k.targets) {
             Sq t = make_sq(x + dx, y + dy);
@@ -413,7 +475,7 @@ void Game::shots(std::vector<Action>& out) const {
 void Game::moves(std::vector<Action>& out) const {
     int player = to_move;
     for (const Unit& u : units_) {
-        if (u.owner != player || (u.flags & MOVED) || u.natt) continue;
+        if (u.owner != player || !(u.traits & MOVES) || (u.flags & MOVED) || u.natt) continue;
         const Kind& k = kind(u);
         for (int m = 0; m < k.n_moves; ++m) {
             Sq t = step(u.sq, k.move_dir[m]);
@@ -431,7 +493,7 @@ bool Game::engaged_by_spear(const Unit& u) const {
 
 bool Game::recallable(const Unit& u, int f) const {
     if (f & DEPLOYED) return false;
-    if (kind(u).cavalry && v.intermediate) return !engaged_by_spear(u);
+    if ((u.traits & CAVALRY) && v.intermediate) return !engaged_by_spear(u);
     return !(f & TOOK_PART) && u.natt == 0;
 }
 
@@ -677,8 +739,9 @@ void Game::start_turn() {
     in_turn = false;
     deploys_valid_ = false;
     deploys_.clear();
+    deploy_count_ = 0;
     for (Unit& u : units_) {
-        if (u.owner == to_move && !kind(u).targets.empty() && u.natt) u.flags = ENGAGED_AT_START;
+        if (u.owner == to_move && (u.traits & RANGED) && u.natt) u.flags = ENGAGED_AT_START;
     }
 }
 
@@ -689,7 +752,15 @@ void Game::legal(std::vector<Action>& out) {
         resolve_start();
         if (phase == PRE) {
             shots(out);
-            out.insert(out.end(), deploys_.begin(), deploys_.end());
+            if (!v.bordered) {
+                out.insert(out.end(), deploys_.begin(), deploys_.end());
+                return;
+            }
+            for (int c = 0; c < plan_.n; ++c) {
+                for (uint64_t b = plan_.squares[c]; b; b &= b - 1) {
+                    out.push_back(Action{A_DEPLOY, plan_.card[c], 0, bit_square(__builtin_ctzll(b))});
+                }
+            }
             return;
         }
     }

@@ -32,6 +32,7 @@ inline Sq step(Sq s, int dir) { return make_sq(sq_x(s) + DX[dir], sq_y(s) + DY[d
 
 // Per-unit flags of the turn under way (position.py).
 enum Flag : uint8_t { DEPLOYED = 1, SUPPORTED = 2, SHOT = 4, TOOK_PART = 8, MOVED = 16, ENGAGED_AT_START = 32 };
+enum Trait : uint8_t { RANGED = 1, MOVES = 2, CAVALRY = 4 };
 enum Phase : uint8_t { PRE = 0, ADVANCE = 1, POST = 2, OVER = 3 };
 enum ActionKind : uint8_t { A_DEPLOY, A_SHOOT, A_ADVANCE, A_MOVE, A_RECALL, A_DRAW, A_PASS };
 
@@ -116,6 +117,7 @@ struct Unit {
     int16_t card;
     uint8_t owner;
     uint8_t flags = 0;
+    uint8_t traits = 0;  // RANGED | MOVES | CAVALRY, copied from the kind for the listing loops
     int shot_damage = -1;  // -1: none this turn
     Sq shot_target = 0;
     bool has_target = false;
@@ -123,6 +125,15 @@ struct Unit {
     uint8_t natt = 0;  // the engagement map entry of this unit, in Python's order
     Sq att_sq[8];
     int att_val[8];
+};
+
+// This turn's deployments on the bordered mat, as one bitboard of squares per card in hand
+// (cards in the order of their first place in the hand, squares in ascending order).
+struct DeployPlan {
+    int n = 0;
+    int count = 0;
+    int16_t card[HAND_LIMIT] = {};
+    uint64_t squares[HAND_LIMIT] = {};
 };
 
 struct AdvanceRound {
@@ -175,6 +186,14 @@ class Game {
     bool is_legal(const Action& a);
     void push(const Action& a, std::vector<Event>* events);  // the action must be legal
     void deploy_options(int player, int turn, std::vector<Action>& out, bool& forced_out) const;
+    void deploy_plan(int player, int turn, DeployPlan& plan, bool& forced_out) const;
+    // engine._resolve_start: the turn's deployments are listed once; with none the turn goes to
+    // the post-deployment phase.
+    void resolve_start();
+    // In the pre-deployment phase (after resolve_start): the deployments, counted and by index.
+    int deploy_count() const { return deploy_count_; }
+    Action deploy_at(int i) const;
+    void shots(std::vector<Action>& out) const;
     bool could_deploy(int player, int turn) const;
     int commands_eliminated(int player) const;
 
@@ -187,7 +206,9 @@ class Game {
     uint64_t occ_[3] = {0, 0, 0};
     void adjacent_bitboards(int owner, uint64_t by_dir[8]) const;
     // This turn's deployments (engine._deploys), computed at the first need.
-    std::vector<Action> deploys_;
+    DeployPlan plan_;              // the bordered mat
+    std::vector<Action> deploys_;  // the unbordered mat
+    int deploy_count_ = 0;
     bool deploys_valid_ = false;
     int ox_ = 0, oy_ = 0, w_ = WIDTH, h_ = HEIGHT;
     uint32_t next_seq_ = 0;
@@ -199,7 +220,6 @@ class Game {
     bool can_shoot(const Unit& u) const;
     bool recallable(const Unit& u, int flags) const;
     bool engaged_by_spear(const Unit& u) const;
-    void shots(std::vector<Action>& out) const;
     void moves(std::vector<Action>& out) const;
     void reinforcements(std::vector<Action>& out) const;
     void advance_choices(std::vector<Action>& out) const;
@@ -209,7 +229,6 @@ class Game {
     void resolve_advances(std::vector<Event>* ev);
     void after_check(std::vector<std::pair<Sq, std::vector<Sq>>>&& candidates);
     std::vector<std::pair<Sq, std::vector<Sq>>> check(std::vector<Event>* ev);
-    void resolve_start();
     bool could_act(int player, int turn) const;
     bool threshold_result(int& win, std::string& why) const;
     void end_turn(std::vector<Event>* ev);

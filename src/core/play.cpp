@@ -140,6 +140,19 @@ int playout(Game& g, Rng& rng, int policy, int max_turns, std::vector<Action>& b
     int start = g.turn, played = 0;
     std::vector<Action> good;
     while (!g.over && (max_turns < 0 || g.turn - start < max_turns)) {
+        if (policy == UNIFORM && g.phase == PRE) {
+            // Uniform over shots + deployments without listing the deployments.
+            g.resolve_start();
+            if (g.phase == PRE) {
+                buf.clear();
+                g.shots(buf);
+                uint32_t r = rng.below((uint32_t)(buf.size() + g.deploy_count()));
+                Action a = r < buf.size() ? buf[r] : g.deploy_at((int)(r - buf.size()));
+                g.push(a, nullptr);
+                ++played;
+                continue;
+            }
+        }
         g.legal(buf);
         const Action* choice = nullptr;
         if (policy == GREEDY) {
