@@ -1,6 +1,7 @@
 """The package as a user installs it: a wheel built from this tree, installed without extras
 into a fresh virtualenv (no repository, no dev tools), must run every console command, and
-`lordsofwar serve` must serve the lobby."""
+`lordsofwar serve` must serve the lobby. The wheel holds the compiled rules core; a wheel built
+where the core cannot be compiled still works, on the Python engine, and says so once."""
 
 from __future__ import annotations
 
@@ -23,17 +24,61 @@ def run(*args: str | Path, cwd: Path, env: dict[str, str] | None = None, timeout
     return done.stdout
 
 
-@pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A fresh virtualenv holding the wheel of this tree and its declared dependencies only."""
-    where = tmp_path_factory.mktemp("clean-install")
+def install(where: Path, *build_options: str) -> Path:
+    """A fresh virtualenv holding the wheel of this tree (built with ``build_options``) and its
+    declared dependencies only."""
     wheels = where / "wheels"
-    run(sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--wheel-dir", wheels, ROOT, cwd=where)
+    run(sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", *build_options, "--wheel-dir", wheels, ROOT, cwd=where)
     (wheel,) = wheels.glob("lordsofwar-*.whl")
     venv = where / "venv"
     run(sys.executable, "-m", "venv", venv, cwd=where)
     run(venv / "bin" / "python", "-m", "pip", "install", "--quiet", wheel, cwd=where)
     return venv
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return install(tmp_path_factory.mktemp("clean-install"))
+
+
+@pytest.fixture(scope="module")
+def installed_without_core(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """As a machine without a C++ compiler gets it (the build's switch LOW_NATIVE=OFF)."""
+    return install(tmp_path_factory.mktemp("no-core-install"), "--config-settings=cmake.define.LOW_NATIVE=OFF")
+
+
+USE_THE_CORE = """
+import lordsofwar.core as core
+from lordsofwar.rules.cards import CORE
+game = core.Game.deal([CORE.standard_deck("orcs"), CORE.standard_deck("elves")], 7)
+assert "deploy orcs:07 c3" in game.legal(), game.legal()
+game.apply_id(game.legal_ids()[0])
+import lordsofwar.core
+print(core.IMPLEMENTATION, game.playout(3).winner in (1, 2, None), game.is_over)
+"""
+
+
+def test_the_wheel_holds_the_compiled_core(installed: Path, tmp_path: Path) -> None:
+    done = subprocess.run([installed / "bin" / "python", "-c", USE_THE_CORE], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.split() == ["native", "True", "True"]
+    assert done.stderr == ""
+
+
+def test_without_the_core_the_package_runs_on_the_python_engine_and_says_so_once(
+    installed_without_core: Path, tmp_path: Path
+) -> None:
+    python = installed_without_core / "bin" / "python"
+    assert not list((installed_without_core / "lib").glob("python*/site-packages/lordsofwar/core/_core*.so"))
+    done = subprocess.run([python, "-c", USE_THE_CORE], cwd=tmp_path, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stdout.split() == ["python", "True", "True"]
+    assert done.stderr.count("CoreFallbackWarning") == 1, done.stderr
+    assert "lordsofwar.core runs on the Python engine" in done.stderr
+    low = installed_without_core / "bin" / "lordsofwar"
+    position = run(low, "new", "--armies", "orcs,dwarves", "--seed", "7", cwd=tmp_path)
+    (tmp_path / "start.json").write_text(position)
+    assert "deploy orcs:07 c3" in run(low, "legal", "start.json", cwd=tmp_path).splitlines()
 
 
 def test_the_installed_package_holds_no_dev_tool(installed: Path) -> None:
