@@ -127,7 +127,6 @@ void Game::place(Sq s, int card, int owner) {
     u.owner = (uint8_t)owner;
     u.seq = next_seq_++;
     const Kind& k = cards->kinds[owner][card];
-    u.traits = (uint8_t)((k.targets.empty() ? 0 : RANGED) | (k.n_moves ? MOVES : 0) | (k.cavalry ? CAVALRY : 0));
     for (int a = 0; a < k.n_attacks; ++a) {
         int wi = unit_at(step(s, k.attack_dir[a]));
         if (wi >= 0 && units_[wi].owner != owner) {
@@ -459,8 +458,9 @@ bool Game::can_shoot(const Unit& u) const {
 void Game::shots(std::vector<Action>& out) const {
     int player = to_move;
     for (const Unit& u : units_) {
-        if (u.owner != player || !(u.traits & RANGED) || !can_shoot(u)) continue;
+        if (u.owner != player) continue;
         const Kind& k = kind(u);
+        if (k.targets.empty() || !can_shoot(u)) continue;
         int x = sq_x(u.sq), y = sq_y(u.sq);
         for (auto [dx, dy] : k.targets) {
             Sq t = make_sq(x + dx, y + dy);
@@ -475,7 +475,7 @@ void Game::shots(std::vector<Action>& out) const {
 void Game::moves(std::vector<Action>& out) const {
     int player = to_move;
     for (const Unit& u : units_) {
-        if (u.owner != player || !(u.traits & MOVES) || (u.flags & MOVED) || u.natt) continue;
+        if (u.owner != player || (u.flags & MOVED) || u.natt) continue;
         const Kind& k = kind(u);
         for (int m = 0; m < k.n_moves; ++m) {
             Sq t = step(u.sq, k.move_dir[m]);
@@ -493,7 +493,7 @@ bool Game::engaged_by_spear(const Unit& u) const {
 
 bool Game::recallable(const Unit& u, int f) const {
     if (f & DEPLOYED) return false;
-    if ((u.traits & CAVALRY) && v.intermediate) return !engaged_by_spear(u);
+    if (kind(u).cavalry && v.intermediate) return !engaged_by_spear(u);
     return !(f & TOOK_PART) && u.natt == 0;
 }
 
@@ -741,7 +741,7 @@ void Game::start_turn() {
     deploys_.clear();
     deploy_count_ = 0;
     for (Unit& u : units_) {
-        if (u.owner == to_move && (u.traits & RANGED) && u.natt) u.flags = ENGAGED_AT_START;
+        if (u.owner == to_move && !kind(u).targets.empty() && u.natt) u.flags = ENGAGED_AT_START;
     }
 }
 

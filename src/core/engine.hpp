@@ -32,7 +32,6 @@ inline Sq step(Sq s, int dir) { return make_sq(sq_x(s) + DX[dir], sq_y(s) + DY[d
 
 // Per-unit flags of the turn under way (position.py).
 enum Flag : uint8_t { DEPLOYED = 1, SUPPORTED = 2, SHOT = 4, TOOK_PART = 8, MOVED = 16, ENGAGED_AT_START = 32 };
-enum Trait : uint8_t { RANGED = 1, MOVES = 2, CAVALRY = 4 };
 enum Phase : uint8_t { PRE = 0, ADVANCE = 1, POST = 2, OVER = 3 };
 enum ActionKind : uint8_t { A_DEPLOY, A_SHOOT, A_ADVANCE, A_MOVE, A_RECALL, A_DRAW, A_PASS };
 
@@ -117,7 +116,6 @@ struct Unit {
     int16_t card;
     uint8_t owner;
     uint8_t flags = 0;
-    uint8_t traits = 0;  // RANGED | MOVES | CAVALRY, copied from the kind for the listing loops
     int shot_damage = -1;  // -1: none this turn
     Sq shot_target = 0;
     bool has_target = false;
