@@ -1,6 +1,7 @@
-"""The integer action encoding (docs/core.md) and the Python face of ``lordsofwar.core``, held
-to the rules engine: ids are unique, decode to the actions they encode, read from the decider's
-side; views, filled worlds and playouts agree with ``notation``."""
+"""The integer action encoding (docs/core.md) and the ``Game`` face of ``lordsofwar.core`` (the
+Python fallback, and the native core when it is built), held to the rules engine: ids are unique,
+decode to the actions they encode, read from the decider's side; views, filled worlds and
+playouts agree with ``notation``."""
 
 from __future__ import annotations
 
@@ -16,8 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import GameSetup, StepCheck, games, holdings, leaked_ids, play
 
-from lordsofwar.core import encoding
-from lordsofwar.core._python import Game
+from lordsofwar import core
+from lordsofwar.core import _python, encoding
 from lordsofwar.core.encoding import FrameError
 from lordsofwar.rules import mat, notation
 from lordsofwar.rules.cards import CORE
@@ -29,6 +30,19 @@ from lordsofwar.rules.errors import (
 )
 from lordsofwar.rules.notation import parse_position, position_to_json
 from lordsofwar.rules.state import Action, Position, Variant
+
+GAMES: list[Any] = [pytest.param(_python.Game, id="python")]
+if core.IMPLEMENTATION == "native":
+    from lordsofwar.core import _native
+
+    GAMES.append(pytest.param(_native.Game, id="native"))
+
+
+@pytest.fixture(scope="module", params=GAMES)
+def Game(request: pytest.FixtureRequest) -> Any:
+    """``lordsofwar.core.Game`` of each available implementation (the Python fallback always)."""
+    return request.param
+
 
 GAME_SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -74,7 +88,7 @@ def squares_of(action: Action) -> list[int]:
     return [] if sq is None else [sq]
 
 
-def check_encoding(pos: Position) -> None:
+def check_encoding(pos: Position, Game: Any) -> None:
     """Every legal action has a unique id in range that decodes back to it; ``legal_ids`` lists
     exactly those ids, ascending; the Game face agrees."""
     actions = pos.legal_actions()
@@ -119,13 +133,13 @@ def sampled(rng: random.Random, rate: float, check: Callable[[Position, Action, 
 # --- the id space ----------------------------------------------------------------------------
 
 
-def test_bordered_core_mat_has_1724_action_ids() -> None:
+def test_bordered_core_mat_has_1724_action_ids(Game: Any) -> None:
     game = Game.deal([CORE.standard_deck("orcs"), CORE.standard_deck("elves")], 1)
     assert len(encoding.shot_offsets(CORE)) == 18
     assert game.num_actions == 1724 == 6 * 42 + 42 * 18 + 17 * 42 + 2
 
 
-def test_unbordered_id_space_is_the_frame_times_the_action_kinds() -> None:
+def test_unbordered_id_space_is_the_frame_times_the_action_kinds(Game: Any) -> None:
     game = Game.deal([CORE.standard_deck("orcs"), CORE.standard_deck("elves")], 1, Variant(mat="unbordered"))
     n = 21 * 21
     assert game.num_actions == 6 * n + n * 18 + 17 * n + 2
@@ -155,7 +169,7 @@ def test_player_2_reads_the_frame_turned_by_half_a_turn() -> None:
         assert frame2.delta(d) == -frame1.delta(d)
 
 
-def test_opening_deployments_of_both_players_have_the_same_ids() -> None:
+def test_opening_deployments_of_both_players_have_the_same_ids(Game: Any) -> None:
     """c3 for player 1 and e4 for player 2 are the same square of their frames (1.3)."""
     game = Game.deal([CORE.standard_deck("orcs"), CORE.standard_deck("elves")], 7)
     first = game.legal_ids()
@@ -183,11 +197,11 @@ def mirrored(pos: Position) -> Position:
 
 @GAME_SETTINGS
 @given(setup=games(), seed=st.integers(0, 2**32 - 1))
-def test_legal_ids_agree_with_the_engine_in_random_games(setup: GameSetup, seed: int) -> None:
+def test_legal_ids_agree_with_the_engine_in_random_games(Game: Any, setup: GameSetup, seed: int) -> None:
     rng = random.Random(seed)
 
     def check(before: Position, action: Action, after: Position) -> None:
-        check_encoding(before)
+        check_encoding(before, Game)
         game = Game.from_position(before)
         game.apply_id(encoding.action_id(before, action))
         assert game.to_json() == position_to_json(after)
@@ -197,7 +211,7 @@ def test_legal_ids_agree_with_the_engine_in_random_games(setup: GameSetup, seed:
     play(setup, rng, sampled(rng, 0.2, check))
 
 
-def test_moves_advances_and_pack_shots_round_trip_in_random_games() -> None:
+def test_moves_advances_and_pack_shots_round_trip_in_random_games(Game: Any) -> None:
     """Seeded games with a card pack whose units move in every direction and shoot at offsets
     the core cards lack, on both mats."""
     seen: Counter[str] = Counter()
@@ -208,21 +222,21 @@ def test_moves_advances_and_pack_shots_round_trip_in_random_games() -> None:
         while pos.result is None:
             actions = pos.legal_actions()
             if rng.random() < 0.3:
-                check_encoding(pos)
+                check_encoding(pos, Game)
             action = rng.choice(actions)
             seen[action.kind] += 1
             pos.push(action)
     assert {"deploy", "shoot", "move", "recall", "draw"} <= set(seen)
 
 
-def test_berserker_advance_ids_round_trip() -> None:
+def test_berserker_advance_ids_round_trip(Game: Any) -> None:
     decks, seed, actions = berserker_choice_game()
     pos = notation.deal(decks, seed)
     for action in actions:
         pos.push(action)
     advances = [a for a in pos.legal_actions() if a.kind == "advance"]
     assert advances and pos.phase == "advance"
-    check_encoding(pos)
+    check_encoding(pos, Game)
     frame = encoding.frame_of(pos)
     for a in advances:
         assert frame.advance_base <= encoding.action_id(pos, a) < frame.move_base
@@ -249,7 +263,7 @@ def test_move_ids_name_the_direction_as_the_decider_faces() -> None:
 # --- the frame on the unbordered mat -------------------------------------------------------------
 
 
-def test_unbordered_frame_is_centred_on_the_units() -> None:
+def test_unbordered_frame_is_centred_on_the_units(Game: Any) -> None:
     pos = make_position(
         board={"40,40": ("orcs:01", 1), "44,46": ("elves:01", 2), "41,41": ("orcs:09", 1)},
         variant={"mat": "unbordered"},
@@ -259,14 +273,14 @@ def test_unbordered_frame_is_centred_on_the_units() -> None:
     assert frame.index(mat.square(42, 43)) == 10 * 21 + 10
     small = encoding.frame_of(pos, (5, 7))
     assert (small.ox, small.oy) == (42 - 2, 43 - 3)
-    check_encoding(pos)
+    check_encoding(pos, Game)
 
 
-def test_unbordered_frame_of_an_empty_mat_is_centred_on_the_printed_mat() -> None:
+def test_unbordered_frame_of_an_empty_mat_is_centred_on_the_printed_mat(Game: Any) -> None:
     pos = make_position(variant={"mat": "unbordered"}, hands={1: ["orcs:09"]}, turn=5)
     frame = encoding.frame_of(pos)
     assert (frame.ox, frame.oy) == (3 - 10, 2 - 10)
-    check_encoding(pos)  # the special free deployment on the 42 printed squares
+    check_encoding(pos, Game)  # the special free deployment on the 42 printed squares
 
 
 def test_frame_centre_rounds_down_for_negative_coordinates() -> None:
@@ -275,7 +289,7 @@ def test_frame_centre_rounds_down_for_negative_coordinates() -> None:
     assert (frame.ox, frame.oy) == (-2 - 10, -2 - 10)
 
 
-def test_units_spread_wider_than_the_frame_raise_frame_error() -> None:
+def test_units_spread_wider_than_the_frame_raise_frame_error(Game: Any) -> None:
     pos = make_position(
         board={"0,0": ("orcs:01", 1), "30,0": ("elves:01", 2)},
         hands={1: ["orcs:09"]},
@@ -298,7 +312,7 @@ def test_units_spread_wider_than_the_frame_raise_frame_error() -> None:
 # --- ids that name no legal action -------------------------------------------------------------
 
 
-def test_apply_id_refuses_an_illegal_id_and_changes_nothing() -> None:
+def test_apply_id_refuses_an_illegal_id_and_changes_nothing(Game: Any) -> None:
     game = Game.deal([CORE.standard_deck("orcs"), CORE.standard_deck("elves")], 3)
     for _ in range(5):
         game.apply(random.Random(game.turn).choice(sorted(game.legal())))
@@ -313,7 +327,7 @@ def test_apply_id_refuses_an_illegal_id_and_changes_nothing() -> None:
         assert json.dumps(game.to_json()) == before
 
 
-def test_apply_id_message_names_the_decoded_action_and_the_rule() -> None:
+def test_apply_id_message_names_the_decoded_action_and_the_rule(Game: Any) -> None:
     game = Game.deal([CORE.standard_deck("orcs"), CORE.standard_deck("elves")], 3)
     with pytest.raises(IllegalActionError) as info:
         game.apply_id(0)  # deploy the first card on a1, on turn 1
@@ -323,7 +337,7 @@ def test_apply_id_message_names_the_decoded_action_and_the_rule() -> None:
     )
 
 
-def test_a_deployment_id_names_the_first_slot_holding_the_card() -> None:
+def test_a_deployment_id_names_the_first_slot_holding_the_card(Game: Any) -> None:
     pos = make_position(board={"d3": ("orcs:01", 1), "d4": ("elves:01", 2)}, hands={1: ["orcs:09", "orcs:09"]})
     game = Game.from_position(pos)
     first = game.action_id("deploy orcs:09 e3")
@@ -351,7 +365,7 @@ def test_ids_that_decode_to_nothing_are_invalid() -> None:
     assert encoding.action_from_id(pos, n - 2) == Action("draw")
 
 
-def test_actions_the_encoding_cannot_name_are_refused() -> None:
+def test_actions_the_encoding_cannot_name_are_refused(Game: Any) -> None:
     pos = make_position(board={"d3": ("orcs:01", 1)}, hands={1: ["orcs:09"]})
     game = Game.from_position(pos)
     with pytest.raises(IllegalActionError, match="not in player 1's hand"):
@@ -367,7 +381,7 @@ def test_actions_the_encoding_cannot_name_are_refused() -> None:
 # --- the Game face ------------------------------------------------------------------------------
 
 
-def test_game_deals_reads_and_writes_as_notation() -> None:
+def test_game_deals_reads_and_writes_as_notation(Game: Any) -> None:
     decks = [CORE.standard_deck("orcs"), CORE.standard_deck("dwarves")]
     variant = Variant(hands="visible")
     game = Game.deal(decks, 11, variant)
@@ -386,10 +400,13 @@ def test_game_deals_reads_and_writes_as_notation() -> None:
         False,
         None,
     )
-    assert repr(again) == "<Game python turn 2, player 2 to act, phase pre>"
+    if Game is _python.Game:
+        assert repr(again) == "<Game python turn 2, player 2 to act, phase pre>"
+    else:
+        assert repr(again) == "<core.Game native turn=2 decider=2 phase=pre>"
 
 
-def test_apply_returns_the_engine_events_and_refuses_as_the_engine() -> None:
+def test_apply_returns_the_engine_events_and_refuses_as_the_engine(Game: Any) -> None:
     decks = [CORE.standard_deck("orcs"), CORE.standard_deck("dwarves")]
     game = Game.deal(decks, 11)
     pos = notation.deal(decks, 11)
@@ -403,7 +420,7 @@ def test_apply_returns_the_engine_events_and_refuses_as_the_engine() -> None:
     assert game.to_json() == before
 
 
-def test_clone_and_from_position_are_independent() -> None:
+def test_clone_and_from_position_are_independent(Game: Any) -> None:
     pos = notation.deal([CORE.standard_deck("orcs"), CORE.standard_deck("dwarves")], 2)
     game = Game.from_position(pos)
     copy = game.clone()
@@ -428,7 +445,7 @@ def true_hidden(pos: Position, view: Position) -> dict[int, dict[str, list[str]]
     return out
 
 
-def check_worlds(pos: Position, viewer: int, seed: int) -> None:
+def check_worlds(Game: Any, pos: Position, viewer: int, seed: int) -> None:
     """The view hides what notation hides; filling it with the true cards gives the position
     back; a sampled world is full, agrees with the view, and keeps each army's cards."""
     game = Game.from_position(pos)
@@ -457,16 +474,16 @@ def check_worlds(pos: Position, viewer: int, seed: int) -> None:
 
 @GAME_SETTINGS
 @given(setup=games(), seed=st.integers(0, 2**32 - 1))
-def test_views_and_sampled_worlds_in_random_games(setup: GameSetup, seed: int) -> None:
+def test_views_and_sampled_worlds_in_random_games(Game: Any, setup: GameSetup, seed: int) -> None:
     rng = random.Random(seed)
 
     def check(before: Position, action: Action, after: Position) -> None:
-        check_worlds(after, rng.choice((1, 2)), rng.randrange(1000))
+        check_worlds(Game, after, rng.choice((1, 2)), rng.randrange(1000))
 
     play(setup, rng, sampled(rng, 0.05, check))
 
 
-def test_fill_refuses_missing_extra_and_unknown_cards() -> None:
+def test_fill_refuses_missing_extra_and_unknown_cards(Game: Any) -> None:
     game = Game.deal([CORE.standard_deck("orcs"), CORE.standard_deck("dwarves")], 2)
     view = game.view(1)
     assert view.hidden() == {1: {"hand": 0, "deck": 30}, 2: {"hand": 6, "deck": 30}}
@@ -491,7 +508,7 @@ def test_fill_refuses_missing_extra_and_unknown_cards() -> None:
     assert world.to_position().hands[2] == hand2
 
 
-def test_determinize_needs_a_pool_for_a_custom_deck() -> None:
+def test_determinize_needs_a_pool_for_a_custom_deck(Game: Any) -> None:
     decks = [CORE.standard_deck("orcs"), CORE.standard_deck("dwarves")]
     i = next(i for i, c in enumerate(decks[1]) if CORE[c].rank == "recruit")
     decks[1][i] = next(c for c in CORE.standard_deck("elves") if CORE[c].rank == "recruit")
@@ -506,7 +523,7 @@ def test_determinize_needs_a_pool_for_a_custom_deck() -> None:
     assert world.hidden()[2] == {"hand": 0, "deck": 0}
 
 
-def test_playout_is_reproducible_and_ends_with_a_result() -> None:
+def test_playout_is_reproducible_and_ends_with_a_result(Game: Any) -> None:
     world = Game.deal([CORE.standard_deck("elves"), CORE.standard_deck("undead")], 5).view(2).determinize(9)
     for policy in ("uniform", "greedy"):
         first, second = world.clone(), world.clone()
@@ -517,14 +534,14 @@ def test_playout_is_reproducible_and_ends_with_a_result() -> None:
     assert world.turn == 1  # playouts ran on clones
 
 
-def test_playout_stops_after_max_turns() -> None:
+def test_playout_stops_after_max_turns(Game: Any) -> None:
     game = Game.deal([CORE.standard_deck("elves"), CORE.standard_deck("undead")], 5)
     assert game.playout(1, max_turns=0) is None and game.turn == 1
     assert game.playout(1, max_turns=4) is None
     assert game.turn == 5 and game.legal()
 
 
-def test_greedy_playout_prefers_an_eliminating_deployment() -> None:
+def test_greedy_playout_prefers_an_eliminating_deployment(Game: Any) -> None:
     # Deployed on c4, the Goblin Shanker (F4) or the Orc Butcher (F4) eliminates the Dwarf
     # Slugger on c5 (defence 3); the Shanker on d4 (FL1) would only engage it.
     pos = make_position(board={"d3": ("orcs:01", 1), "c5": ("dwarves:23", 2)}, hands={1: ["orcs:09", "orcs:08"]})
@@ -534,7 +551,7 @@ def test_greedy_playout_prefers_an_eliminating_deployment() -> None:
         assert game.to_position().lost[2] == ["dwarves:23"]
 
 
-def test_playout_refuses_a_view_and_an_unknown_policy() -> None:
+def test_playout_refuses_a_view_and_an_unknown_policy(Game: Any) -> None:
     game = Game.deal([CORE.standard_deck("elves"), CORE.standard_deck("undead")], 5)
     with pytest.raises(HiddenInformationError):
         game.view(1).playout(1)

@@ -30,11 +30,12 @@ else:
         FALLBACK_REASON = f"the compiled extension is not installed ({exc})"
 
 if FALLBACK_REASON is None:
+    from lordsofwar.core._batch import Batch
     from lordsofwar.core._native import Game
 
     IMPLEMENTATION = "native"
 else:
-    from lordsofwar.core._python import Game  # type: ignore[assignment]
+    from lordsofwar.core._python import Batch, Game  # type: ignore[assignment]
 
     IMPLEMENTATION = "python"
     warnings.warn(
@@ -43,4 +44,4 @@ else:
         stacklevel=2,
     )
 
-__all__ = ["FRAME", "IMPLEMENTATION", "CoreFallbackWarning", "FrameError", "Game"]
+__all__ = ["FRAME", "IMPLEMENTATION", "Batch", "CoreFallbackWarning", "FrameError", "Game"]

@@ -96,7 +96,16 @@ class Batch:
     def game(self, i: int) -> Game:
         """A copy of game ``i`` as a :class:`lordsofwar.core.Game`."""
         cls = Game if self._frame == Game.FRAME else type("Game", (Game,), {"FRAME": self._frame, "__slots__": ()})
-        return cls(self._b.game(i), self._table, self.variant, ["", "", ""])
+        state = self._b.game(i)
+        # The armies, as notation.deal names them: the standard deck each side's cards make.
+        _head, units, hands, decks, lost, *_ = state.export()
+        ids = self._table.ids
+        armies = [""]
+        for p in (1, 2):
+            held = [ids[u[1]] for u in units if u[2] == p]
+            held += [ids[c] for c in (*hands[p - 1], *decks[p - 1], *lost[p - 1]) if c >= 0]
+            armies.append(self._table.cards.standard_army_of(held) or "mercenary")
+        return cls(state, self._table, self.variant, armies)
 
     @property
     def steps(self) -> int:

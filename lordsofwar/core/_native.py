@@ -7,13 +7,14 @@ engine's explanation (docs/core.md).
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import numpy as np
 
 import lordsofwar.core._core as _core
 from lordsofwar.core import encoding
-from lordsofwar.core.encoding import FRAME, FrameError
+from lordsofwar.core.encoding import FRAME
 from lordsofwar.rules import engine, mat, notation
 from lordsofwar.rules.actions import Action, Event, parse_action
 from lordsofwar.rules.cards import CORE, DIRECTIONS, CardSet
@@ -294,8 +295,9 @@ class Game:
         w, h = self.FRAME
         try:
             return list(self._s.legal_ids(w, h))
-        except IndexError as exc:
-            raise FrameError(f"{exc}: the units spread wider than the {w}x{h} frame of integer actions") from None
+        except IndexError:  # the reference encoding names the action and the square
+            encoding.legal_ids(self.to_position(), self.FRAME)
+            raise AssertionError("legal_ids: the core finds an action outside the frame, the reference none") from None
         except _core.Hidden as exc:
             raise HiddenInformationError(str(exc)) from None
 
@@ -315,14 +317,18 @@ class Game:
         """Apply the action with id ``i``; an id that is not legal changes nothing."""
         w, h = self.FRAME
         try:
-            decoded = self._decode(i)
+            self._decode(i)
         except InvalidActionError as exc:
-            raise IllegalActionError(str(exc)) from None
+            raise IllegalActionError(f"{exc}; no legal action has this id") from None
         before = self._s.clone() if self._hidden_cards() else None
         try:
             self._s.apply_id(i, w, h)
         except _core.Illegal:
-            raise IllegalActionError(f"action id {i}: {self._refuse(parse_action(decoded[4], self))}") from None
+            # The reference decoding (not the text, which names off-mat squares the bordered
+            # mat's reader refuses), explained by the reference engine.
+            pos = self.to_position()
+            action = encoding.decode(pos, encoding.frame_of(pos, self.FRAME), i)
+            raise IllegalActionError(f"action id {i}: {engine.explain_illegal(pos, action)}") from None
         except _core.Hidden as exc:
             if before is not None:
                 self._s = before
@@ -347,8 +353,14 @@ class Game:
 
     def observation(self) -> tuple[np.ndarray, np.ndarray]:
         """What the decider may know, from the decider's side: ``planes`` (PLANES x H x W bytes)
-        and ``info`` (INFO floats)."""
+        and ``info`` (INFO floats), at the decision point as listing the legal actions resolves it
+        (a turn with no deployment possible is in its post phase; a forced deployment is known)."""
         w, h = self.FRAME
+        if self._s.phase == 0 and not self._s.over:
+            # The start of the turn is resolved lazily, by the first legal listing (3.4).
+            # With the decider's hand hidden (a view of the other player) it stays unresolved.
+            with contextlib.suppress(_core.Hidden):
+                self._s.mask(np.zeros(self._s.num_actions(w, h), np.uint8), w, h)
         fw, fh = (7, 6) if self.variant.bordered else (w, h)
         planes = np.zeros((_core.PLANES, fh, fw), np.uint8)
         info = np.zeros(_core.INFO, np.float32)
@@ -390,7 +402,11 @@ class Game:
     def playout(self, seed: int, policy: str = "uniform", max_turns: int | None = None) -> Result | None:
         """Play on in place with ``policy``; the result, or None when ``max_turns`` ended it first."""
         if policy not in _POLICIES:
-            raise ValueError(f"policy: expected 'uniform' or 'greedy', got {policy!r}")
+            raise ValueError(f"playout: unknown policy {policy!r} (expected 'uniform' or 'greedy')")
+        if max_turns is not None and max_turns < 0:
+            raise ValueError(f"playout: max_turns must be at least 0, got {max_turns}")
+        if self._hidden_cards():
+            raise HiddenInformationError("playout needs every card known: fill or determinize the view first")
         try:
             self._s.playout(seed & (2**64 - 1), _POLICIES[policy], -1 if max_turns is None else max_turns)
         except _core.Hidden as exc:

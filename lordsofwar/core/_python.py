@@ -1,8 +1,9 @@
 """The ``lordsofwar.core`` API in plain Python, over the reference rules (docs/core.md).
 
 Used when the compiled extension cannot be built, and by the tests as the statement of what the
-native core must do: every method is a thin call into :mod:`lordsofwar.rules` or
-:mod:`lordsofwar.core.encoding`, so it plays exactly the reference rules, only slower.
+native core must do: every method is a thin call into :mod:`lordsofwar.rules`,
+:mod:`lordsofwar.core.encoding` or :mod:`lordsofwar.core.observation`, so it plays exactly the
+reference rules, only slower. :class:`Batch` is the native batch's API and buffers over these games.
 """
 
 from __future__ import annotations
@@ -11,10 +12,13 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from lordsofwar.core import encoding
-from lordsofwar.rules import engine, notation
+import numpy as np
+
+from lordsofwar.core import encoding, observation
+from lordsofwar.core.observation import INFO, PLANES
+from lordsofwar.rules import engine, mat, notation
 from lordsofwar.rules.actions import parse_action
-from lordsofwar.rules.cards import CORE, CardSet
+from lordsofwar.rules.cards import CORE, DECK_SIZE, CardSet
 from lordsofwar.rules.errors import HiddenInformationError, IllegalActionError, InvalidActionError
 from lordsofwar.rules.state import Action, Event, Position, Result, Variant
 
@@ -73,7 +77,7 @@ class Game:
 
     def clone(self) -> Game:
         """An independent copy."""
-        return Game(self._pos.copy())
+        return type(self)(self._pos.copy())
 
     def __repr__(self) -> str:
         pos = self._pos
@@ -159,11 +163,23 @@ class Game:
         """The notation of the action id ``i`` names here, legal or not."""
         return str(encoding.action_from_id(self._pos, i, self.FRAME))
 
+    # --- observations (lordsofwar.core.observation) ------------------------------------------
+
+    def observation(self) -> tuple[np.ndarray, np.ndarray]:
+        """What the decider may know, from the decider's side (:func:`observation.observe`):
+        ``planes`` (PLANES x H x W bytes) and ``info`` (INFO floats)."""
+        return observation.observe(self._pos, self.FRAME)
+
+    def legal_mask(self) -> np.ndarray:
+        """The legal ids as a 0/1 byte per id (``num_actions`` bytes); a legal action whose
+        square falls outside the frame has no id and is left out."""
+        return observation.legal_mask(self._pos, self.FRAME)
+
     # --- views, hidden cards and playouts ----------------------------------------------------
 
     def view(self, player: int) -> Game:
         """What ``player`` may know (:func:`notation.view`): decks and a hidden opponent hand unknown."""
-        return Game(notation.view(self._pos, player))
+        return type(self)(notation.view(self._pos, player))
 
     def hidden(self) -> dict[int, dict[str, int]]:
         """The unknown cards per place: ``{1: {"hand": n, "deck": n}, 2: {...}}``."""
@@ -173,12 +189,12 @@ class Game:
     def fill(self, cards_by_player: Mapping[int, Mapping[str, Sequence[str]]]) -> Game:
         """A full game: each player's unknown hand and deck entries replaced, in order, by the
         cards given (:func:`encoding.fill_position`); this game is unchanged."""
-        return Game(encoding.fill_position(self._pos, cards_by_player))
+        return type(self)(encoding.fill_position(self._pos, cards_by_player))
 
     def determinize(self, seed: int, pools: Mapping[int, Sequence[str]] | None = None) -> Game:
         """A sampled full game consistent with this view (:func:`encoding.determinize_position`);
         this game is unchanged."""
-        return Game(encoding.determinize_position(self._pos, seed, pools))
+        return type(self)(encoding.determinize_position(self._pos, seed, pools))
 
     def playout(self, seed: int, policy: str = "uniform", max_turns: int | None = None) -> Result | None:
         """Play on in place with ``random.Random(seed)`` until the game ends or ``max_turns`` more
@@ -212,3 +228,147 @@ def _eliminates(pos: Position, action: Action) -> bool:
         return False
     _, events = pos.apply(action)
     return any(e["type"] == "eliminated" and e["owner"] != pos.decider for e in events)
+
+
+class Batch:
+    """``size`` games dealt from ``decks`` (default: every core army's standard deck, each side
+    drawn at random for every game), stepped together with automatic reset: the API and the
+    buffers of the native ``lordsofwar.core.Batch`` (docs/core.md), on the Python engine.
+
+    One ``random.Random(seed)`` draws each game's two decks and its :func:`notation.deal` seed,
+    and the random ids of :meth:`sample`. The buffers are NumPy arrays owned by the batch and
+    rewritten in place by :meth:`reset` and :meth:`step`:
+
+    - ``planes`` (size, PLANES, H, W) uint8 and ``info`` (size, INFO) float32: each game's
+      observation for its decider (:mod:`lordsofwar.core.observation`); ``mask``
+      (size, num_actions) uint8: its legal ids; ``to_play`` (size,) int8: its decider;
+    - after a step, ``rewards`` (size, 2) float32: +1 / -1 / 0 for players 1 and 2 when the game
+      ended at this step, else 0; ``done`` (size,) uint8: the game ended and a new one was dealt
+      (the observation is the new game's first); ``truncated``: it was cut short because no
+      legal action had an id in the frame (unbordered mat only);
+    - ``actions`` (size,) int32: what :meth:`sample` returns.
+    """
+
+    def __init__(
+        self,
+        size: int,
+        seed: int = 0,
+        variant: Variant | None = None,
+        decks: Sequence[Sequence[str]] | None = None,
+        cards: CardSet | None = None,
+        frame: tuple[int, int] = encoding.FRAME,
+    ):
+        cards = CORE if cards is None else cards
+        self.variant = variant or Variant()
+        if decks is None:
+            decks = [cards.standard_deck(a) for a in cards.armies if len(cards.army(a)) == DECK_SIZE]
+        for deck in decks:
+            cards.validate_deck(deck)
+        if not decks:
+            raise ValueError("a batch needs at least one deck")
+        if size < 1:
+            raise ValueError("size: at least one game")
+        self._cards = cards
+        self._decks = [list(deck) for deck in decks]
+        self._rng = random.Random(seed)
+        self._frame: tuple[int, int] = (frame[0], frame[1])
+        self._game_class: type[Game] = (
+            Game if self._frame == Game.FRAME else type("Game", (Game,), {"FRAME": self._frame, "__slots__": ()})
+        )
+        width, height = (mat.WIDTH, mat.HEIGHT) if self.variant.bordered else self._frame
+        self.size = size
+        self.num_actions: int = encoding.Frame(0, 0, width, height, 1, cards).num_actions
+        self.planes = np.zeros((size, PLANES, height, width), np.uint8)
+        self.info = np.zeros((size, INFO), np.float32)
+        self.mask = np.zeros((size, self.num_actions), np.uint8)
+        self.to_play = np.zeros(size, np.int8)
+        self.rewards = np.zeros((size, 2), np.float32)
+        self.done = np.zeros(size, np.uint8)
+        self.truncated = np.zeros(size, np.uint8)
+        self.actions = np.zeros(size, np.int32)
+        self._games: list[Game] = []
+        self._steps = 0
+        self._episodes = 0
+        self.reset()
+
+    def _deal(self) -> Game:
+        rng = self._rng
+        decks = self._decks
+        pair = [decks[rng.randrange(len(decks))], decks[rng.randrange(len(decks))]]
+        return self._game_class.deal(pair, rng.getrandbits(32), self.variant, self._cards)
+
+    def _write(self, b: int) -> bool:
+        """Write game ``b``'s row of the buffers; False when no legal action has an id."""
+        pos = self._games[b]._pos
+        observation.resolve(pos)
+        frame = encoding.frame_of(pos, self._frame)
+        count, _missing = observation.write_mask(pos, frame, self.mask[b])
+        observation.write(pos, frame, self.planes[b], self.info[b])
+        self.to_play[b] = pos.decider
+        return count > 0
+
+    def reset(self) -> None:
+        """Deal every game afresh."""
+        self._games = []
+        for b in range(self.size):
+            self._games.append(self._deal())
+            self._write(b)
+        self.rewards[:] = 0
+        self.done[:] = 0
+        self.truncated[:] = 0
+
+    def step(self, actions: np.ndarray) -> None:
+        """Apply ``actions[i]`` (an id) to game ``i``, all checked first: one that is not legal
+        raises :class:`IllegalActionError` and nothing changes."""
+        acts = np.ascontiguousarray(actions, dtype=np.int32).reshape(-1)
+        if acts.size != self.size:
+            raise ValueError("actions, done and truncated hold one entry per game, rewards two")
+        ids = [int(i) for i in acts]
+        for b, i in enumerate(ids):
+            if not (0 <= i < self.num_actions and self.mask[b, i]):
+                raise IllegalActionError(f"game {b} of the batch: action id {i} is not legal there")
+        for b, i in enumerate(ids):
+            pos = self._games[b]._pos
+            pos.push(encoding.decode(pos, encoding.frame_of(pos, self._frame), i))
+            self._steps += 1
+            self.rewards[b] = 0
+            self.done[b] = self.truncated[b] = 0
+            if pos.result is not None:
+                winner = pos.result.winner
+                if winner:
+                    self.rewards[b, winner - 1] = 1
+                    self.rewards[b, 2 - winner] = -1
+                self.done[b] = 1
+                self._episodes += 1
+                self._games[b] = self._deal()
+            if not self._write(b):
+                # No legal action has an id in the frame (units spread wider than it): the game
+                # is cut short, as a draw, and a new one dealt.
+                self.done[b] = self.truncated[b] = 1
+                self._episodes += 1
+                self._games[b] = self._deal()
+                self._write(b)
+
+    def sample(self) -> np.ndarray:
+        """A uniformly random legal id for every game (in ``self.actions``; -1 for none)."""
+        rng = self._rng
+        for b in range(self.size):
+            ids = np.flatnonzero(self.mask[b])
+            self.actions[b] = ids[rng.randrange(len(ids))] if len(ids) else -1
+        return self.actions
+
+    def game(self, i: int) -> Game:
+        """A copy of game ``i`` as a :class:`Game` (with the batch's frame)."""
+        if not 0 <= i < self.size:
+            raise IndexError("no such game in the batch")
+        return self._games[i].clone()
+
+    @property
+    def steps(self) -> int:
+        """Actions applied since the batch was made."""
+        return self._steps
+
+    @property
+    def episodes(self) -> int:
+        """Games finished since the batch was made."""
+        return self._episodes

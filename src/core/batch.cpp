@@ -146,10 +146,11 @@ bool Batch::write_one(int b, uint8_t* planes, float* info, uint8_t* mask, int8_t
     Game& g = games[b];
     Frame f = frame(g);
     size_t N = (size_t)width * height, A = (size_t)num_actions();
-    observe(g, f, planes + b * PLANES * N, info + b * INFO);
     int missing = 0;
     int count = write_mask(g, f, mask + b * A, buf, missing);
     outside_frame += missing;
+    // After the listing, which resolves the start of the turn (3.4: no deployment, post phase).
+    observe(g, f, planes + b * PLANES * N, info + b * INFO);
     to_play[b] = (int8_t)g.decider();
     return count > 0;
 }

@@ -45,7 +45,7 @@ int encode(const Game& g, const Frame& f, const Action& a) {
             const auto& hand = g.hands[f.player];
             int slot = (int)(std::find(hand.begin(), hand.end(), a.card) - hand.begin());
             int k = f.index(a.to);
-            if (k < 0 || slot >= 6) return -1;
+            if (k < 0 || slot >= (int)hand.size() || slot >= 6) return -1;  // not in the hand: no id
             return slot * N + k;
         }
         case A_SHOOT: {
