@@ -9,8 +9,6 @@ core and (for the ratio) on the Python engine, measured in the same run.
 from __future__ import annotations
 
 import argparse
-import json
-import platform
 import resource
 import statistics
 import sys
@@ -21,6 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import lordsofwar.core as core  # noqa: E402
 from bench.engine import random_games as python_random_games  # noqa: E402
+from bench.report import add_platform, show  # noqa: E402
 from lordsofwar.rules.cards import CORE  # noqa: E402
 from lordsofwar.rules.state import Variant  # noqa: E402
 
@@ -112,20 +111,8 @@ def main() -> int:
     figures.update(native_listing(args.samples, args.seed + 2))
     figures.update(batch_steps(args.batch, args.seconds, args.seed + 3))
     figures["peak_memory_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    figures["python"] = platform.python_version()
-    figures["machine"] = f"{platform.machine()} {platform.processor() or ''}".strip()
-    if args.json:
-        print(json.dumps(figures))
-        return 0
-    from rich.console import Console
-    from rich.table import Table
-
-    table = Table(title="lordsofwar native core (one core)")
-    table.add_column("figure")
-    table.add_column("value", justify="right")
-    for key, value in figures.items():
-        table.add_row(key, f"{value:,.2f}" if isinstance(value, float) else f"{value:,}" if isinstance(value, int) else str(value))
-    Console().print(table)
+    add_platform(figures)
+    show(figures, "lordsofwar native core (one core)", args.json)
     return 0
 
 

@@ -8,8 +8,6 @@ intermediate rules and random core armies (each army drawn independently for eac
 from __future__ import annotations
 
 import argparse
-import json
-import platform
 import random
 import resource
 import statistics
@@ -20,6 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench.report import add_platform, show  # noqa: E402
 from lordsofwar.rules.cards import CORE  # noqa: E402
 from lordsofwar.rules.notation import deal  # noqa: E402
 from lordsofwar.rules.state import Action, Position, Variant  # noqa: E402
@@ -147,20 +146,8 @@ def main() -> int:
     del points
     figures.update(memory(args.seed + 2))
     figures["peak_memory_with_samples_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    figures["python"] = platform.python_version()
-    figures["machine"] = f"{platform.machine()} {platform.processor() or ''}".strip()
-    if args.json:
-        print(json.dumps(figures))
-        return 0
-    from rich.console import Console
-    from rich.table import Table
-
-    table = Table(title="lordsofwar rules engine (one core)")
-    table.add_column("figure")
-    table.add_column("value", justify="right")
-    for key, value in figures.items():
-        table.add_row(key, f"{value:,.2f}" if isinstance(value, float) else str(value))
-    Console().print(table)
+    add_platform(figures)
+    show(figures, "lordsofwar rules engine (one core)", args.json)
     return 0
 
 

@@ -140,6 +140,18 @@ def deploys(pos: Position, card: str) -> set[str]:
     return {a.split()[2] for a in legal(pos) if a.startswith(f"deploy {card} ")}
 
 
+STRIDER: dict[str, Any] = {
+    "id": "test:01",
+    "name": "Test Strider",
+    "rank": "regular",
+    "class": "infantry",
+    "defence": 3,
+    "arrows": "F2 L1",
+    "moves": "F FR R BR B BL L FL",
+}
+"""A pack card (card file schema) that moves in every direction: the core cards have no mover."""
+
+
 def card_set_with(*cards: Mapping[str, Any], base: CardSet = CORE, title: str = "test pack") -> CardSet:
     """``base`` plus cards written in the card file schema (lordsofwar/rules/data/orcs.json)."""
     text = json.dumps({"format": "lordsofwar-cards", "version": 1, "title": title, "cards": list(cards)})

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers import berserker_choice_game, card_set_with, make_position
+from helpers import STRIDER, berserker_choice_game, card_set_with, make_position
 
 from lordsofwar import core
 from lordsofwar.core import _python, encoding, observation
@@ -67,15 +67,6 @@ def standard_decks(rng: random.Random) -> list[list[str]]:
     return [CORE.standard_deck(rng.choice(CORE.armies)) for _ in range(2)]
 
 
-STRIDER = {
-    "id": "test:01",
-    "name": "Test Strider",
-    "rank": "regular",
-    "class": "infantry",
-    "defence": 3,
-    "arrows": "F2 L1",
-    "moves": "F FR R BR B BL L FL",
-}
 PACK = card_set_with(STRIDER)
 """The core cards plus a unit with movement arrows (the core set has none)."""
 
@@ -126,7 +117,6 @@ def test_observation_sizes() -> None:
         from lordsofwar.core import _core
 
         assert (_core.PLANES, _core.HAND_FEATURES, _core.INFO) == (38, 20, 264)
-        assert (_batch.PLANES, _batch.INFO) == (38, 264)
 
 
 def test_observation_and_mask_shapes(Game: Any) -> None:

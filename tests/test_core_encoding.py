@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from helpers import berserker_choice_game, card_set_with, make_position
+from helpers import STRIDER, berserker_choice_game, card_set_with, make_position
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import GameSetup, StepCheck, games, holdings, leaked_ids, play
@@ -46,15 +46,7 @@ def Game(request: pytest.FixtureRequest) -> Any:
 
 GAME_SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
-MOVER = {
-    "id": "test:01",
-    "name": "Test Strider",
-    "rank": "regular",
-    "class": "infantry",
-    "defence": 3,
-    "arrows": "F2 L1",
-    "moves": "F FR R BR B BL L FL",
-}
+MOVER = STRIDER
 LONGBOW = {
     "id": "test:02",
     "name": "Test Longbow",

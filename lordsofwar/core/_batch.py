@@ -8,30 +8,17 @@ import numpy as np
 
 import lordsofwar.core._core as _core
 from lordsofwar.core._native import Game, _variant_tuple, table
+from lordsofwar.core.batching import BatchBuffers, with_frame
 from lordsofwar.core.encoding import FRAME
-from lordsofwar.rules.cards import CORE, CardSet
+from lordsofwar.rules.cards import CardSet
 from lordsofwar.rules.errors import IllegalActionError
 from lordsofwar.rules.position import Variant
 
-PLANES: int = _core.PLANES
-INFO: int = _core.INFO
 
-
-class Batch:
-    """``size`` games dealt from ``decks`` (default: every core army's standard deck, each side
-    drawn at random for every game), stepped together with automatic reset.
-
-    The buffers are NumPy arrays owned by the batch and rewritten in place by :meth:`reset` and
-    :meth:`step`; no Python object is made per game or per step:
-
-    - ``planes`` (size, PLANES, H, W) uint8 and ``info`` (size, INFO) float32: each game's
-      observation for its decider; ``mask`` (size, num_actions) uint8: its legal ids;
-      ``to_play`` (size,) int8: its decider;
-    - after a step, ``rewards`` (size, 2) float32: +1 / -1 / 0 for players 1 and 2 when the game
-      ended at this step, else 0; ``done`` (size,) uint8: the game ended and a new one was dealt
-      (the observation is the new game's first); ``truncated``: it was cut short because no
-      legal action had an id in the frame (unbordered mat only).
-    """
+class Batch(BatchBuffers):
+    """``size`` games stepped together by the compiled core, with automatic reset; the buffers
+    (:class:`~lordsofwar.core.batching.BatchBuffers`) are rewritten in place by :meth:`reset` and
+    :meth:`step`, and no Python object is made per game or per step (docs/core.md)."""
 
     def __init__(
         self,
@@ -42,43 +29,26 @@ class Batch:
         cards: CardSet | None = None,
         frame: tuple[int, int] = FRAME,
     ):
-        cards = cards or CORE
-        self.variant = variant or Variant()
-        self._table = table(cards)
-        if decks is None:
-            decks = [cards.standard_deck(a) for a in cards.armies if len(cards.army(a)) == 36]
-        for deck in decks:
-            cards.validate_deck(deck)
+        super().__init__(size, variant, decks, cards, frame)
+        self._table = table(self.cards)
         index = self._table.index
         self._b = _core.Batch(
             self._table.core,
-            [[index[c] for c in deck] for deck in decks],
+            [[index[c] for c in deck] for deck in self.decks],
             _variant_tuple(self.variant),
             size,
             seed & (2**64 - 1),
-            frame[0],
-            frame[1],
+            self.frame[0],
+            self.frame[1],
         )
-        b = self._b
-        self.size = size
-        self.num_actions: int = b.num_actions
-        self.planes = np.zeros((size, PLANES, b.height, b.width), np.uint8)
-        self.info = np.zeros((size, INFO), np.float32)
-        self.mask = np.zeros((size, self.num_actions), np.uint8)
-        self.to_play = np.zeros(size, np.int8)
-        self.rewards = np.zeros((size, 2), np.float32)
-        self.done = np.zeros(size, np.uint8)
-        self.truncated = np.zeros(size, np.uint8)
-        self.actions = np.zeros(size, np.int32)
-        self._frame = frame
+        self.allocate(self._b.width, self._b.height, self._b.num_actions)
+        self._game_class = with_frame(Game, self.frame)
         self.reset()
 
     def reset(self) -> None:
         """Deal every game afresh."""
         self._b.reset(self.planes, self.info, self.mask, self.to_play)
-        self.rewards[:] = 0
-        self.done[:] = 0
-        self.truncated[:] = 0
+        self.clear_outcomes()
 
     def step(self, actions: np.ndarray) -> None:
         """Apply ``actions[i]`` (an id) to game ``i``, all checked first: one that is not legal
@@ -95,7 +65,6 @@ class Batch:
 
     def game(self, i: int) -> Game:
         """A copy of game ``i`` as a :class:`lordsofwar.core.Game`."""
-        cls = Game if self._frame == Game.FRAME else type("Game", (Game,), {"FRAME": self._frame, "__slots__": ()})
         state = self._b.game(i)
         # The armies, as notation.deal names them: the standard deck each side's cards make.
         _head, units, hands, decks, lost, *_ = state.export()
@@ -105,7 +74,7 @@ class Batch:
             held = [ids[u[1]] for u in units if u[2] == p]
             held += [ids[c] for c in (*hands[p - 1], *decks[p - 1], *lost[p - 1]) if c >= 0]
             armies.append(self._table.cards.standard_army_of(held) or "mercenary")
-        return cls(state, self._table, self.variant, armies)
+        return self._game_class(state, self._table, self.variant, armies)
 
     @property
     def steps(self) -> int:

@@ -15,10 +15,10 @@ from typing import Any, ClassVar
 import numpy as np
 
 from lordsofwar.core import encoding, observation
-from lordsofwar.core.observation import INFO, PLANES
+from lordsofwar.core.batching import BatchBuffers, with_frame
 from lordsofwar.rules import engine, mat, notation
 from lordsofwar.rules.actions import parse_action
-from lordsofwar.rules.cards import CORE, DECK_SIZE, CardSet
+from lordsofwar.rules.cards import CORE, CardSet
 from lordsofwar.rules.errors import HiddenInformationError, IllegalActionError, InvalidActionError
 from lordsofwar.rules.state import Action, Event, Position, Result, Variant
 
@@ -230,23 +230,13 @@ def _eliminates(pos: Position, action: Action) -> bool:
     return any(e["type"] == "eliminated" and e["owner"] != pos.decider for e in events)
 
 
-class Batch:
-    """``size`` games dealt from ``decks`` (default: every core army's standard deck, each side
-    drawn at random for every game), stepped together with automatic reset: the API and the
-    buffers of the native ``lordsofwar.core.Batch`` (docs/core.md), on the Python engine.
+class Batch(BatchBuffers):
+    """``size`` games stepped together with automatic reset: the API and the buffers of the
+    compiled ``lordsofwar.core.Batch`` (:class:`~lordsofwar.core.batching.BatchBuffers`,
+    docs/core.md), on the Python engine.
 
     One ``random.Random(seed)`` draws each game's two decks and its :func:`notation.deal` seed,
-    and the random ids of :meth:`sample`. The buffers are NumPy arrays owned by the batch and
-    rewritten in place by :meth:`reset` and :meth:`step`:
-
-    - ``planes`` (size, PLANES, H, W) uint8 and ``info`` (size, INFO) float32: each game's
-      observation for its decider (:mod:`lordsofwar.core.observation`); ``mask``
-      (size, num_actions) uint8: its legal ids; ``to_play`` (size,) int8: its decider;
-    - after a step, ``rewards`` (size, 2) float32: +1 / -1 / 0 for players 1 and 2 when the game
-      ended at this step, else 0; ``done`` (size,) uint8: the game ended and a new one was dealt
-      (the observation is the new game's first); ``truncated``: it was cut short because no
-      legal action had an id in the frame (unbordered mat only);
-    - ``actions`` (size,) int32: what :meth:`sample` returns.
+    and the random ids of :meth:`sample`.
     """
 
     def __init__(
@@ -258,34 +248,11 @@ class Batch:
         cards: CardSet | None = None,
         frame: tuple[int, int] = encoding.FRAME,
     ):
-        cards = CORE if cards is None else cards
-        self.variant = variant or Variant()
-        if decks is None:
-            decks = [cards.standard_deck(a) for a in cards.armies if len(cards.army(a)) == DECK_SIZE]
-        for deck in decks:
-            cards.validate_deck(deck)
-        if not decks:
-            raise ValueError("a batch needs at least one deck")
-        if size < 1:
-            raise ValueError("size: at least one game")
-        self._cards = cards
-        self._decks = [list(deck) for deck in decks]
+        super().__init__(size, variant, decks, cards, frame)
         self._rng = random.Random(seed)
-        self._frame: tuple[int, int] = (frame[0], frame[1])
-        self._game_class: type[Game] = (
-            Game if self._frame == Game.FRAME else type("Game", (Game,), {"FRAME": self._frame, "__slots__": ()})
-        )
-        width, height = (mat.WIDTH, mat.HEIGHT) if self.variant.bordered else self._frame
-        self.size = size
-        self.num_actions: int = encoding.Frame(0, 0, width, height, 1, cards).num_actions
-        self.planes = np.zeros((size, PLANES, height, width), np.uint8)
-        self.info = np.zeros((size, INFO), np.float32)
-        self.mask = np.zeros((size, self.num_actions), np.uint8)
-        self.to_play = np.zeros(size, np.int8)
-        self.rewards = np.zeros((size, 2), np.float32)
-        self.done = np.zeros(size, np.uint8)
-        self.truncated = np.zeros(size, np.uint8)
-        self.actions = np.zeros(size, np.int32)
+        self._game_class = with_frame(Game, self.frame)
+        width, height = (mat.WIDTH, mat.HEIGHT) if self.variant.bordered else self.frame
+        self.allocate(width, height, encoding.Frame(0, 0, width, height, 1, self.cards).num_actions)
         self._games: list[Game] = []
         self._steps = 0
         self._episodes = 0
@@ -293,15 +260,15 @@ class Batch:
 
     def _deal(self) -> Game:
         rng = self._rng
-        decks = self._decks
+        decks = self.decks
         pair = [decks[rng.randrange(len(decks))], decks[rng.randrange(len(decks))]]
-        return self._game_class.deal(pair, rng.getrandbits(32), self.variant, self._cards)
+        return self._game_class.deal(pair, rng.getrandbits(32), self.variant, self.cards)
 
     def _write(self, b: int) -> bool:
         """Write game ``b``'s row of the buffers; False when no legal action has an id."""
         pos = self._games[b]._pos
         observation.resolve(pos)
-        frame = encoding.frame_of(pos, self._frame)
+        frame = encoding.frame_of(pos, self.frame)
         count, _missing = observation.write_mask(pos, frame, self.mask[b])
         observation.write(pos, frame, self.planes[b], self.info[b])
         self.to_play[b] = pos.decider
@@ -313,9 +280,7 @@ class Batch:
         for b in range(self.size):
             self._games.append(self._deal())
             self._write(b)
-        self.rewards[:] = 0
-        self.done[:] = 0
-        self.truncated[:] = 0
+        self.clear_outcomes()
 
     def step(self, actions: np.ndarray) -> None:
         """Apply ``actions[i]`` (an id) to game ``i``, all checked first: one that is not legal
@@ -329,7 +294,7 @@ class Batch:
                 raise IllegalActionError(f"game {b} of the batch: action id {i} is not legal there")
         for b, i in enumerate(ids):
             pos = self._games[b]._pos
-            pos.push(encoding.decode(pos, encoding.frame_of(pos, self._frame), i))
+            pos.push(encoding.decode(pos, encoding.frame_of(pos, self.frame), i))
             self._steps += 1
             self.rewards[b] = 0
             self.done[b] = self.truncated[b] = 0

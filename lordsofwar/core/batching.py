@@ -1,0 +1,79 @@
+"""What the two batches (the compiled ``_batch.Batch`` and the Python ``_python.Batch``) share:
+their options, their defaults and their NumPy buffers (docs/core.md, "The batch API")."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TypeVar
+
+import numpy as np
+
+from lordsofwar.core.observation import INFO, PLANES
+from lordsofwar.rules.cards import CORE, DECK_SIZE, CardSet
+from lordsofwar.rules.position import Variant
+
+G = TypeVar("G")
+
+
+def with_frame(game_class: type[G], frame: tuple[int, int]) -> type[G]:
+    """``game_class``, or a subclass of it whose integer actions use ``frame``."""
+    if getattr(game_class, "FRAME", None) == frame:
+        return game_class
+    return type(game_class.__name__, (game_class,), {"FRAME": (frame[0], frame[1]), "__slots__": ()})
+
+
+class BatchBuffers:
+    """The options of a batch, checked, and its buffers:
+
+    - ``planes`` (size, PLANES, H, W) uint8 and ``info`` (size, INFO) float32: each game's
+      observation for its decider; ``mask`` (size, num_actions) uint8: its legal ids;
+      ``to_play`` (size,) int8: its decider;
+    - after a step, ``rewards`` (size, 2) float32: +1 / -1 / 0 for players 1 and 2 when the game
+      ended at this step, else 0; ``done`` (size,) uint8: the game ended and a new one was dealt
+      (the observation is the new game's first); ``truncated``: it was cut short because no
+      legal action had an id in the frame (unbordered mat only);
+    - ``actions`` (size,) int32: what ``sample()`` returns.
+
+    Games are dealt from ``decks`` (default: every 36-card army of ``cards``, each side drawn at
+    random for every game).
+    """
+
+    def __init__(
+        self,
+        size: int,
+        variant: Variant | None,
+        decks: Sequence[Sequence[str]] | None,
+        cards: CardSet | None,
+        frame: tuple[int, int],
+    ):
+        self.cards = CORE if cards is None else cards
+        self.variant = variant or Variant()
+        if decks is None:
+            decks = [self.cards.standard_deck(a) for a in self.cards.armies if len(self.cards.army(a)) == DECK_SIZE]
+        for deck in decks:
+            self.cards.validate_deck(deck)
+        if not decks:
+            raise ValueError("a batch needs at least one deck")
+        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+            raise ValueError("size: at least one game")
+        self.decks = [list(deck) for deck in decks]
+        self.size = size
+        self.frame = (frame[0], frame[1])
+
+    def allocate(self, width: int, height: int, num_actions: int) -> None:
+        """Make the buffers for frames of ``width`` x ``height`` and ``num_actions`` ids."""
+        size = self.size
+        self.num_actions = num_actions
+        self.planes = np.zeros((size, PLANES, height, width), np.uint8)
+        self.info = np.zeros((size, INFO), np.float32)
+        self.mask = np.zeros((size, num_actions), np.uint8)
+        self.to_play = np.zeros(size, np.int8)
+        self.rewards = np.zeros((size, 2), np.float32)
+        self.done = np.zeros(size, np.uint8)
+        self.truncated = np.zeros(size, np.uint8)
+        self.actions = np.zeros(size, np.int32)
+
+    def clear_outcomes(self) -> None:
+        self.rewards[:] = 0
+        self.done[:] = 0
+        self.truncated[:] = 0
