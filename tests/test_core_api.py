@@ -570,3 +570,15 @@ def test_native_and_python_games_agree_on_action_round_trips_for_every_kind() ->
                 assert native.action_text(i) == text and native.action_id(text) == i
                 seen.add(text.split()[0])
     assert {"deploy", "shoot", "recall", "draw"} <= seen
+
+
+def test_both_implementations_offer_the_same_api() -> None:
+    if not NATIVE:
+        pytest.skip("the compiled core is not built")
+    from lordsofwar.core import _batch, _native
+
+    def public(cls: type) -> set[str]:
+        return {n for n in dir(cls) if not n.startswith("_")}
+
+    assert public(_native.Game) == public(_python.Game)
+    assert public(_batch.Batch) == public(_python.Batch)

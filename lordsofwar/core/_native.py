@@ -281,7 +281,7 @@ class Game:
             raise HiddenInformationError(str(exc)) from None
 
     def _hidden_cards(self) -> bool:
-        return bool(self.hidden_total())
+        return any(n for place in self.hidden().values() for n in place.values())
 
     # --- integer actions (docs/core.md) ----------------------------------------------------------
 
@@ -387,9 +387,6 @@ class Game:
         """The number of unknown cards per player and place."""
         _head, _units, hands, decks, *_ = self._s.export()
         return {p: {"hand": hands[p - 1].count(-1), "deck": decks[p - 1].count(-1)} for p in (1, 2)}
-
-    def hidden_total(self) -> int:
-        return sum(n for place in self.hidden().values() for n in place.values())
 
     def fill(self, cards_by_player: Any) -> Game:
         """A full game: this view's unknown entries replaced, in order (docs/core.md)."""

@@ -103,6 +103,19 @@ class Game:
         return self._pos.decider
 
     @property
+    def cards(self) -> CardSet:
+        """The card set of the game (card packs included)."""
+        return self._pos.cards
+
+    @property
+    def variant(self) -> Variant:
+        return self._pos.variant
+
+    @property
+    def armies(self) -> list[str]:
+        return list(self._pos.armies)
+
+    @property
     def turn(self) -> int:
         return self._pos.turn
 
