@@ -24,6 +24,7 @@ from lordsofwar.web.games.hub import Hub
 from lordsofwar.web.games.router import router as games_router
 from lordsofwar.web.games.service import GameService
 from lordsofwar.web.lobby.router import router as lobby_router
+from lordsofwar.web.ratings.router import router as ratings_router
 from lordsofwar.web.settings import Settings
 
 HERE = Path(__file__).parent
@@ -84,6 +85,6 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     middleware.install(app)
     errors.install(app)
-    for router in (accounts_router, lobby_router, games_router, decks_router):
+    for router in (accounts_router, lobby_router, games_router, decks_router, ratings_router):
         app.include_router(router)
     return app

@@ -20,6 +20,7 @@ from lordsofwar.web.lobby.service import game_json
 from lordsofwar.web.middleware import set_cookie
 from lordsofwar.web.models import Game, User
 from lordsofwar.web.problem import Problem
+from lordsofwar.web.ratings import service as ratings
 
 router = APIRouter(responses=COMMON)
 
@@ -181,5 +182,15 @@ async def profile_page(request: Request, name: str, db: Db, user: MaybeUser) -> 
     won = sum(1 for i in items if i["result"] and i["result"]["winner"] == i["you"])
     lost = sum(1 for i in items if i["result"] and i["result"]["winner"] not in (None, i["you"]))
     drawn = sum(1 for i in items if i["result"] and i["result"]["winner"] is None)
-    ctx = {"player": player, "games": items, "won": won, "lost": lost, "drawn": drawn}
+    histories = {pool: await ratings.history(db, player.id, pool) for pool in ratings.POOLS}
+    ctx = {
+        "player": player,
+        "games": items,
+        "won": won,
+        "lost": lost,
+        "drawn": drawn,
+        "ratings": await ratings.player_ratings(db, player.id),
+        "charts": {pool: ratings.chart(points) for pool, points in histories.items()},
+        "pools": ratings.POOL_NAMES,
+    }
     return pages.render(request, "profile.html", ctx, user)

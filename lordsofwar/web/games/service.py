@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import secrets
 import time
@@ -34,6 +35,7 @@ from lordsofwar.rules.state import LENGTHS, Position, Result, Variant
 from lordsofwar.web.db import sqlite_engine, upsert
 from lordsofwar.web.fields import WholeNumber
 from lordsofwar.web.models import Game, Heartbeat, User, utcnow
+from lordsofwar.web.ratings import service as ratings
 from lordsofwar.web.settings import Settings
 
 log = logging.getLogger("lordsofwar.web")
@@ -73,6 +75,9 @@ class GameOptions(BaseModel):
     days: WholeNumber = Field(default=3, ge=1, le=7)
     creator_side: Literal["1", "2", "random"] = "random"
     public: bool = True
+    rated: bool = False
+    """Rated: the result changes both players' ratings in the pool of the time control (games
+    against bots are always casual)."""
 
     @model_validator(mode="after")
     def _some_army(self) -> GameOptions:
@@ -88,7 +93,7 @@ class GameOptions(BaseModel):
 
     def summary(self) -> str:
         clock = f"{self.minutes}+{self.increment}" if self.mode == "live" else f"{self.days} day{'s' * (self.days > 1)}/turn"
-        parts = [self.rules, f"{self.hands} hands", self.mat, self.length, clock]
+        parts = ["rated" if self.rated else "casual", self.rules, f"{self.hands} hands", self.mat, self.length, clock]
         if self.custom_decks:
             parts.append("custom decks: " + ", ".join(self.custom_armies))
         return " · ".join(parts)
@@ -123,6 +128,7 @@ def rematch_options(game: Game, seat: int) -> GameOptions:
             "increment": game.increment_ms // 1000 if game.mode == "live" else 10,
             "days": max(1, game.turn_ms // 86_400_000) if game.mode == "turn" else 3,
             "public": game.public,
+            "rated": game.rated,
         }
     )
 
@@ -158,6 +164,7 @@ class Runtime:
     names: dict[int, str]
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     action_version: int = 0  # the version right after the last change to the position
+    ratings: list[dict[str, Any]] | None = None  # a finished rated game: its players' changes
 
     @property
     def version(self) -> int:
@@ -224,6 +231,11 @@ def game_meta(rt: Runtime, seat: int | None, now: datetime | None = None) -> dic
         "server_time": _iso(now),
         "draw_offer": g.draw_offer,
         "result": None if g.status != "over" else {"winner": g.winner, "reason": g.reason},
+        "rated": g.rated,
+        "pool": g.mode,
+        "ratings": None
+        if rt.ratings is None
+        else {str(seat): {k: v for k, v in change.items() if k != "user_id"} for seat, change in enumerate(rt.ratings, 1)},
     }
 
 
@@ -265,6 +277,8 @@ def record_of(rt: Runtime) -> notation.GameRecord:
 
 
 Listener = Callable[[Runtime, list[dict[str, Any]]], Awaitable[None]]
+Then = Callable[[Connection], Any]
+"""Work done in the transaction of a game's change, after its row was updated (its ratings)."""
 
 
 CHANGING = (
@@ -295,7 +309,7 @@ class BatchWriter:
         self.engine = engine
         self.batch = batch
         self.statement = _change_statement()
-        self.queue: asyncio.Queue[tuple[dict[str, Any], asyncio.Future[int]]] = asyncio.Queue()
+        self.queue: asyncio.Queue[tuple[dict[str, Any], Then | None, asyncio.Future[tuple[int, Any]]]] = asyncio.Queue()
         self.task: asyncio.Task[None] | None = None
         self.sync_engine: Engine | None = None
         self.sync_conn: Connection | None = None
@@ -306,11 +320,18 @@ class BatchWriter:
 
     async def execute(self, params: dict[str, Any]) -> int:
         """Write one change in the next batch; its row count (0: the version moved on)."""
+        count, _ = await self.execute_with(params, None)
+        return count
+
+    async def execute_with(self, params: dict[str, Any], then: Then | None) -> tuple[int, Any]:
+        """Write one change; when it applied, ``then(connection)`` runs in the same transaction
+        (a change with ``then`` has a transaction of its own). Its row count, and what ``then``
+        returned (None when it did not run)."""
         loop = asyncio.get_running_loop()
         if self.task is None or self.task.done():
             self.task = loop.create_task(self._run())
-        done: asyncio.Future[int] = loop.create_future()
-        self.queue.put_nowait((params, done))
+        done: asyncio.Future[tuple[int, Any]] = loop.create_future()
+        self.queue.put_nowait((params, then, done))
         return await done
 
     async def _run(self) -> None:
@@ -318,18 +339,43 @@ class BatchWriter:
             batch = [await self.queue.get()]
             while len(batch) < self.batch and not self.queue.empty():
                 batch.append(self.queue.get_nowait())
-            rows = [params for params, _ in batch]
-            try:
-                counts = await self._write(rows)
-            except Exception as exc:  # the whole batch failed: every waiting change is refused
-                for _, done in batch:
+            plain = [(params, done) for params, then, done in batch if then is None]
+            if plain:
+                try:
+                    counts = await self._write([params for params, _ in plain])
+                except Exception as exc:  # the whole batch failed: every waiting change is refused
+                    for _, done in plain:
+                        if not done.done():
+                            done.set_exception(exc)
+                    await self._drop()
+                else:
+                    for (_, done), count in zip(plain, counts, strict=True):
+                        if not done.done():
+                            done.set_result((count, None))
+            for params, then, done in batch:
+                if then is None:
+                    continue
+                try:
+                    result = await self._write_then(params, then)
+                except Exception as exc:
                     if not done.done():
                         done.set_exception(exc)
-                await self._drop()
-                continue
-            for (_, done), count in zip(batch, counts, strict=True):
-                if not done.done():
-                    done.set_result(count)
+                    await self._drop()
+                else:
+                    if not done.done():
+                        done.set_result(result)
+
+    async def _write_then(self, params: dict[str, Any], then: Then) -> tuple[int, Any]:
+        """One change and ``then`` in one transaction; nothing of either when ``then`` fails."""
+        if self.sync_engine is not None:
+            return await self._sqlite_then(params, then)
+        if self.conn is None:
+            self.conn = await self.engine.connect()
+        aconn = self.conn
+        async with aconn.begin():
+            count = (await aconn.execute(self.statement, params)).rowcount
+            extra = await aconn.run_sync(then) if count == 1 else None
+        return count, extra
 
     async def _write(self, rows: list[dict[str, Any]]) -> list[int]:
         if self.sync_engine is not None:
@@ -354,8 +400,14 @@ class BatchWriter:
         return counts
 
     async def _sqlite(self, rows: list[dict[str, Any]]) -> int:
-        """One transaction on the synchronous connection; while another connection holds the
-        write lock, give the event loop a turn and try again (for up to 20 s)."""
+        """One transaction on the synchronous connection."""
+        count, _ = await self._sqlite_then(rows, None)
+        return count
+
+    async def _sqlite_then(self, rows: list[dict[str, Any]] | dict[str, Any], then: Then | None) -> tuple[int, Any]:
+        """One transaction on the synchronous connection (``then`` in it when one row changed);
+        while another connection holds the write lock, give the event loop a turn and try again
+        (for up to 20 s)."""
         assert self.sync_engine is not None
         deadline = time.monotonic() + 20
         pause = 0.001
@@ -365,7 +417,9 @@ class BatchWriter:
             conn = self.sync_conn
             try:
                 with conn.begin():
-                    return int(conn.execute(self.statement, rows).rowcount)
+                    count = int(conn.execute(self.statement, rows).rowcount)
+                    extra = then(conn) if then is not None and count == 1 else None
+                    return count, extra
             except OperationalError as exc:
                 if "locked" not in str(exc) or time.monotonic() > deadline:
                     raise
@@ -450,7 +504,12 @@ class GameService:
             if game is None:
                 raise GameError(f"there is no game {game_id}", 404)
             names = {1: await self._name(db, game.player1_id, game.bot1), 2: await self._name(db, game.player2_id, game.bot2)}
-        return build(game, names, self.cards)
+            changes = None
+            if game.rated and game.status == "over":
+                changes = await ratings.game_changes(db, game.id, (game.player1_id, game.player2_id))
+        rt = build(game, names, self.cards)
+        rt.ratings = changes
+        return rt
 
     async def apply_remote(self, game_id: int, version: int, action: str) -> dict[str, Any] | None:
         """Another process applied ``action`` as change ``version``: apply it to this process's
@@ -479,6 +538,9 @@ class GameService:
             except LordsOfWarError:
                 return None
             entry = {"n": len(rt.log) + 1, "turn": turn, "player": player, "action": action, "events": events}
+            if g.rated and values["status"] == "over":
+                async with self.sessions() as db:
+                    rt.ratings = await ratings.game_changes(db, game_id, (g.player1_id, g.player2_id))
             for key, value in values.items():
                 setattr(g, key, value)
             rt.pos = new
@@ -539,6 +601,7 @@ class GameService:
             bot1=bots[0],
             bot2=bots[1],
             public=options.public,
+            rated=options.rated and bot is None and opponent is not None,
             options=options.model_dump(),
             variant=variant.to_json(),
             decks=dealt,
@@ -674,8 +737,19 @@ class GameService:
         values["version"] = g.version + 1
         params = {name: values.get(name, getattr(g, name)) for name in CHANGING}
         params["b_id"], params["b_old"] = g.id, g.version
+        then: Then | None = None
+        if new.result is not None and g.rated and g.player1_id is not None and g.player2_id is not None:
+            # Rated: both ratings change in the transaction that ends the game, and only if it does.
+            then = functools.partial(
+                ratings.rate_game,
+                game_id=g.id,
+                pool=g.mode,
+                players=(g.player1_id, g.player2_id),
+                winner=new.result.winner,
+                now=now,
+            )
         try:
-            changed = await self.writer.execute(params)
+            changed, rated = await self.writer.execute_with(params, then)
         except Exception as exc:
             log.exception("writing game %s failed", g.id)
             raise GameError(f"the server could not save this action ({type(exc).__name__}); nothing changed; try again", 503) from None
@@ -685,6 +759,8 @@ class GameService:
             raise Behind()
         for key, value in values.items():
             setattr(g, key, value)
+        if rated is not None:
+            rt.ratings = rated
         if new is not rt.pos:
             rt.action_version = g.version
         rt.pos = new

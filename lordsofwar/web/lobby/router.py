@@ -106,7 +106,7 @@ async def invite_form(request: Request, db: Db, user: SignedIn, svc: Svc) -> Res
                 values = [str(v) for v in form.getlist(key)][:6]
                 if values or form.get("custom_decks") in ("on", "1", "true"):
                     raw[key] = values
-            elif key in ("custom_decks", "public"):
+            elif key in ("custom_decks", "public", "rated"):
                 raw[key] = form.get(key) in ("on", "1", "true")
             elif form.get(key) not in (None, ""):
                 raw[key] = pages.field(form, key)

@@ -22,7 +22,7 @@
  *   #popup [data-menu="shoot"|"move"|"advance"|"recall"|"magnify"]   the unit popup menu
  *   #magnify                       magnified card overlay (click or Esc closes)
  *   #status                        what the player must do now
- *   #result                        the result banner once over; #link-record, #link-replay, #btn-rematch (players)
+ *   #result                        the result banner once over (with the rating changes of a rated game); #link-record, #link-replay, #btn-rematch (players)
  *   #log .log-entry[data-n]        one per log entry; .last-turn on the last turn's entries;
  *                                  .log-turn headings, one per turn and acting player [data-player]
  *   #panel-top / #panel-bottom     player panels [data-player]: .pp-name, .tag.army (the army, or
@@ -959,7 +959,13 @@
         const r = g.result || v.result;
         const won = me && r && r.winner === me, lost = me && r && r.winner && r.winner !== me;
         res.className = 'result-banner' + (won ? ' won' : lost ? ' lost' : ' drawn');
+        const rated = g.ratings ? [1, 2].map((p) => {
+          const c = g.ratings[p];
+          const diff = c.after - c.before;
+          return `${(N && N[p]) || 'player ' + p} ${c.before} → ${c.after}${c.provisional ? '?' : ''} (${diff >= 0 ? '+' : ''}${diff})`;
+        }).join(' · ') : (g.rated ? '' : 'Casual game');
         res.replaceChildren(h('strong', { text: resultText(r, N, me) }),
+          h('span', { class: 'rating-change', text: rated }),
           h('a', { class: 'btn small', href: `/api/games/${gameId}/record`, download: `lordsofwar-game-${gameId}.json`, text: '⬇ Download record' }),
           h('a', { class: 'btn small', href: `/games/${gameId}/replay`, text: '▶ Replay' }));
         res.hidden = false;

@@ -62,6 +62,23 @@
     form.addEventListener('change', deckFit);
     deckFit();
   }
+  // --- games against bots are casual -------------------------------------------------------------
+  const rated = document.getElementById('rated');
+  let ratedWanted = rated ? rated.checked : false;
+  function ratedFit() {
+    if (!form || !rated) return;
+    const against = form.querySelector('input[name=against]:checked');
+    const bot = !!(against && against.value.startsWith('bot:'));
+    if (!bot && !rated.disabled) ratedWanted = rated.checked;
+    rated.disabled = bot;
+    rated.checked = bot ? false : ratedWanted;
+    rated.parentElement.title = bot ? 'Games against bots are casual.'
+      : "A rated game changes both players' ratings in the pool of its time control (live or turn-based).";
+  }
+  if (form && rated) {
+    form.addEventListener('change', ratedFit);
+    ratedFit();
+  }
 
   // --- "your challenge was accepted" --------------------------------------------------------------
   const acceptedNote = document.getElementById('challenge-accepted');

@@ -1,0 +1,2 @@
+"""Ratings: OpenSkill ratings per pool, updated once when a rated game ends; leaderboards and
+rating histories."""

@@ -1,0 +1,52 @@
+"""Ratings on the web: the leaderboards (/leaderboard, /api/leaderboard) and each player's
+ratings and rating history (/api/players/{name}/ratings; the profile page shows them)."""
+
+# no `from __future__ import annotations`: FastAPI reads the route annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import HTMLResponse, Response
+
+from lordsofwar.web import pages
+from lordsofwar.web.accounts import service as accounts
+from lordsofwar.web.deps import Db, MaybeUser
+from lordsofwar.web.errors import COMMON, refusals
+from lordsofwar.web.problem import Problem
+from lordsofwar.web.ratings import service
+
+router = APIRouter(responses=COMMON)
+Pool = Annotated[Literal["live", "turn"], Query(description="live (with a clock) or turn (days per turn)")]
+PageNumber = Annotated[int, Query(ge=1, le=100_000, description="1 for the first page")]
+
+
+@router.get("/api/leaderboard")
+async def api_leaderboard(db: Db, pool: Pool = "live", page: PageNumber = 1) -> dict[str, Any]:
+    """The players of a pool who are not provisional and played a rated game in it within the
+    last ``active_days``, by rating, 50 a page."""
+    return await service.leaderboard(db, pool, page)
+
+
+@router.get("/api/players/{name}/ratings", responses=refusals(404))
+async def api_player_ratings(name: str, db: Db) -> dict[str, Any]:
+    """A player's rating in each pool and its history (the rating after each rated game)."""
+    player = await _player(db, name)
+    return {
+        "name": player.name,
+        "ratings": await service.player_ratings(db, player.id),
+        "history": {pool: await service.history(db, player.id, pool) for pool in service.POOLS},
+    }
+
+
+async def _player(db: Db, name: str) -> Any:
+    player = await accounts.find_user(db, name[:100])
+    if player is None:
+        raise Problem(404, f"there is no player called {name[:30]!r}")
+    return player
+
+
+@router.get("/leaderboard", response_class=HTMLResponse, include_in_schema=False)
+async def leaderboard_page(request: Request, db: Db, user: MaybeUser, pool: Pool = "live", page: PageNumber = 1) -> Response:
+    board = await service.leaderboard(db, pool, page)
+    ctx = {"board": board, "pools": service.POOL_NAMES, "pool_name": service.POOL_NAMES[pool]}
+    return pages.render(request, "leaderboard.html", ctx, user)
