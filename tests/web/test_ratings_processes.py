@@ -1,0 +1,118 @@
+"""Ratings change exactly once with two real server processes on one database (SQLite and
+PostgreSQL): games of the same player ending at the same moment in both processes are rated one
+after the other (no lost update), and one game ended twice at once is rated once."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from sqlalchemy import create_engine, select
+
+from lordsofwar.web.models import RatingChange
+from lordsofwar.web.ratings import service as ratings
+from lordsofwar.web.settings import Settings
+from tests.web.conftest import database
+from tests.web.server import running_server
+
+
+class Client:
+    """One signed-in player talking to one server process."""
+
+    def __init__(self, base: str, cookies: httpx.Cookies | None = None, name: str = ""):
+        self.name = name
+        self.http = httpx.Client(base_url=base, timeout=30, cookies=cookies)
+        self.csrf = self.http.get("/api/session").json()["csrf"]
+
+    def post(self, path: str, body: Any = None) -> httpx.Response:
+        return self.http.post(path, json=body or {}, headers={"X-CSRF-Token": self.csrf})
+
+    def signup(self, name: str) -> Client:
+        self.name = name
+        r = self.post("/api/signup", {"name": name, "password": "correct horse"})
+        assert r.status_code == 201, r.text
+        self.csrf = self.http.get("/api/session").json()["csrf"]
+        return self
+
+    def elsewhere(self, base: str) -> Client:
+        """The same signed-in player on another process."""
+        return Client(base, self.http.cookies, self.name)
+
+
+def rated_game(a: Client, b: Client) -> int:
+    options = {"creator_side": "1", "creator_army": "orcs", "opponent_army": "elves", "rated": True}
+    r = a.post("/api/invitations", {"opponent": b.name, "options": options})
+    assert r.status_code == 201, r.text
+    r = b.post(f"/api/invitations/{r.json()['invitation']}/accept")
+    assert r.status_code == 200, r.text
+    return int(r.json()["game"])
+
+
+def at_once(*calls: Any) -> list[httpx.Response]:
+    """Run the calls in threads released together; their answers in order."""
+    start = threading.Barrier(len(calls))
+    answers: list[Any] = [None] * len(calls)
+
+    def run(i: int) -> None:
+        start.wait()
+        answers[i] = calls[i]()
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(calls))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return answers
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def two_processes(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, str, str]]:
+    with ExitStack() as stack:
+        url = stack.enter_context(database(request.param, tmp_path))
+        bases = []
+        for name in ("a", "b"):
+            data = tmp_path / name
+            data.mkdir()
+            bases.append(stack.enter_context(running_server(data, LOW_DATABASE_URL=url)))
+        yield url, bases[0], bases[1]
+
+
+def test_ratings_change_exactly_once_across_two_processes(two_processes: tuple[str, str, str]) -> None:
+    url, a, b = two_processes
+    alice, bob, carol = (Client(a).signup(name) for name in ("alice", "bob", "carol"))
+    for _ in range(3):
+        g1, g2, g3 = rated_game(alice, bob), rated_game(alice, carol), rated_game(bob, carol)
+        carol_b = carol.elsewhere(b)
+        # Two games of alice end at the same moment, one in each process.
+        r1, r2 = at_once(lambda: bob.post(f"/api/games/{g1}/resign"), lambda: carol_b.post(f"/api/games/{g2}/resign"))
+        assert (r1.status_code, r2.status_code) == (200, 200), (r1.text, r2.text)
+        # One game ended twice at the same moment: by each player, in different processes.
+        r3, r4 = at_once(lambda: bob.post(f"/api/games/{g3}/resign"), lambda: carol_b.post(f"/api/games/{g3}/resign"))
+        assert sorted((r3.status_code, r4.status_code)) == [200, 409], (r3.text, r4.text)
+        ended = [r for r in (r1, r2, r3, r4) if r.status_code == 200]
+        assert all(r.json()["game"]["ratings"] is not None for r in ended)
+
+    engine = create_engine(Settings(database_url=url).sync_url())
+    try:
+        with engine.connect() as conn:
+            changes = list(conn.execute(select(RatingChange.__table__).order_by(RatingChange.__table__.c.id)).mappings())
+            stored = {r["user_id"]: r for r in conn.execute(select(ratings.RATINGS)).mappings()}
+    finally:
+        engine.dispose()
+    assert len(changes) == 9 * 2  # nine games, two players each: none rated twice
+    by_user: dict[int, list[Any]] = {}
+    for c in changes:
+        by_user.setdefault(c["user_id"], []).append(c)
+    for user_id, chain in by_user.items():
+        # Each change starts from where the previous one left the rating: no lost update.
+        for before, after in zip(chain, chain[1:], strict=False):
+            assert after["mu_before"] == pytest.approx(before["mu_after"])
+        assert stored[user_id]["mu"] == pytest.approx(chain[-1]["mu_after"])
+        assert stored[user_id]["games"] == len(chain) == 6
+    ratings_api = alice.http.get("/api/players/alice/ratings").json()["ratings"]["live"]
+    assert (ratings_api["games"], ratings_api["wins"]) == (6, 6)
