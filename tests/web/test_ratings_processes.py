@@ -53,16 +53,18 @@ def rated_game(a: Client, b: Client) -> int:
     return int(r.json()["game"])
 
 
-def at_once(*calls: Any) -> list[httpx.Response]:
-    """Run the calls in threads released together; their answers in order."""
-    start = threading.Barrier(len(calls))
-    answers: list[Any] = [None] * len(calls)
+def at_once(*posts: tuple[Client, str]) -> list[httpx.Response]:
+    """POST each (client, path) from its own thread, the threads released together; the
+    answers in order."""
+    start = threading.Barrier(len(posts))
+    answers: list[Any] = [None] * len(posts)
 
     def run(i: int) -> None:
+        client, path = posts[i]
         start.wait()
-        answers[i] = calls[i]()
+        answers[i] = client.post(path)
 
-    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(calls))]
+    threads = [threading.Thread(target=run, args=(i,)) for i in range(len(posts))]
     for t in threads:
         t.start()
     for t in threads:
@@ -89,10 +91,10 @@ def test_ratings_change_exactly_once_across_two_processes(two_processes: tuple[s
         g1, g2, g3 = rated_game(alice, bob), rated_game(alice, carol), rated_game(bob, carol)
         carol_b = carol.elsewhere(b)
         # Two games of alice end at the same moment, one in each process.
-        r1, r2 = at_once(lambda: bob.post(f"/api/games/{g1}/resign"), lambda: carol_b.post(f"/api/games/{g2}/resign"))
+        r1, r2 = at_once((bob, f"/api/games/{g1}/resign"), (carol_b, f"/api/games/{g2}/resign"))
         assert (r1.status_code, r2.status_code) == (200, 200), (r1.text, r2.text)
         # One game ended twice at the same moment: by each player, in different processes.
-        r3, r4 = at_once(lambda: bob.post(f"/api/games/{g3}/resign"), lambda: carol_b.post(f"/api/games/{g3}/resign"))
+        r3, r4 = at_once((bob, f"/api/games/{g3}/resign"), (carol_b, f"/api/games/{g3}/resign"))
         assert sorted((r3.status_code, r4.status_code)) == [200, 409], (r3.text, r4.text)
         ended = [r for r in (r1, r2, r3, r4) if r.status_code == 200]
         assert all(r.json()["game"]["ratings"] is not None for r in ended)
