@@ -130,6 +130,10 @@ def test_the_profile_shows_the_ratings_and_their_history(alice: Player, bob: Pla
     assert f'{live["rating"]}?' in text  # provisional after three games
     assert "No rated game yet" in text  # the turn-based pool
     assert bob.get("/players/alice").text.count('<circle class="dot win"') == 3
+    # Results by army and by variant: alice played orcs (new_game), the default variant.
+    assert text.count('title="3 won, 0 drawn, 0 lost"') == 2
+    assert "<td>Orcs</td>" in text and "<td>Intermediate, hidden hands, bordered, 20/4</td>" in text
+    assert 'title="0 won, 0 drawn, 3 lost"' in bob.get("/players/bob").text
     assert alice.get("/api/players/nobody/ratings").status_code == 404
 
 

@@ -174,7 +174,7 @@ async def profile_page(request: Request, name: str, db: Db, user: MaybeUser) -> 
         query = query.where(Game.public.is_(True))
     else:  # private games only for their players
         query = query.where(or_(Game.public.is_(True), Game.player1_id == user.id, Game.player2_id == user.id))
-    games = await db.scalars(query.order_by(Game.id.desc()).limit(200))
+    games = list(await db.scalars(query.order_by(Game.id.desc()).limit(200)))
     items = [await game_json(db, g, player) for g in games]
     if user is None or user.id != player.id:
         for item in items:  # "your turn" is the visitor's business only on their own page
@@ -192,5 +192,6 @@ async def profile_page(request: Request, name: str, db: Db, user: MaybeUser) -> 
         "ratings": await ratings.player_ratings(db, player.id),
         "charts": {pool: ratings.chart(points) for pool, points in histories.items()},
         "pools": ratings.POOL_NAMES,
+        "results": ratings.results_by(games, player.id),
     }
     return pages.render(request, "profile.html", ctx, user)

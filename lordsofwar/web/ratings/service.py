@@ -29,7 +29,7 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from lordsofwar.web.models import Rating, RatingChange, User, utcnow
+from lordsofwar.web.models import Game, Rating, RatingChange, User, utcnow
 
 POOLS: tuple[str, ...] = ("live", "turn")
 POOL_NAMES = {"live": "Live", "turn": "Turn-based"}
@@ -274,4 +274,27 @@ def chart(points: list[dict[str, Any]], width: int = 600, height: int = 170) -> 
         "first": points[0]["at"][:10],
         "last": points[-1]["at"][:10],
         "bottom": height - 6,
+    }
+
+
+def results_by(games: list[Game], user_id: int) -> dict[str, list[dict[str, Any]]]:
+    """A player's finished games counted by the army they played and by variant: for each,
+    ``{"label", "won", "drawn", "lost", "games"}``, the most played first."""
+    tables: dict[str, dict[str, dict[str, Any]]] = {"army": {}, "variant": {}}
+    for g in games:
+        if g.status != "over":
+            continue
+        seat = 1 if g.player1_id == user_id else 2 if g.player2_id == user_id else None
+        if seat is None:
+            continue
+        outcome = "drawn" if g.winner is None else "won" if g.winner == seat else "lost"
+        v = g.variant
+        length = f"{v.get('units_to_win', 20)}/{v.get('commands_to_win', 4)}"
+        variant = f"{v.get('rules', 'intermediate')}, {v.get('hands', 'hidden')} hands, {v.get('mat', 'bordered')}, {length}"
+        for table, label in (("army", g.armies[seat - 1]), ("variant", variant)):
+            row = tables[table].setdefault(label, {"label": label, "won": 0, "drawn": 0, "lost": 0, "games": 0})
+            row[outcome] += 1
+            row["games"] += 1
+    return {
+        name: sorted(rows.values(), key=lambda r: (-r["games"], r["label"])) for name, rows in tables.items()
     }
