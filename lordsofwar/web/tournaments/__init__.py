@@ -1,0 +1,1 @@
+"""Tournaments: Swiss (FIDE Dutch), round robin (FIDE Berger) and arena events."""
