@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from strategies import GameSetup, games, leaked_ids, max_turns
 
 from lordsofwar import core
+from lordsofwar.core import FrameError
 from lordsofwar.rules.errors import IllegalActionError, InvalidActionError
 from lordsofwar.rules.notation import parse_action, position_from_text
 
@@ -73,7 +74,11 @@ def test_listed_actions_are_unique_parse_back_and_have_ids(setup: GameSetup, rng
         assert len(legal) == len(set(legal))
         for text in legal:
             assert str(parse_action(text, after)) == text
-        ids = after.legal_ids()
+        try:
+            ids = after.legal_ids()
+        except FrameError:  # the units spread wider than the frame of integer actions
+            assert not after.variant.bordered
+            return
         assert ids == sorted(set(ids)) and all(0 <= i < after.num_actions for i in ids)
         assert sorted(after.action_text(i) for i in ids) == sorted(legal)
 
@@ -101,7 +106,11 @@ def test_illegal_actions_are_refused_and_change_nothing(setup: GameSetup, rng: r
             else:
                 raise AssertionError(f"{text} was accepted though not listed")
             assert json.dumps(after.to_json(), sort_keys=True) == state, f"refused {text} changed the game"
-        legal_ids = set(after.legal_ids())
+        try:
+            legal_ids = set(after.legal_ids())
+        except FrameError:  # the units spread wider than the frame of integer actions
+            assert not after.variant.bordered
+            return
         for i in (rng.randrange(after.num_actions) for _ in range(4)):
             if i in legal_ids:
                 continue
