@@ -26,6 +26,8 @@ from lordsofwar.web.games.service import GameService
 from lordsofwar.web.lobby.router import router as lobby_router
 from lordsofwar.web.ratings.router import router as ratings_router
 from lordsofwar.web.settings import Settings
+from lordsofwar.web.tournaments import service as tournaments
+from lordsofwar.web.tournaments.router import router as tournaments_router
 
 HERE = Path(__file__).parent
 log = logging.getLogger("lordsofwar.web")
@@ -47,6 +49,7 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
         guard=Guard(settings),
         csrf=accounts.CsrfTokens(),
     )
+    advancer = tournaments.Advancer(sessions, games)
 
     async def sweep_forever() -> None:
         while True:
@@ -54,6 +57,7 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
             try:
                 await games.sweep()
                 await games.heartbeat()
+                await tournaments.advance_all(sessions, games)
             except Exception:
                 log.exception("the clock sweep failed")
 
@@ -72,6 +76,7 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
             sweeper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await sweeper
+            await advancer.close()
             await games.close()
             await svc.hub.close()
             svc.guard.close()
@@ -85,6 +90,6 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     middleware.install(app)
     errors.install(app)
-    for router in (accounts_router, lobby_router, games_router, decks_router, ratings_router):
+    for router in (accounts_router, lobby_router, games_router, decks_router, ratings_router, tournaments_router):
         app.include_router(router)
     return app

@@ -111,6 +111,8 @@ class Game(Base):
     ended_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     rated: Mapped[bool] = mapped_column(Boolean, default=False)
     """A rated game changes its players' ratings in its pool (``mode``: live or turn) when it ends."""
+    tournament_id: Mapped[int | None] = mapped_column(ForeignKey("tournaments.id", ondelete="SET NULL"), index=True)
+    """A tournament game: its result is the pairing's, recorded in the transaction that ends it."""
 
 
 class Deck(Base):
@@ -168,6 +170,62 @@ class RatingChange(Base):
         UniqueConstraint("game_id", "user_id", name="uq_rating_changes_game_user"),
         Index("ix_rating_changes_user_pool", "user_id", "pool", "id"),
     )
+
+
+class Tournament(Base):
+    """A Swiss or round-robin event: its games' options, its rounds, where it stands."""
+
+    __tablename__ = "tournaments"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(60))
+    kind: Mapped[str] = mapped_column(String(12))
+    """``swiss`` or ``round_robin``."""
+    status: Mapped[str] = mapped_column(String(10), default="upcoming", index=True)
+    """``upcoming`` (registration open), ``running``, ``finished``."""
+    options: Mapped[dict[str, Any]] = mapped_column(JSON)
+    """The games' options (web.games.service.GameOptions, sides and armies excepted)."""
+    rounds: Mapped[int] = mapped_column(Integer)
+    current_round: Mapped[int] = mapped_column(Integer, default=0)
+    """The round being played (0 before the start): raised by one conditional update, so a round
+    is paired exactly once whatever the number of server processes."""
+    created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    started_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    finished_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+
+
+class TournamentEntry(Base):
+    """A player registered in a tournament, with the army (or custom deck) they play."""
+
+    __tablename__ = "tournament_entries"
+
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id", ondelete="CASCADE"), primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    rating: Mapped[int] = mapped_column(Integer)
+    """The player's rating in the event's pool at registration (the seeding)."""
+    army: Mapped[str] = mapped_column(String(12), default="random")
+    deck: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    withdrawn: Mapped[bool] = mapped_column(Boolean, default=False)
+    joined_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class TournamentPairing(Base):
+    """One board of a round: ``white_id`` plays player 1; no ``black_id``: a bye."""
+
+    __tablename__ = "tournament_pairings"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    tournament_id: Mapped[int] = mapped_column(ForeignKey("tournaments.id", ondelete="CASCADE"))
+    round: Mapped[int] = mapped_column(Integer)
+    board: Mapped[int] = mapped_column(Integer)
+    white_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    black_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id", ondelete="SET NULL"), index=True)
+    result: Mapped[str | None] = mapped_column(String(4))
+    """``1-0``, ``1/2``, ``0-1``, ``+-`` / ``-+`` (a forfeit), ``bye``; None while playing."""
+
+    __table_args__ = (UniqueConstraint("tournament_id", "round", "board", name="uq_tournament_pairings_board"),)
 
 
 class Heartbeat(Base):

@@ -37,6 +37,7 @@ from lordsofwar.web.fields import WholeNumber
 from lordsofwar.web.models import Game, Heartbeat, User, utcnow
 from lordsofwar.web.ratings import service as ratings
 from lordsofwar.web.settings import Settings
+from lordsofwar.web.tournaments import results as tournament_results
 
 log = logging.getLogger("lordsofwar.web")
 
@@ -295,6 +296,10 @@ def _change_statement() -> Any:
         .where(table.c.id == bindparam("b_id"), table.c.version == bindparam("b_old"))
         .values({name: bindparam(name) for name in CHANGING})
     )
+
+
+def _run_steps(steps: dict[str, Then], conn: Connection) -> dict[str, Any]:
+    return {name: step(conn) for name, step in steps.items()}
 
 
 class BatchWriter:
@@ -737,10 +742,11 @@ class GameService:
         values["version"] = g.version + 1
         params = {name: values.get(name, getattr(g, name)) for name in CHANGING}
         params["b_id"], params["b_old"] = g.id, g.version
-        then: Then | None = None
+        # What else changes when the game ends, in the same transaction and only if it does: the
+        # ratings of a rated game, the result of a tournament's pairing.
+        steps: dict[str, Then] = {}
         if new.result is not None and g.rated and g.player1_id is not None and g.player2_id is not None:
-            # Rated: both ratings change in the transaction that ends the game, and only if it does.
-            then = functools.partial(
+            steps["ratings"] = functools.partial(
                 ratings.rate_game,
                 game_id=g.id,
                 pool=g.mode,
@@ -748,8 +754,15 @@ class GameService:
                 winner=new.result.winner,
                 now=now,
             )
+        if new.result is not None and g.tournament_id is not None:
+            code = tournament_results.result_code(new.result, [*rt.log, *entries])
+            steps["tournament"] = functools.partial(tournament_results.record_result, game_id=g.id, code=code)
+        then: Then | None = None
+        if steps:
+            then = functools.partial(_run_steps, steps)
         try:
-            changed, rated = await self.writer.execute_with(params, then)
+            changed, done = await self.writer.execute_with(params, then)
+            rated = None if done is None else done.get("ratings")
         except Exception as exc:
             log.exception("writing game %s failed", g.id)
             raise GameError(f"the server could not save this action ({type(exc).__name__}); nothing changed; try again", 503) from None

@@ -21,7 +21,7 @@ def _one_opponent() -> dict[str, Any]:
     return {"not": {"required": ["bot", "opponent"], "properties": {"bot": {"type": "string"}, "opponent": named}}}
 
 
-def _some_army() -> dict[str, Any]:
+def some_army() -> dict[str, Any]:
     """GameOptions' own rule: custom decks need at least one army."""
     return {
         "not": {
@@ -35,7 +35,7 @@ class NewInvitation(BaseModel):
     model_config = ConfigDict(
         extra="forbid", strict=True, json_schema_extra=lambda schema: schema.update(_one_opponent())
     )
-    options: Annotated[GameOptions, Declared(_some_army)] = Field(default_factory=lambda: GameOptions())
+    options: Annotated[GameOptions, Declared(some_army)] = Field(default_factory=lambda: GameOptions())
     opponent: str | None = Field(None, max_length=100, description="a player's name for a direct challenge")
     bot: Annotated[str, Declared(lambda: {"enum": sorted(BOTS)})] | None = Field(
         None, max_length=20, description="play against this bot at once"

@@ -1,0 +1,123 @@
+"""Tournaments on the web: the API (/api/tournaments...) and the pages (/tournaments,
+/tournaments/{id}), with forms to create, join, withdraw and start."""
+
+# no `from __future__ import annotations`: FastAPI reads the route annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Path, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from pydantic import ValidationError
+
+from lordsofwar.rules.cards import CORE_ARMIES
+from lordsofwar.web import pages
+from lordsofwar.web.deps import Csrf, Db, MaybeUser, SignedIn, Svc, check_csrf
+from lordsofwar.web.errors import COMMON, refusals, validation_message
+from lordsofwar.web.games.service import GameOptions
+from lordsofwar.web.problem import Problem
+from lordsofwar.web.tournaments import service
+from lordsofwar.web.tournaments.service import Join, NewTournament
+
+router = APIRouter(responses=COMMON)
+TournamentId = Annotated[int, Path(ge=1, le=2**31 - 1, description="a tournament number")]
+CHANGES = refusals(401, 403, 404, 409)
+
+
+@router.get("/api/tournaments")
+async def api_list(db: Db) -> dict[str, Any]:
+    """Upcoming, running and finished tournaments."""
+    return await service.listing(db)
+
+
+@router.post("/api/tournaments", dependencies=[Csrf], status_code=201, responses=refusals(401, 403))
+async def api_create(body: NewTournament, db: Db, user: SignedIn) -> dict[str, Any]:
+    """A new tournament, open for registration; you start it when the players are in."""
+    t = await service.create(db, user, body)
+    return {"tournament": t.id}
+
+
+@router.get("/api/tournaments/{tid:int}", responses=refusals(404))
+async def api_detail(tid: TournamentId, db: Db, user: MaybeUser) -> dict[str, Any]:
+    """A tournament: its players, standings and the boards of every round."""
+    return await service.detail(db, tid, user)
+
+
+@router.post("/api/tournaments/{tid:int}/join", dependencies=[Csrf], responses=CHANGES)
+async def api_join(tid: TournamentId, body: Join, db: Db, user: SignedIn) -> dict[str, Any]:
+    await service.join(db, user, tid, body)
+    return await service.detail(db, tid, user)
+
+
+@router.post("/api/tournaments/{tid:int}/withdraw", dependencies=[Csrf], responses=CHANGES)
+async def api_withdraw(tid: TournamentId, db: Db, user: SignedIn) -> dict[str, Any]:
+    await service.withdraw(db, user, tid)
+    return await service.detail(db, tid, user)
+
+
+@router.post("/api/tournaments/{tid:int}/start", dependencies=[Csrf], responses=CHANGES)
+async def api_start(tid: TournamentId, db: Db, user: SignedIn, svc: Svc) -> dict[str, Any]:
+    """The creator closes registration and round 1 is paired (its games start)."""
+    await service.start(db, svc.sessions, svc.games, user, tid)
+    return await service.detail(db, tid, user)
+
+
+# --- pages -------------------------------------------------------------------------------------
+
+
+@router.get("/tournaments", response_class=HTMLResponse, include_in_schema=False)
+async def list_page(request: Request, db: Db, user: MaybeUser) -> Response:
+    ctx = {"lists": await service.listing(db), "kinds": service.KINDS, "armies": CORE_ARMIES}
+    return pages.render(request, "tournaments.html", ctx, user)
+
+
+@router.post("/tournaments", include_in_schema=False)
+async def create_form(request: Request, db: Db, user: SignedIn) -> Response:
+    form = await pages.read_form(request)
+    check_csrf(request, pages.field(form, "csrf"))
+    raw: dict[str, Any] = {}
+    for key in GameOptions.model_fields:
+        if key in ("custom_decks", "public", "rated"):
+            raw[key] = form.get(key) in ("on", "1", "true")
+        elif key == "custom_armies":
+            raw[key] = [str(v) for v in form.getlist(key)][:6] or list(CORE_ARMIES)
+        elif form.get(key) not in (None, ""):
+            raw[key] = pages.field(form, key)
+    try:
+        body = NewTournament.model_validate(
+            {
+                "name": pages.field(form, "name", 100),
+                "kind": pages.field(form, "kind", 20) or "swiss",
+                "rounds": pages.field(form, "rounds", 3) or "5",
+                "options": GameOptions.model_validate(raw, strict=False),
+            },
+            strict=False,
+        )
+    except ValidationError as exc:
+        raise Problem(422, validation_message(exc.errors())) from None
+    t = await service.create(db, user, body)
+    return RedirectResponse(f"/tournaments/{t.id}", 303)
+
+
+@router.get("/tournaments/{tid:int}", response_class=HTMLResponse, include_in_schema=False)
+async def detail_page(request: Request, tid: TournamentId, db: Db, user: MaybeUser) -> Response:
+    ctx = {"t": await service.detail(db, tid, user), "armies": CORE_ARMIES}
+    return pages.render(request, "tournament.html", ctx, user)
+
+
+@router.post("/tournaments/{tid:int}/{op}", include_in_schema=False)
+async def op_form(request: Request, tid: TournamentId, op: str, db: Db, user: SignedIn, svc: Svc) -> Response:
+    form = await pages.read_form(request)
+    check_csrf(request, pages.field(form, "csrf"))
+    if op == "join":
+        try:
+            body = Join.model_validate({"army": pages.field(form, "army", 20) or "random"}, strict=False)
+        except ValidationError as exc:
+            raise Problem(422, validation_message(exc.errors())) from None
+        await service.join(db, user, tid, body)
+    elif op == "withdraw":
+        await service.withdraw(db, user, tid)
+    elif op == "start":
+        await service.start(db, svc.sessions, svc.games, user, tid)
+    else:
+        raise Problem(404, f"no such tournament action {op[:20]!r}")
+    return RedirectResponse(f"/tournaments/{tid}", 303)

@@ -1,0 +1,359 @@
+"""Swiss and round-robin tournaments: registration, the start, each round paired exactly once
+with its games created, results from the games' ends, standings (docs/community.md).
+
+A round is paired by the process whose conditional update raises the tournament's
+``current_round`` from the round just finished: a second process (or a second call) finds the
+round moved on and does nothing. The round's pairings and games are written in that same
+transaction. Results reach the pairings in the transactions that end the games
+(:mod:`lordsofwar.web.tournaments.results`); after each, and at every sweep of the server, the
+next round is paired when the current one is complete.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Iterable
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+from sqlalchemy import Table, func, select, update
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+
+from lordsofwar.web.decks import service as deckweb
+from lordsofwar.web.fields import Declared, WholeNumber
+from lordsofwar.web.games.service import Army, GameOptions, GameService, Runtime
+from lordsofwar.web.lobby.schemas import DeckNumber, some_army
+from lordsofwar.web.models import Game, Tournament, TournamentEntry, TournamentPairing, User, utcnow
+from lordsofwar.web.problem import Problem
+from lordsofwar.web.ratings import service as ratings
+from lordsofwar.web.tournaments.pairing import Entrant, Pairing, pair_round, round_robin_rounds, standings
+
+log = logging.getLogger(__name__)
+
+KINDS = {"swiss": "Swiss", "round_robin": "Round robin"}
+MAX_ENTRANTS = 500
+TOURNAMENTS: Table = Tournament.__table__  # type: ignore[assignment]
+PAIRINGS: Table = TournamentPairing.__table__  # type: ignore[assignment]
+
+
+class NewTournament(BaseModel):
+    """A tournament to create: its name, kind, rounds (Swiss) and the options of its games."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    name: str = Field(min_length=1, max_length=60, pattern=r"\S")
+    kind: Literal["swiss", "round_robin"] = "swiss"
+    rounds: WholeNumber = Field(default=5, ge=1, le=20, description="Swiss rounds (a round robin plays everyone once)")
+    options: Annotated[GameOptions, Declared(some_army)] = Field(default_factory=lambda: GameOptions())
+
+    @field_validator("name")
+    @classmethod
+    def _one_line(cls, value: str) -> str:
+        value = " ".join(value.split())
+        if not value:
+            raise ValueError("a name is needed")
+        return value
+
+
+class Join(BaseModel):
+    """Registration: the army you play (or random), or your custom deck when the games allow it."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    army: Army = "random"
+    deck: DeckNumber | None = Field(None, description="your custom deck (when the games allow custom decks)")
+
+
+async def create(db: AsyncSession, user: User, body: NewTournament) -> Tournament:
+    t = Tournament(
+        name=body.name,
+        kind=body.kind,
+        status="upcoming",
+        options=body.options.model_dump(),
+        rounds=body.rounds if body.kind == "swiss" else 0,
+        current_round=0,
+        created_by=user.id,
+        created_at=utcnow(),
+    )
+    db.add(t)
+    await db.commit()
+    return t
+
+
+async def _tournament(db: AsyncSession, tid: int) -> Tournament:
+    t = await db.get(Tournament, tid)
+    if t is None:
+        raise Problem(404, f"there is no tournament {tid}")
+    return t
+
+
+async def join(db: AsyncSession, user: User, tid: int, body: Join) -> Tournament:
+    t = await _tournament(db, tid)
+    if t.status != "upcoming":
+        raise Problem(409, "registration is closed: the tournament has started")
+    if await db.get(TournamentEntry, (tid, user.id)) is not None:
+        raise Problem(409, "you are registered already")
+    count = await db.scalar(select(func.count()).select_from(TournamentEntry).where(TournamentEntry.tournament_id == tid))
+    if (count or 0) >= MAX_ENTRANTS:
+        raise Problem(409, f"the tournament is full ({MAX_ENTRANTS} players)")
+    options = GameOptions.model_validate(t.options)
+    deck = None
+    if body.deck is not None:
+        deck = await deckweb.pick(db, user, body.deck, options.custom_decks, list(options.custom_armies))
+    rating = (await ratings.player_ratings(db, user.id))[options.mode]["rating"]
+    db.add(TournamentEntry(tournament_id=tid, user_id=user.id, rating=rating, army=body.army, deck=deck, withdrawn=False))
+    await db.commit()
+    return t
+
+
+async def withdraw(db: AsyncSession, user: User, tid: int) -> Tournament:
+    """Before the start the entry goes; after it the player is left out of the coming rounds
+    (a round robin forfeits their games); a game under way goes on."""
+    t = await _tournament(db, tid)
+    entry = await db.get(TournamentEntry, (tid, user.id))
+    if entry is None or entry.withdrawn:
+        raise Problem(409, "you are not registered in this tournament")
+    if t.status == "finished":
+        raise Problem(409, "the tournament is over")
+    if t.status == "upcoming":
+        await db.delete(entry)
+    else:
+        entry.withdrawn = True
+    await db.commit()
+    return t
+
+
+async def start(db: AsyncSession, sessions: async_sessionmaker[AsyncSession], games: GameService, user: User, tid: int) -> Tournament:
+    """The creator starts the tournament: registration closes and round 1 is paired."""
+    t = await _tournament(db, tid)
+    if t.created_by != user.id:
+        raise Problem(403, "only the tournament's creator can start it")
+    if t.status != "upcoming":
+        raise Problem(409, "the tournament has started already")
+    entries = list(await db.scalars(select(TournamentEntry).where(TournamentEntry.tournament_id == tid)))
+    if len(entries) < 2:
+        raise Problem(409, "a tournament needs at least two players")
+    rounds = t.rounds if t.kind == "swiss" else round_robin_rounds(len(entries))
+    started = await db.execute(
+        update(TOURNAMENTS)
+        .where(TOURNAMENTS.c.id == tid, TOURNAMENTS.c.status == "upcoming")
+        .values(status="running", started_at=utcnow(), rounds=rounds)
+    )
+    await db.commit()
+    if started.rowcount != 1:  # type: ignore[attr-defined]
+        raise Problem(409, "the tournament has started already")
+    await advance(sessions, games, tid)
+    await db.refresh(t)
+    return t
+
+
+def _entrants(entries: Iterable[TournamentEntry], names: dict[int, str]) -> list[Entrant]:
+    return [Entrant(e.user_id, names.get(e.user_id, "?"), e.rating, e.withdrawn) for e in entries]
+
+
+def _pairings(rows: Iterable[TournamentPairing]) -> list[Pairing]:
+    return [Pairing(p.round, p.white_id, p.black_id, None if p.result == "bye" else p.result) for p in rows]
+
+
+async def _names(db: AsyncSession, ids: Iterable[int]) -> dict[int, str]:
+    wanted = set(ids)
+    if not wanted:
+        return {}
+    return {u.id: u.name for u in await db.scalars(select(User).where(User.id.in_(wanted)))}
+
+
+async def advance(sessions: async_sessionmaker[AsyncSession], games: GameService, tid: int) -> bool:
+    """Pair the next round when the current one is complete (or finish the tournament after its
+    last round); True when this call did it. Safe to call any number of times from any process."""
+    created: list[Game] = []
+    async with sessions() as db:
+        t = await db.get(Tournament, tid)
+        if t is None or t.status != "running":
+            return False
+        r = t.current_round
+        if r > 0:
+            pending = await db.scalar(
+                select(func.count()).select_from(PAIRINGS).where(
+                    PAIRINGS.c.tournament_id == tid, PAIRINGS.c.round == r, PAIRINGS.c.result.is_(None)
+                )
+            )
+            if pending:
+                return False
+        if r >= t.rounds:
+            done = await db.execute(
+                update(TOURNAMENTS)
+                .where(TOURNAMENTS.c.id == tid, TOURNAMENTS.c.current_round == r, TOURNAMENTS.c.status == "running")
+                .values(status="finished", finished_at=utcnow())
+            )
+            await db.commit()
+            return bool(done.rowcount == 1)  # type: ignore[attr-defined]
+        moved = await db.execute(
+            update(TOURNAMENTS)
+            .where(TOURNAMENTS.c.id == tid, TOURNAMENTS.c.current_round == r)
+            .values(current_round=r + 1)
+        )
+        if moved.rowcount != 1:  # type: ignore[attr-defined]  # another call paired this round
+            await db.rollback()
+            return False
+        entries = {e.user_id: e for e in await db.scalars(select(TournamentEntry).where(TournamentEntry.tournament_id == tid))}
+        names = await _names(db, entries)
+        previous = list(await db.scalars(select(TournamentPairing).where(TournamentPairing.tournament_id == tid)))
+        boards = pair_round(t.kind, _entrants(entries.values(), names), _pairings(previous), r + 1, t.rounds)
+        users = {u.id: u for u in await db.scalars(select(User).where(User.id.in_(list(entries))))}
+        base = GameOptions.model_validate(t.options)
+        for number, b in enumerate(boards, start=1):
+            row = TournamentPairing(tournament_id=tid, round=r + 1, board=number, white_id=b.white, black_id=b.black)
+            white, black = entries[b.white], entries.get(b.black) if b.black is not None else None
+            if black is None:
+                row.result = "bye"
+            elif white.withdrawn or black.withdrawn:  # a round robin keeps its schedule: forfeited
+                row.result = "-+" if white.withdrawn else "+-"
+            else:
+                options = base.model_copy(
+                    update={"creator_side": "1", "creator_army": white.army, "opponent_army": black.army}
+                )
+                custom = (white.deck["cards"] if white.deck else None, black.deck["cards"] if black.deck else None)
+                game = await games.create(db, options, users[b.white], users[black.user_id], None, custom)
+                game.tournament_id = tid
+                row.game_id = game.id
+                created.append(game)
+            db.add(row)
+        await db.commit()
+    for game in created:
+        games.started(game)
+    if not created:  # a round of byes and forfeits only: it is complete already
+        await advance(sessions, games, tid)
+    return True
+
+
+async def advance_all(sessions: async_sessionmaker[AsyncSession], games: GameService) -> int:
+    """Pair every running tournament whose round is complete (the sweep's safety net)."""
+    async with sessions() as db:
+        ids = list(await db.scalars(select(Tournament.id).where(Tournament.status == "running")))
+    count = 0
+    for tid in ids:
+        try:
+            count += await advance(sessions, games, tid)
+        except Exception:
+            log.exception("pairing tournament %s failed", tid)
+    return count
+
+
+class Advancer:
+    """After a tournament game ends, pair the next round when it is due (in the background)."""
+
+    def __init__(self, sessions: async_sessionmaker[AsyncSession], games: GameService):
+        self.sessions = sessions
+        self.games = games
+        self.tasks: set[asyncio.Task[Any]] = set()
+        games.listeners.append(self.changed)
+
+    async def changed(self, rt: Runtime, entries: list[dict[str, Any]]) -> None:
+        if rt.game.tournament_id is None or rt.game.status != "over":
+            return
+        task = asyncio.get_running_loop().create_task(self._advance(rt.game.tournament_id))
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    async def _advance(self, tid: int) -> None:
+        try:
+            await advance(self.sessions, self.games, tid)
+        except Exception:
+            log.exception("pairing tournament %s failed", tid)
+
+    async def close(self) -> None:
+        for task in list(self.tasks):
+            task.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+
+
+def summary(t: Tournament, entrants: int) -> dict[str, Any]:
+    options = GameOptions.model_validate(t.options)
+    return {
+        "id": t.id,
+        "name": t.name,
+        "kind": t.kind,
+        "kind_name": KINDS[t.kind],
+        "status": t.status,
+        "rounds": t.rounds,
+        "current_round": t.current_round,
+        "entrants": entrants,
+        "summary": options.summary(),
+        "created_at": t.created_at.isoformat(),
+        "started_at": None if t.started_at is None else t.started_at.isoformat(),
+        "finished_at": None if t.finished_at is None else t.finished_at.isoformat(),
+    }
+
+
+async def listing(db: AsyncSession) -> dict[str, list[dict[str, Any]]]:
+    """Upcoming, running and finished tournaments (the 50 latest of each)."""
+    out: dict[str, list[dict[str, Any]]] = {}
+    for status in ("upcoming", "running", "finished"):
+        rows = list(await db.scalars(select(Tournament).where(Tournament.status == status).order_by(Tournament.id.desc()).limit(50)))
+        counts = dict(
+            (
+                await db.execute(
+                    select(TournamentEntry.tournament_id, func.count())
+                    .where(TournamentEntry.tournament_id.in_([t.id for t in rows]))
+                    .group_by(TournamentEntry.tournament_id)
+                )
+            ).all()
+        )
+        out[status] = [summary(t, counts.get(t.id, 0)) for t in rows]
+    return out
+
+
+async def detail(db: AsyncSession, tid: int, user: User | None) -> dict[str, Any]:
+    """Everything the tournament page shows: entrants, standings, every round's boards."""
+    t = await _tournament(db, tid)
+    entries = list(await db.scalars(select(TournamentEntry).where(TournamentEntry.tournament_id == tid)))
+    rows = list(
+        await db.scalars(
+            select(TournamentPairing)
+            .where(TournamentPairing.tournament_id == tid)
+            .order_by(TournamentPairing.round, TournamentPairing.board)
+        )
+    )
+    names = await _names(db, [e.user_id for e in entries])
+    table = standings(_entrants(entries, names), _pairings(rows))
+    rounds: dict[int, list[dict[str, Any]]] = {}
+    for p in rows:
+        rounds.setdefault(p.round, []).append(
+            {
+                "board": p.board,
+                "white": names.get(p.white_id, "?"),
+                "black": None if p.black_id is None else names.get(p.black_id, "?"),
+                "game": p.game_id,
+                "result": p.result,
+            }
+        )
+    mine = next((e for e in entries if user is not None and e.user_id == user.id), None)
+    finished = sum(1 for p in rows if p.result is not None)
+    return {
+        **summary(t, len(entries)),
+        "options": t.options,
+        "creator": (await _names(db, [t.created_by] if t.created_by else [])).get(t.created_by or 0),
+        "entries": [
+            {"name": names.get(e.user_id, "?"), "rating": e.rating, "army": e.army, "deck": e.deck is not None, "withdrawn": e.withdrawn}
+            for e in sorted(entries, key=lambda e: (-e.rating, names.get(e.user_id, "")))
+        ],
+        "standings": [
+            {
+                "rank": s.rank,
+                "name": s.name,
+                "score": s.score,
+                "buchholz": s.buchholz,
+                "sonneborn_berger": s.sonneborn_berger,
+                "wins": s.wins,
+                "played": s.played,
+                "byes": s.byes,
+                "withdrawn": s.withdrawn,
+            }
+            for s in table
+        ],
+        "rounds_played": [{"round": r, "boards": boards} for r, boards in sorted(rounds.items())],
+        "you": None if mine is None else {"withdrawn": mine.withdrawn},
+        "can_start": user is not None and t.created_by == user.id and t.status == "upcoming" and len(entries) >= 2,
+        "progress": f"{t.status}:{t.current_round}:{len(entries)}:{finished}",
+    }
