@@ -14,8 +14,11 @@ from lordsofwar.web.tournaments.pairing import (
     FORFEIT_WIN,
     LOSS,
     WIN,
+    ArenaStanding,
     Entrant,
     Pairing,
+    arena_standings,
+    pair_arena,
     pair_round,
     round_robin_rounds,
     standings,
@@ -106,3 +109,26 @@ def test_scores_and_tie_breaks_by_hand() -> None:
     assert [s.id for s in standings(people, played)] == [4, 1, 2, 3]
     running = [*played, Pairing(4, 1, 4)]
     assert by_id[1].score == {s.id: s for s in standings(people, running)}[1].score  # a running game counts nothing
+
+
+def test_arena_points_double_on_fire() -> None:
+    people = [Entrant(1, "a", 1500), Entrant(2, "b", 1500), Entrant(3, "c", 1500)]
+    games = [
+        Pairing(1, 1, 2, WIN),  # a 2
+        Pairing(2, 3, 1, LOSS),  # a 2: two wins, on fire
+        Pairing(3, 1, 2, WIN),  # a 4 (doubled)
+        Pairing(4, 1, 3, DRAW),  # a 2 (a doubled draw), the fire goes out; c 1
+        Pairing(5, 2, 1, LOSS),  # a 2
+        Pairing(6, 2, 3, None),  # running
+    ]
+    by_id = {s.id: s for s in arena_standings(people, games)}
+    assert by_id[1].sheet == ["2", "2", "4", "2", "2"] and by_id[1].points == 12 and not by_id[1].on_fire
+    assert by_id[3].sheet == ["0", "1"] and by_id[3].playing and by_id[2].playing
+    assert [s.id for s in arena_standings(people, games)] == [1, 3, 2]
+
+
+def test_arena_pairing_by_points_avoiding_the_last_opponent() -> None:
+    waiting = [ArenaStanding(i, f"p{i}", 1500, points=p) for i, p in ((1, 8), (2, 6), (3, 6), (4, 0), (5, 0))]
+    assert pair_arena(waiting, {}) == [(1, 2), (3, 4)]
+    assert pair_arena(waiting, {1: 2, 2: 1}) == [(1, 3), (2, 4)]
+    assert pair_arena(waiting[:1], {}) == []

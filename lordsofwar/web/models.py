@@ -173,22 +173,26 @@ class RatingChange(Base):
 
 
 class Tournament(Base):
-    """A Swiss or round-robin event: its games' options, its rounds, where it stands."""
+    """A Swiss, round-robin or arena event: its games' options, its rounds, where it stands."""
 
     __tablename__ = "tournaments"
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(60))
     kind: Mapped[str] = mapped_column(String(12))
-    """``swiss`` or ``round_robin``."""
+    """``swiss``, ``round_robin`` or ``arena``."""
     status: Mapped[str] = mapped_column(String(10), default="upcoming", index=True)
     """``upcoming`` (registration open), ``running``, ``finished``."""
     options: Mapped[dict[str, Any]] = mapped_column(JSON)
     """The games' options (web.games.service.GameOptions, sides and armies excepted)."""
     rounds: Mapped[int] = mapped_column(Integer)
     current_round: Mapped[int] = mapped_column(Integer, default=0)
-    """The round being played (0 before the start): raised by one conditional update, so a round
-    is paired exactly once whatever the number of server processes."""
+    """The round being played (0 before the start), or an arena's pairing waves so far: raised
+    by one conditional update, so a round (a wave) is paired exactly once whatever the number of
+    server processes."""
+    minutes: Mapped[int] = mapped_column(Integer, default=0)
+    """An arena's window: it pairs players as they finish games for this long after the start."""
+    ends_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
     created_by: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     started_at: Mapped[datetime | None] = mapped_column(UTCDateTime())

@@ -154,7 +154,8 @@ def test_each_round_is_paired_exactly_once(client: Any, alice: Player) -> None:
 
 def test_withdrawing_and_refusals(client: Any, alice: Player, bob: Player) -> None:
     assert alice.post("/api/tournaments", {"name": " ", "kind": "swiss"}).status_code == 422
-    assert alice.post("/api/tournaments", {"name": "x", "kind": "arena"}).status_code == 422
+    assert alice.post("/api/tournaments", {"name": "x", "kind": "blitz"}).status_code == 422
+    assert alice.post("/api/tournaments", {"name": "x", "kind": "arena", "minutes": 2}).status_code == 422
     assert alice.post("/api/tournaments", {"name": "x", "rounds": 0}).status_code == 422
     tid = alice.post("/api/tournaments", {"name": "Small"}).json()["tournament"]
     assert alice.get("/api/tournaments/999").status_code == 404
@@ -167,3 +168,46 @@ def test_withdrawing_and_refusals(client: Any, alice: Player, bob: Player) -> No
     assert bob.post(f"/api/tournaments/{tid}/join", {"deck": 5}).status_code in (404, 409)  # no such deck / not allowed
     page = alice.get("/tournaments")
     assert page.status_code == 200 and "Small" in page.text and "Create a tournament" in page.text
+
+
+def test_an_arena_pairs_players_as_they_finish_and_ends_with_its_window(client: Any, alice: Player) -> None:
+    people = players(client, 5)
+    tid = alice.post("/api/tournaments", {"name": "Arena", "kind": "arena", "minutes": 30}).json()["tournament"]
+    for name in ("tp0", "tp1", "tp2", "tp3"):
+        assert people[name].post(f"/api/tournaments/{tid}/join", {}).status_code == 200
+    assert alice.post(f"/api/tournaments/{tid}/start").status_code == 200
+    t = alice.get(f"/api/tournaments/{tid}").json()
+    assert t["status"] == "running" and t["ends_at"] and len(boards(t, 1)) == 2
+    # A late player joins a running arena; alone, they wait for someone to finish.
+    t = people["tp4"].post(f"/api/tournaments/{tid}/join", {}).json()
+    assert t["entrants"] == 5 and t["current_round"] == 1
+    rng = random.Random(2)
+    for wave in range(1, 6):
+        t = alice.get(f"/api/tournaments/{tid}").json()
+        running = [b for x in t["rounds_played"] for b in x["boards"] if b["result"] is None]
+        assert running, f"wave {wave}: nobody plays"
+        b = running[0]
+        loser = people[b["black"] if rng.random() < 0.7 else b["white"]]
+        assert loser.post(f"/api/games/{b['game']}/resign").status_code == 200
+        t = wait_round(alice, tid, wave + 1)
+        busy = [u for x in t["rounds_played"] for b in x["boards"] if b["result"] is None for u in (b["white"], b["black"])]
+        assert len(busy) == len(set(busy)) == 4  # five players: four play, one waits
+    table = t["standings"]
+    assert sum(s["games"] for s in table) == 2 * 5 and all(s["points"] % 1 == 0 for s in table)
+    assert [s["points"] for s in table] == sorted((s["points"] for s in table), reverse=True)
+    # The window closes: no new pairing; the games under way are played out, then it is over.
+    engine = create_engine(client.app.state.settings.sync_url())
+    with engine.begin() as conn:
+        conn.execute(
+            update(tournaments.TOURNAMENTS)
+            .where(tournaments.TOURNAMENTS.c.id == tid)
+            .values(ends_at=utcnow() - timedelta(seconds=1))
+        )
+    engine.dispose()
+    for b in [b for x in t["rounds_played"] for b in x["boards"] if b["result"] is None]:
+        assert people[b["white"]].post(f"/api/games/{b['game']}/resign").status_code == 200
+    app = client.app
+    client.portal.call(tournaments.advance_all, app.state.services.sessions, app.state.services.games)
+    t = alice.get(f"/api/tournaments/{tid}").json()
+    assert t["status"] == "finished" and all(b["result"] for x in t["rounds_played"] for b in x["boards"])
+    assert people["tp0"].post(f"/api/tournaments/{tid}/join", {}).status_code == 409

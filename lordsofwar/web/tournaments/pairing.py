@@ -184,3 +184,71 @@ def pair_round(
 def round_robin_rounds(count: int) -> int:
     """Rounds of a single round robin of ``count`` entrants (an odd count adds a bye a round)."""
     return count - 1 if count % 2 == 0 else count
+
+
+# --- the arena --------------------------------------------------------------------------------------
+
+ARENA_WIN, ARENA_DRAW = 2, 1
+"""Arena points, as lichess counts them: a win 2, a draw 1, a loss 0, each doubled while the
+player is *on fire* (their two previous games were wins); anything but a win puts the fire out."""
+
+
+@dataclass
+class ArenaStanding:
+    id: int
+    name: str
+    rating: int
+    points: int = 0
+    games: int = 0
+    wins: int = 0
+    on_fire: bool = False
+    playing: bool = False
+    withdrawn: bool = False
+    rank: int = 0
+    sheet: list[str] = field(default_factory=list)
+    """Each finished game in order: ``2``, ``4`` (a doubled win), ``1``, ``0``..."""
+
+
+def arena_standings(entrants: Iterable[Entrant], pairings: Iterable[Pairing]) -> list[ArenaStanding]:
+    """Arena points from the games in the order they were paired (a player's games follow one
+    another), ranked by points, then wins, then rating."""
+    table = {e.id: ArenaStanding(e.id, e.name, e.rating, withdrawn=e.withdrawn) for e in entrants}
+    streak: dict[int, int] = dict.fromkeys(table, 0)
+    for p in sorted(pairings, key=lambda p: p.round):
+        if p.black is None:
+            continue
+        for me in (p.white, p.black):
+            s = table[me]
+            if p.result is None:
+                s.playing = True
+                continue
+            got = points(p, me)
+            fire = streak[me] >= 2
+            value = ARENA_WIN if got == 1.0 else ARENA_DRAW if got == 0.5 else 0
+            s.points += value * (2 if fire else 1)
+            s.games += 1
+            s.wins += got == 1.0
+            streak[me] = streak[me] + 1 if got == 1.0 else 0
+            s.sheet.append(str(value * (2 if fire else 1)))
+    for s in table.values():
+        s.on_fire = streak[s.id] >= 2
+    ranked = sorted(table.values(), key=lambda s: (-s.points, -s.wins, -s.rating, s.name))
+    for i, s in enumerate(ranked, start=1):
+        s.rank = i
+    return ranked
+
+
+def pair_arena(waiting: Sequence[ArenaStanding], last_opponent: dict[int, int]) -> list[tuple[int, int]]:
+    """Pair the waiting players of an arena: by points (then rating), neighbours together,
+    avoiding the opponent each met last when another choice is at hand; the higher-placed of
+    the two plays player 1. The one left over (an odd number) waits for the next game to end."""
+    queue = sorted(waiting, key=lambda s: (-s.points, -s.rating, s.id))
+    pairs: list[tuple[int, int]] = []
+    while len(queue) >= 2:
+        first = queue.pop(0)
+        pick = 0
+        if last_opponent.get(first.id) == queue[0].id and len(queue) > 1:
+            pick = 1
+        second = queue.pop(pick)
+        pairs.append((first.id, second.id))
+    return pairs

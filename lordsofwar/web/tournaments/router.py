@@ -43,8 +43,10 @@ async def api_detail(tid: TournamentId, db: Db, user: MaybeUser) -> dict[str, An
 
 
 @router.post("/api/tournaments/{tid:int}/join", dependencies=[Csrf], responses=CHANGES)
-async def api_join(tid: TournamentId, body: Join, db: Db, user: SignedIn) -> dict[str, Any]:
-    await service.join(db, user, tid, body)
+async def api_join(tid: TournamentId, body: Join, db: Db, user: SignedIn, svc: Svc) -> dict[str, Any]:
+    """Register (an arena takes players while it runs, and pairs them at once)."""
+    t = await service.join(db, user, tid, body)
+    await service.join_running(svc.sessions, svc.games, t)
     return await service.detail(db, tid, user)
 
 
@@ -88,6 +90,7 @@ async def create_form(request: Request, db: Db, user: SignedIn) -> Response:
                 "name": pages.field(form, "name", 100),
                 "kind": pages.field(form, "kind", 20) or "swiss",
                 "rounds": pages.field(form, "rounds", 3) or "5",
+                "minutes": pages.field(form, "minutes_arena", 5) or "60",
                 "options": GameOptions.model_validate(raw, strict=False),
             },
             strict=False,
@@ -113,7 +116,8 @@ async def op_form(request: Request, tid: TournamentId, op: str, db: Db, user: Si
             body = Join.model_validate({"army": pages.field(form, "army", 20) or "random"}, strict=False)
         except ValidationError as exc:
             raise Problem(422, validation_message(exc.errors())) from None
-        await service.join(db, user, tid, body)
+        t = await service.join(db, user, tid, body)
+        await service.join_running(svc.sessions, svc.games, t)
     elif op == "withdraw":
         await service.withdraw(db, user, tid)
     elif op == "start":

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Iterable
+from datetime import timedelta
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -27,11 +28,19 @@ from lordsofwar.web.lobby.schemas import DeckNumber, some_army
 from lordsofwar.web.models import Game, Tournament, TournamentEntry, TournamentPairing, User, utcnow
 from lordsofwar.web.problem import Problem
 from lordsofwar.web.ratings import service as ratings
-from lordsofwar.web.tournaments.pairing import Entrant, Pairing, pair_round, round_robin_rounds, standings
+from lordsofwar.web.tournaments.pairing import (
+    Entrant,
+    Pairing,
+    arena_standings,
+    pair_arena,
+    pair_round,
+    round_robin_rounds,
+    standings,
+)
 
 log = logging.getLogger(__name__)
 
-KINDS = {"swiss": "Swiss", "round_robin": "Round robin"}
+KINDS = {"swiss": "Swiss", "round_robin": "Round robin", "arena": "Arena"}
 MAX_ENTRANTS = 500
 TOURNAMENTS: Table = Tournament.__table__  # type: ignore[assignment]
 PAIRINGS: Table = TournamentPairing.__table__  # type: ignore[assignment]
@@ -43,8 +52,9 @@ class NewTournament(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
     name: str = Field(min_length=1, max_length=60, pattern=r"\S")
-    kind: Literal["swiss", "round_robin"] = "swiss"
+    kind: Literal["swiss", "round_robin", "arena"] = "swiss"
     rounds: WholeNumber = Field(default=5, ge=1, le=20, description="Swiss rounds (a round robin plays everyone once)")
+    minutes: WholeNumber = Field(default=60, ge=5, le=1440, description="an arena's length, from its start")
     options: Annotated[GameOptions, Declared(some_army)] = Field(default_factory=lambda: GameOptions())
 
     @field_validator("name")
@@ -73,6 +83,7 @@ async def create(db: AsyncSession, user: User, body: NewTournament) -> Tournamen
         options=body.options.model_dump(),
         rounds=body.rounds if body.kind == "swiss" else 0,
         current_round=0,
+        minutes=body.minutes if body.kind == "arena" else 0,
         created_by=user.id,
         created_at=utcnow(),
     )
@@ -90,7 +101,7 @@ async def _tournament(db: AsyncSession, tid: int) -> Tournament:
 
 async def join(db: AsyncSession, user: User, tid: int, body: Join) -> Tournament:
     t = await _tournament(db, tid)
-    if t.status != "upcoming":
+    if t.status != "upcoming" and not (t.kind == "arena" and t.status == "running"):
         raise Problem(409, "registration is closed: the tournament has started")
     if await db.get(TournamentEntry, (tid, user.id)) is not None:
         raise Problem(409, "you are registered already")
@@ -105,6 +116,12 @@ async def join(db: AsyncSession, user: User, tid: int, body: Join) -> Tournament
     db.add(TournamentEntry(tournament_id=tid, user_id=user.id, rating=rating, army=body.army, deck=deck, withdrawn=False))
     await db.commit()
     return t
+
+
+async def join_running(sessions: async_sessionmaker[AsyncSession], games: GameService, t: Tournament) -> None:
+    """A player who joins a running arena is paired as soon as someone else waits."""
+    if t.kind == "arena" and t.status == "running":
+        await advance(sessions, games, t.id)
 
 
 async def withdraw(db: AsyncSession, user: User, tid: int) -> Tournament:
@@ -134,11 +151,13 @@ async def start(db: AsyncSession, sessions: async_sessionmaker[AsyncSession], ga
     entries = list(await db.scalars(select(TournamentEntry).where(TournamentEntry.tournament_id == tid)))
     if len(entries) < 2:
         raise Problem(409, "a tournament needs at least two players")
-    rounds = t.rounds if t.kind == "swiss" else round_robin_rounds(len(entries))
+    rounds = {"swiss": t.rounds, "round_robin": round_robin_rounds(len(entries)), "arena": 0}[t.kind]
+    now = utcnow()
+    ends_at = now + timedelta(minutes=t.minutes) if t.kind == "arena" else None
     started = await db.execute(
         update(TOURNAMENTS)
         .where(TOURNAMENTS.c.id == tid, TOURNAMENTS.c.status == "upcoming")
-        .values(status="running", started_at=utcnow(), rounds=rounds)
+        .values(status="running", started_at=now, rounds=rounds, ends_at=ends_at)
     )
     await db.commit()
     if started.rowcount != 1:  # type: ignore[attr-defined]
@@ -165,12 +184,16 @@ async def _names(db: AsyncSession, ids: Iterable[int]) -> dict[int, str]:
 
 async def advance(sessions: async_sessionmaker[AsyncSession], games: GameService, tid: int) -> bool:
     """Pair the next round when the current one is complete (or finish the tournament after its
-    last round); True when this call did it. Safe to call any number of times from any process."""
+    last round); in an arena, pair the players waiting (or finish once its time is up and its
+    games are over). True when this call did it. Safe to call any number of times from any
+    process."""
     created: list[Game] = []
     async with sessions() as db:
         t = await db.get(Tournament, tid)
         if t is None or t.status != "running":
             return False
+        if t.kind == "arena":
+            return await _arena_wave(db, games, t)
         r = t.current_round
         if r > 0:
             pending = await db.scalar(
@@ -224,6 +247,57 @@ async def advance(sessions: async_sessionmaker[AsyncSession], games: GameService
         games.started(game)
     if not created:  # a round of byes and forfeits only: it is complete already
         await advance(sessions, games, tid)
+    return True
+
+
+async def _arena_wave(db: AsyncSession, games: GameService, t: Tournament) -> bool:
+    """One pairing wave of an arena: every waiting player paired with another, in one
+    transaction with the raise of its wave number (so no player is paired twice at once)."""
+    wave = t.current_round
+    rows = list(await db.scalars(select(TournamentPairing).where(TournamentPairing.tournament_id == t.id)))
+    playing = {u for p in rows if p.result is None for u in (p.white_id, p.black_id) if u is not None}
+    now = utcnow()
+    if t.ends_at is not None and now >= t.ends_at:
+        if playing:
+            return False  # games started in time are played out
+        done = await db.execute(
+            update(TOURNAMENTS)
+            .where(TOURNAMENTS.c.id == t.id, TOURNAMENTS.c.current_round == wave, TOURNAMENTS.c.status == "running")
+            .values(status="finished", finished_at=now)
+        )
+        await db.commit()
+        return bool(done.rowcount == 1)  # type: ignore[attr-defined]
+    entries = {e.user_id: e for e in await db.scalars(select(TournamentEntry).where(TournamentEntry.tournament_id == t.id))}
+    names = await _names(db, entries)
+    table = {s.id: s for s in arena_standings(_entrants(entries.values(), names), _pairings(rows))}
+    waiting = [table[u] for u, e in entries.items() if u not in playing and not e.withdrawn]
+    last: dict[int, int] = {}
+    for p in sorted(rows, key=lambda p: (p.round, p.board)):
+        if p.black_id is not None:
+            last[p.white_id], last[p.black_id] = p.black_id, p.white_id
+    pairs = pair_arena(waiting, last)
+    if not pairs:
+        return False
+    moved = await db.execute(
+        update(TOURNAMENTS).where(TOURNAMENTS.c.id == t.id, TOURNAMENTS.c.current_round == wave).values(current_round=wave + 1)
+    )
+    if moved.rowcount != 1:  # type: ignore[attr-defined]  # another call paired this wave
+        await db.rollback()
+        return False
+    users = {u.id: u for u in await db.scalars(select(User).where(User.id.in_(list(entries))))}
+    base = GameOptions.model_validate(t.options)
+    created = []
+    for number, (white_id, black_id) in enumerate(pairs, start=1):
+        white, black = entries[white_id], entries[black_id]
+        options = base.model_copy(update={"creator_side": "1", "creator_army": white.army, "opponent_army": black.army})
+        custom = (white.deck["cards"] if white.deck else None, black.deck["cards"] if black.deck else None)
+        game = await games.create(db, options, users[white_id], users[black_id], None, custom)
+        game.tournament_id = t.id
+        db.add(TournamentPairing(tournament_id=t.id, round=wave + 1, board=number, white_id=white_id, black_id=black_id, game_id=game.id))
+        created.append(game)
+    await db.commit()
+    for game in created:
+        games.started(game)
     return True
 
 
@@ -283,6 +357,8 @@ def summary(t: Tournament, entrants: int) -> dict[str, Any]:
         "created_at": t.created_at.isoformat(),
         "started_at": None if t.started_at is None else t.started_at.isoformat(),
         "finished_at": None if t.finished_at is None else t.finished_at.isoformat(),
+        "minutes": t.minutes,
+        "ends_at": None if t.ends_at is None else t.ends_at.isoformat(),
     }
 
 
@@ -317,6 +393,7 @@ async def detail(db: AsyncSession, tid: int, user: User | None) -> dict[str, Any
     )
     names = await _names(db, [e.user_id for e in entries])
     table = standings(_entrants(entries, names), _pairings(rows))
+    arena = arena_standings(_entrants(entries, names), _pairings(rows)) if t.kind == "arena" else None
     rounds: dict[int, list[dict[str, Any]]] = {}
     for p in rows:
         rounds.setdefault(p.round, []).append(
@@ -351,6 +428,21 @@ async def detail(db: AsyncSession, tid: int, user: User | None) -> dict[str, Any
                 "withdrawn": s.withdrawn,
             }
             for s in table
+        ]
+        if arena is None
+        else [
+            {
+                "rank": s.rank,
+                "name": s.name,
+                "points": s.points,
+                "games": s.games,
+                "wins": s.wins,
+                "on_fire": s.on_fire,
+                "playing": s.playing,
+                "sheet": s.sheet,
+                "withdrawn": s.withdrawn,
+            }
+            for s in arena
         ],
         "rounds_played": [{"round": r, "boards": boards} for r, boards in sorted(rounds.items())],
         "you": None if mine is None else {"withdrawn": mine.withdrawn},

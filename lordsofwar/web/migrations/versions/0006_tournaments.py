@@ -1,4 +1,4 @@
-"""tournaments: Swiss and round-robin events, their entries and pairings; a game's tournament
+"""tournaments: Swiss, round-robin and arena events, their entries and pairings; a game's tournament
 
 Revision ID: 0006
 Revises: 0005
@@ -25,6 +25,8 @@ def upgrade() -> None:
         sa.Column("options", sa.JSON(), nullable=False),
         sa.Column("rounds", sa.Integer(), nullable=False),
         sa.Column("current_round", sa.Integer(), nullable=False),
+        sa.Column("minutes", sa.Integer(), nullable=False),
+        sa.Column("ends_at", sa.DateTime(timezone=True), nullable=True),
         sa.Column("created_by", sa.Integer(), nullable=True),
         sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
         sa.Column("started_at", sa.DateTime(timezone=True), nullable=True),
