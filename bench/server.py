@@ -629,6 +629,109 @@ class Bench:
     def server_cpu(self) -> float | None:
         return tree_cpu_s(self.args.server_pid) if self.args.server_pid else None
 
+    # --- an arena tournament --------------------------------------------------------------------
+
+    async def arena(self) -> dict[str, Any]:
+        """``--arena N``: N players in one arena, each paired again as soon as their game ends;
+        the pairing latency (a game's end to its players' next game appearing in the
+        tournament, read every 100 ms) and the actions' latency."""
+        args = self.args
+        setup_start = time.perf_counter()
+        limit = asyncio.Semaphore(args.setup_concurrency)
+        players = await asyncio.gather(*(self.sign_up(i, limit) for i in range(args.arena)))
+        host = players[0]
+        window = max(5, math.ceil(args.duration / 60) + 5)
+        created = await host.post(
+            "/api/tournaments",
+            {"name": "Bench arena", "kind": "arena", "minutes": window,
+             "options": {"mode": "live", "minutes": args.minutes, "increment": 10}},
+        )
+        tid = created["tournament"]
+
+        async def join(p: Player) -> None:
+            async with limit:
+                await p.post(f"/api/tournaments/{tid}/join", {})
+
+        await asyncio.gather(*(join(p) for p in players))
+        by_name = {p.name: p for p in players}
+        ended_at: dict[str, float] = {}
+        pairing: list[float] = []
+        seen: set[int] = set()
+        tasks: list[asyncio.Future[Any]] = []
+
+        async def one_game(a: Player, b: Player, gid: int) -> None:
+            try:
+                await self.game(a, b, gid, None)
+            except Exception as exc:
+                self.stats.error(f"{type(exc).__name__}: {exc}")
+            if not self.stopping:
+                now = time.perf_counter()
+                ended_at[a.name] = ended_at[b.name] = now
+
+        async def watch() -> None:
+            while not self.stopping:
+                response = await host.http.get(f"/api/tournaments/{tid}")
+                now = time.perf_counter()
+                for wave in response.json()["rounds_played"]:
+                    for board in wave["boards"]:
+                        gid = board["game"]
+                        if gid is None or gid in seen or board["result"] is not None:
+                            continue
+                        seen.add(gid)
+                        for name in (board["white"], board["black"]):
+                            if name in ended_at:
+                                pairing.append(now - ended_at.pop(name))
+                        tasks.append(asyncio.ensure_future(one_game(by_name[board["white"]], by_name[board["black"]], gid)))
+                await asyncio.sleep(0.1)
+
+        setup_s = time.perf_counter() - setup_start
+        self.stats.measuring = True
+        self.stats.live_since = self.started_at = time.perf_counter()
+        cpu0 = self.server_cpu()
+        self.start.set()
+        await host.post(f"/api/tournaments/{tid}/start", {})
+        watcher = asyncio.ensure_future(watch())
+        await asyncio.sleep(args.duration)
+        self.ended_at = time.perf_counter()
+        cpu1 = self.server_cpu()
+        self.stats.set_live(0)
+        self.stats.measuring = False
+        self.stopping = True
+        watcher.cancel()
+        await asyncio.gather(watcher, return_exceptions=True)
+        if tasks:
+            await asyncio.wait(tasks, timeout=GRACE_S)
+        for ws in list(self.sockets):
+            with contextlib.suppress(Exception):
+                await ws.close()
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await asyncio.gather(*(p.http.aclose() for p in players), return_exceptions=True)
+        elapsed = self.ended_at - self.started_at
+        s = self.stats
+        server_cpu = None if cpu0 is None or cpu1 is None else cpu1 - cpu0
+        return {
+            "arena_players": args.arena,
+            "games": s.games_started,
+            "finished_games": s.finished_games,
+            "mean_live_games": round(s.live_area / elapsed, 1) if elapsed > 0 else 0.0,
+            "actions": s.actions,
+            "duration_s": round(elapsed, 3),
+            "actions_per_s": round(s.actions / elapsed, 1) if elapsed > 0 else 0.0,
+            "latency_ms": latency_summary(s.latencies),
+            "latency_samples": len(s.latencies),
+            "pairing_latency_ms": latency_summary(pairing),
+            "pairing_samples": len(pairing),
+            "errors": s.errors,
+            "error_messages": s.error_messages,
+            "disconnects": s.disconnects,
+            "server_cpu_s": None if server_cpu is None else round(server_cpu, 2),
+            "setup_s": round(setup_s, 2),
+            "think_ms": args.think_ms,
+            "seed": args.seed,
+        }
+
 
 def percentile(sorted_values: list[float], q: float) -> float:
     if not sorted_values:
@@ -678,6 +781,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--burst-addresses", choices=["one", "many"], default="one",
                    help="from one address (127.0.0.2) or each from its own (127.0.2.x)")
     p.add_argument("--full-argon2", action="store_true", help="the server hashes passwords at the default cost")
+    p.add_argument("--arena", type=int, default=0,
+                   help="instead of separate games: this many players in one arena tournament (at most 400)")
     args = p.parse_args(argv)
     if not 1 <= args.games <= MAX_GAMES:
         p.error(f"--games must be 1 to {MAX_GAMES}")
@@ -693,6 +798,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         p.error("--signup-burst must be 0 to 500")
     if args.signup_burst and not 0 < args.burst_seconds < args.duration:
         p.error("--burst-seconds must be above 0 and below --duration")
+    if not 0 <= args.arena <= 400 or args.arena == 1:
+        p.error("--arena must be 2 to 400 players")
     if not 1 <= args.workers <= 16:
         p.error("--workers must be 1 to 16")
     if args.workers > 1 and not (args.redis_url and (args.database_url or "").startswith("postgres")):
@@ -736,6 +843,22 @@ def print_table(r: dict[str, Any]) -> None:
               f"during: p50 {ms(ld['p50'])} p99 {ms(ld['p99'])} ({b['samples_during']} samples)")
 
 
+def print_arena(r: dict[str, Any]) -> None:
+    lat, pair = r["latency_ms"], r["pairing_latency_ms"]
+
+    def ms(v: float | None) -> str:
+        return "-" if v is None else f"{v:.1f} ms"
+
+    print(f"arena               {r['arena_players']} players; {r['games']} games started, {r['finished_games']} finished "
+          f"(mean live {r['mean_live_games']}; think time {r['think_ms']:g} ms)")
+    print(f"actions             {r['actions']} in {r['duration_s']:.1f} s = {r['actions_per_s']:.1f} actions/s")
+    print(f"action latency      p50 {ms(lat['p50'])}  p99 {ms(lat['p99'])}  max {ms(lat['max'])} ({r['latency_samples']} samples)")
+    print(f"pairing latency     p50 {ms(pair['p50'])}  p99 {ms(pair['p99'])}  max {ms(pair['max'])} "
+          f"({r['pairing_samples']} re-pairings; read every 100 ms)")
+    print(f"errors              {r['errors']}" + (f"  {r['error_messages']}" if r["errors"] else "")
+          + f"; unexpected disconnects {r['disconnects']}; server CPU {r['server_cpu_s']} s")
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
 
@@ -762,7 +885,7 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"signing up {2 * args.games} players, starting {args.games} games, then playing for "
                           f"up to {args.duration:g} s ...", flush=True)
                 timeout = SETUP_TIMEOUT_S + args.duration + 4 * GRACE_S + 30
-                result = asyncio.run(asyncio.wait_for(bench.run(), timeout))
+                result = asyncio.run(asyncio.wait_for(bench.arena() if args.arena else bench.run(), timeout))
                 result["database"] = db_kind
                 result["workers"] = args.workers
                 result["server_start_s"] = round(start_s, 2)
@@ -785,6 +908,8 @@ def main(argv: list[str] | None = None) -> int:
         shutil.rmtree(workdir, ignore_errors=True)
     if args.json:
         print(json.dumps(result))
+    elif args.arena:
+        print_arena(result)
     else:
         print_table(result)
     return 0

@@ -33,3 +33,20 @@ def test_bench_server_quick_run() -> None:
     assert 0 < latency["p50"] <= latency["p90"] <= latency["p99"] <= latency["max"]
     assert figures["argon2"] == {"time_cost": 1, "memory_kib": 8192}
     assert figures["server_cpu_s"] is not None and figures["server_cpu_s"] > 0
+
+
+def test_bench_server_arena_quick_run() -> None:
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "server.py"), "--arena", "6", "--duration", "6", "--think-ms", "0", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    figures = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert figures["arena_players"] == 6 and figures["games"] >= 3 and figures["actions"] > 0
+    assert figures["errors"] == 0, figures["error_messages"]
+    assert figures["pairing_samples"] > 0  # games ended and their players were paired again
+    pairing = figures["pairing_latency_ms"]
+    assert 0 < pairing["p50"] <= pairing["p99"] <= pairing["max"]

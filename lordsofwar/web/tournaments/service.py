@@ -392,8 +392,8 @@ async def detail(db: AsyncSession, tid: int, user: User | None) -> dict[str, Any
         )
     )
     names = await _names(db, [e.user_id for e in entries])
-    table = standings(_entrants(entries, names), _pairings(rows))
     arena = arena_standings(_entrants(entries, names), _pairings(rows)) if t.kind == "arena" else None
+    table = standings(_entrants(entries, names), _pairings(rows)) if arena is None else []
     rounds: dict[int, list[dict[str, Any]]] = {}
     for p in rows:
         rounds.setdefault(p.round, []).append(
