@@ -52,7 +52,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -572,16 +572,7 @@ class Bench:
         cpu1, client1, busy1 = self.server_cpu(), client_cpu_s(), machine_jiffies()
         self.stats.set_live(0)
         self.stats.measuring = False
-        self.stopping = True
-        await asyncio.wait(tasks, timeout=GRACE_S)  # in-flight actions still get their answer
-        for ws in list(self.sockets):
-            with contextlib.suppress(Exception):
-                await ws.close()
-        await asyncio.wait(tasks, timeout=GRACE_S)
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        await asyncio.gather(*(p.http.aclose() for p in players), return_exceptions=True)
+        await self.wind_down(tasks, players)
 
         elapsed = self.ended_at - self.started_at
         s = self.stats
@@ -628,6 +619,22 @@ class Bench:
 
     def server_cpu(self) -> float | None:
         return tree_cpu_s(self.args.server_pid) if self.args.server_pid else None
+
+    async def wind_down(self, tasks: Sequence[asyncio.Future[Any]], players: Sequence[Player]) -> None:
+        """Stop playing: in-flight actions still get their answer, then every socket, game task
+        and client is closed."""
+        self.stopping = True
+        if tasks:
+            await asyncio.wait(tasks, timeout=GRACE_S)
+        for ws in list(self.sockets):
+            with contextlib.suppress(Exception):
+                await ws.close()
+        if tasks:
+            await asyncio.wait(tasks, timeout=GRACE_S)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await asyncio.gather(*(p.http.aclose() for p in players), return_exceptions=True)
 
     # --- an arena tournament --------------------------------------------------------------------
 
@@ -696,18 +703,9 @@ class Bench:
         cpu1 = self.server_cpu()
         self.stats.set_live(0)
         self.stats.measuring = False
-        self.stopping = True
         watcher.cancel()
         await asyncio.gather(watcher, return_exceptions=True)
-        if tasks:
-            await asyncio.wait(tasks, timeout=GRACE_S)
-        for ws in list(self.sockets):
-            with contextlib.suppress(Exception):
-                await ws.close()
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        await asyncio.gather(*(p.http.aclose() for p in players), return_exceptions=True)
+        await self.wind_down(tasks, players)
         elapsed = self.ended_at - self.started_at
         s = self.stats
         server_cpu = None if cpu0 is None or cpu1 is None else cpu1 - cpu0

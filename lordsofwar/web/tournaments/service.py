@@ -233,12 +233,7 @@ async def advance(sessions: async_sessionmaker[AsyncSession], games: GameService
             elif white.withdrawn or black.withdrawn:  # a round robin keeps its schedule: forfeited
                 row.result = "-+" if white.withdrawn else "+-"
             else:
-                options = base.model_copy(
-                    update={"creator_side": "1", "creator_army": white.army, "opponent_army": black.army}
-                )
-                custom = (white.deck["cards"] if white.deck else None, black.deck["cards"] if black.deck else None)
-                game = await games.create(db, options, users[b.white], users[black.user_id], None, custom)
-                game.tournament_id = tid
+                game = await _new_game(db, games, t, base, (white, black), users)
                 row.game_id = game.id
                 created.append(game)
             db.add(row)
@@ -248,6 +243,23 @@ async def advance(sessions: async_sessionmaker[AsyncSession], games: GameService
     if not created:  # a round of byes and forfeits only: it is complete already
         await advance(sessions, games, tid)
     return True
+
+
+async def _new_game(
+    db: AsyncSession,
+    games: GameService,
+    t: Tournament,
+    base: GameOptions,
+    seats: tuple[TournamentEntry, TournamentEntry],
+    users: dict[int, User],
+) -> Game:
+    """A tournament game: the event's options, each side's army or deck, player 1 ``seats[0]``."""
+    white, black = seats
+    options = base.model_copy(update={"creator_side": "1", "creator_army": white.army, "opponent_army": black.army})
+    custom = (white.deck["cards"] if white.deck else None, black.deck["cards"] if black.deck else None)
+    game = await games.create(db, options, users[white.user_id], users[black.user_id], None, custom)
+    game.tournament_id = t.id
+    return game
 
 
 async def _arena_wave(db: AsyncSession, games: GameService, t: Tournament) -> bool:
@@ -288,11 +300,7 @@ async def _arena_wave(db: AsyncSession, games: GameService, t: Tournament) -> bo
     base = GameOptions.model_validate(t.options)
     created = []
     for number, (white_id, black_id) in enumerate(pairs, start=1):
-        white, black = entries[white_id], entries[black_id]
-        options = base.model_copy(update={"creator_side": "1", "creator_army": white.army, "opponent_army": black.army})
-        custom = (white.deck["cards"] if white.deck else None, black.deck["cards"] if black.deck else None)
-        game = await games.create(db, options, users[white_id], users[black_id], None, custom)
-        game.tournament_id = t.id
+        game = await _new_game(db, games, t, base, (entries[white_id], entries[black_id]), users)
         db.add(TournamentPairing(tournament_id=t.id, round=wave + 1, board=number, white_id=white_id, black_id=black_id, game_id=game.id))
         created.append(game)
     await db.commit()
