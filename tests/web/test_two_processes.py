@@ -1,10 +1,12 @@
-"""Ratings change exactly once with two real server processes on one database (SQLite and
-PostgreSQL): games of the same player ending at the same moment in both processes are rated one
-after the other (no lost update), and one game ended twice at once is rated once."""
+"""Two real server processes on one database (SQLite and PostgreSQL): ratings change exactly
+once (games of the same player ending at the same moment in both processes are rated one after
+the other, with no lost update; one game ended twice at once is rated once), and a tournament's
+round is paired once when both processes see the previous round end."""
 
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import ExitStack
 from pathlib import Path
@@ -14,7 +16,7 @@ import httpx
 import pytest
 from sqlalchemy import create_engine, select
 
-from lordsofwar.web.models import RatingChange
+from lordsofwar.web.models import RatingChange, TournamentPairing
 from lordsofwar.web.ratings import service as ratings
 from lordsofwar.web.settings import Settings
 from tests.web.conftest import database
@@ -118,3 +120,42 @@ def test_ratings_change_exactly_once_across_two_processes(two_processes: tuple[s
         assert stored[user_id]["games"] == len(chain) == 6
     ratings_api = alice.http.get("/api/players/alice/ratings").json()["ratings"]["live"]
     assert (ratings_api["games"], ratings_api["wins"]) == (6, 6)
+
+
+def test_a_tournament_round_is_paired_once_across_two_processes(two_processes: tuple[str, str, str]) -> None:
+    url, a, b = two_processes
+    people = [Client(a).signup(name) for name in ("anna", "bert", "cleo", "dora")]
+    host = people[0]
+    tid = host.post("/api/tournaments", {"name": "Two servers", "kind": "swiss", "rounds": 2}).json()["tournament"]
+    for p in people:
+        assert p.post(f"/api/tournaments/{tid}/join", {}).status_code == 200
+    r = host.post(f"/api/tournaments/{tid}/start")
+    assert r.status_code == 200, r.text
+    boards = next(x["boards"] for x in r.json()["rounds_played"] if x["round"] == 1)
+    by_name = {p.name: p for p in people}
+    # The round's two games end at the same moment, one in each process: both processes then
+    # try to pair round 2.
+    first, second = boards
+    r1, r2 = at_once(
+        (by_name[first["black"]], f"/api/games/{first['game']}/resign"),
+        (by_name[second["black"]].elsewhere(b), f"/api/games/{second['game']}/resign"),
+    )
+    assert (r1.status_code, r2.status_code) == (200, 200), (r1.text, r2.text)
+    deadline = time.monotonic() + 20
+    while True:
+        t = host.http.get(f"/api/tournaments/{tid}").json()
+        if t["current_round"] == 2:
+            break
+        assert time.monotonic() < deadline, t
+        time.sleep(0.1)
+    time.sleep(1.0)  # the other process's attempt has had its chance
+    engine = create_engine(Settings(database_url=url).sync_url())
+    try:
+        with engine.connect() as conn:
+            pairings = TournamentPairing.__table__
+            rows = list(conn.execute(select(pairings).where(pairings.c.tournament_id == tid, pairings.c.round == 2)).mappings())
+    finally:
+        engine.dispose()
+    assert len(rows) == 2 and len({r["game_id"] for r in rows}) == 2
+    t = Client(b).http.get(f"/api/tournaments/{tid}").json()
+    assert t["current_round"] == 2 and len(next(x["boards"] for x in t["rounds_played"] if x["round"] == 2)) == 2
