@@ -75,6 +75,13 @@ class State:
 
     def apply_id(self, arg0: int, arg1: int, arg2: int, /) -> None: ...
 
+    def resolve(self) -> None:
+        """Settle the start of the turn as the first legal listing does (3.4)."""
+
+    @property
+    def hidden(self) -> tuple:
+        """The unknown cards: (player 1's hand, deck, player 2's hand, deck)."""
+
     def observe(self, arg0: Annotated[NDArray[numpy.uint8], dict(order='C', device='cpu')], arg1: Annotated[NDArray[numpy.float32], dict(order='C', device='cpu')], arg2: int, arg3: int, /) -> None: ...
 
     def mask(self, arg0: Annotated[NDArray[numpy.uint8], dict(order='C', device='cpu')], arg1: int, arg2: int, /) -> int: ...
@@ -121,6 +128,11 @@ class Batch:
 
     def game(self, arg: int, /) -> State:
         """A copy of game ``i`` as a State."""
+
+def time_actions(cards: Cards, decks: Sequence[Sequence[int]], variant: tuple[bool, bool, bool, int, int, int], samples: int, seed: int) -> tuple:
+    """
+    Time legal listings and applications at decision points of random games: (listing ns, apply ns, actions listed, bytes of a Game object).
+    """
 
 def random_games(cards: Cards, decks: Sequence[Sequence[int]], variant: tuple[bool, bool, bool, int, int, int], games: int, seconds: float, seed: int) -> tuple:
     """

@@ -270,18 +270,12 @@ class Game:
         card = index.get(action.card, -1)
         if action.kind == "deploy" and action.card not in index:
             raise InvalidActionError(f"action {str(action)!r}: unknown card {action.card!r}")
-        before = self._s.clone() if self._hidden_cards() else None
         try:
             return list(self._s.apply(_KIND_INDEX[action.kind], card, action.frm or 0, action.to or 0))
         except _core.Illegal:
             raise self._refuse(action) from None
-        except _core.Hidden as exc:
-            if before is not None:
-                self._s = before
+        except _core.Hidden as exc:  # the core put the game back as it was
             raise HiddenInformationError(str(exc)) from None
-
-    def _hidden_cards(self) -> bool:
-        return any(n for place in self.hidden().values() for n in place.values())
 
     # --- integer actions (docs/core.md) ----------------------------------------------------------
 
@@ -317,21 +311,20 @@ class Game:
         """Apply the action with id ``i``; an id that is not legal changes nothing."""
         w, h = self.FRAME
         try:
-            self._decode(i)
-        except InvalidActionError as exc:
-            raise IllegalActionError(f"{exc}; no legal action has this id") from None
-        before = self._s.clone() if self._hidden_cards() else None
-        try:
+            if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < self._s.num_actions(w, h):
+                raise _core.Illegal()
             self._s.apply_id(i, w, h)
         except _core.Illegal:
-            # The reference decoding (not the text, which names off-mat squares the bordered
-            # mat's reader refuses), explained by the reference engine.
+            # Why: the reference decoding (not the text, which names off-mat squares the
+            # bordered mat's reader refuses), explained by the reference engine.
+            try:
+                self._decode(i)
+            except InvalidActionError as exc:
+                raise IllegalActionError(f"{exc}; no legal action has this id") from None
             pos = self.to_position()
             action = encoding.decode(pos, encoding.frame_of(pos, self.FRAME), i)
             raise IllegalActionError(f"action id {i}: {engine.explain_illegal(pos, action)}") from None
-        except _core.Hidden as exc:
-            if before is not None:
-                self._s = before
+        except _core.Hidden as exc:  # the core put the game back as it was
             raise HiddenInformationError(str(exc)) from None
 
     def action_text(self, i: int) -> str:
@@ -360,7 +353,7 @@ class Game:
             # The start of the turn is resolved lazily, by the first legal listing (3.4).
             # With the decider's hand hidden (a view of the other player) it stays unresolved.
             with contextlib.suppress(_core.Hidden):
-                self._s.mask(np.zeros(self._s.num_actions(w, h), np.uint8), w, h)
+                self._s.resolve()
         fw, fh = (7, 6) if self.variant.bordered else (w, h)
         planes = np.zeros((_core.PLANES, fh, fw), np.uint8)
         info = np.zeros(_core.INFO, np.float32)
@@ -385,8 +378,8 @@ class Game:
 
     def hidden(self) -> dict[int, dict[str, int]]:
         """The number of unknown cards per player and place."""
-        _head, _units, hands, decks, *_ = self._s.export()
-        return {p: {"hand": hands[p - 1].count(-1), "deck": decks[p - 1].count(-1)} for p in (1, 2)}
+        hand1, deck1, hand2, deck2 = self._s.hidden
+        return {1: {"hand": hand1, "deck": deck1}, 2: {"hand": hand2, "deck": deck2}}
 
     def fill(self, cards_by_player: Any) -> Game:
         """A full game: this view's unknown entries replaced, in order (docs/core.md)."""
@@ -402,7 +395,7 @@ class Game:
             raise ValueError(f"playout: unknown policy {policy!r} (expected 'uniform' or 'greedy')")
         if max_turns is not None and max_turns < 0:
             raise ValueError(f"playout: max_turns must be at least 0, got {max_turns}")
-        if self._hidden_cards():
+        if any(self._s.hidden):
             raise HiddenInformationError("playout needs every card known: fill or determinize the view first")
         try:
             self._s.playout(seed & (2**64 - 1), _POLICIES[policy], -1 if max_turns is None else max_turns)

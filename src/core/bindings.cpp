@@ -152,11 +152,27 @@ struct State {
         return buf;
     }
 
-    nb::list run(const Action& a) {
+    // Apply a legal action. In a view, the rules may need a hidden card midway (the end of a
+    // turn asks whether the next player could deploy); then the game is put back as it was.
+    void push(const Action& a, std::vector<Event>* ev) {
         auto& l = legal();
         if (std::find(l.begin(), l.end(), a) == l.end()) throw IllegalError("illegal");
+        if (!g.hidden_cards()) {
+            g.push(a, ev);
+            return;
+        }
+        Game before = g;
+        try {
+            g.push(a, ev);
+        } catch (const HiddenError&) {
+            g = std::move(before);
+            throw;
+        }
+    }
+
+    nb::list run(const Action& a) {
         std::vector<Event> ev;
-        g.push(a, &ev);
+        push(a, &ev);
         return events_to_python(g, ev);
     }
 };
@@ -315,10 +331,17 @@ NB_MODULE(_core, m) {
              [](State& s, int id, int w, int h) {
                  Action a;
                  if (!decode(s.g, s.frame(w, h), id, a)) throw IllegalError("no action has this id here");
-                 auto& l = s.legal();
-                 if (std::find(l.begin(), l.end(), a) == l.end()) throw IllegalError("illegal");
-                 s.g.push(a, nullptr);
+                 s.push(a, nullptr);
              })
+        .def("resolve", [](State& s) { s.g.resolve_start(); },
+             "Settle the start of the turn as the first legal listing does (3.4).")
+        .def_prop_ro("hidden",
+                     [](const State& s) {
+                         auto count = [](const std::vector<int16_t>& v) { return (int)std::count(v.begin(), v.end(), -1); };
+                         const Game& g = s.g;
+                         return nb::make_tuple(count(g.hands[1]), count(g.decks[1]), count(g.hands[2]), count(g.decks[2]));
+                     },
+                     "The unknown cards: (player 1's hand, deck, player 2's hand, deck).")
         .def("observe",
              [](const State& s, U8 planes, F32 info, int w, int h) {
                  Frame f = s.frame(w, h);

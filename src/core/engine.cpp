@@ -8,8 +8,6 @@ namespace low {
 
 namespace {
 
-constexpr const char* DIRECTION_NAMES[8] = {"F", "FR", "R", "BR", "B", "BL", "L", "FL"};
-
 template <class T>
 bool contains(const std::vector<T>& v, const T& x) {
     return std::find(v.begin(), v.end(), x) != v.end();
@@ -311,15 +309,19 @@ void Game::deploy_plan(int player, int turn_no, DeployPlan& plan, bool& forced_o
     forced_out = true;
 }
 
+void Game::append_plan(const DeployPlan& plan, std::vector<Action>& out) {
+    for (int i = 0; i < plan.n; ++i) {
+        for (uint64_t b = plan.squares[i]; b; b &= b - 1) {
+            out.push_back(Action{A_DEPLOY, plan.card[i], 0, bit_square(__builtin_ctzll(b))});
+        }
+    }
+}
+
 void Game::deploy_options(int player, int turn_no, std::vector<Action>& out, bool& forced_out) const {
     if (v.bordered) {
         DeployPlan plan;
         deploy_plan(player, turn_no, plan, forced_out);
-        for (int i = 0; i < plan.n; ++i) {
-            for (uint64_t b = plan.squares[i]; b; b &= b - 1) {
-                out.push_back(Action{A_DEPLOY, plan.card[i], 0, bit_square(__builtin_ctzll(b))});
-            }
-        }
+        append_plan(plan, out);
         return;
     }
     forced_out = false;
@@ -651,23 +653,16 @@ std::vector<std::pair<Sq, std::vector<Sq>>> Game::check(std::vector<Event>* ev) 
     std::vector<std::pair<Sq, std::vector<Sq>>> candidates;
     bool shooters = false;
     for (const Unit& u : units_) shooters |= (u.flags & SHOT) != 0;
-    Sq doomed[128];
-    int nd = 0;
-    std::vector<Sq> doomed_more;
+    std::vector<Sq> dl;
     for (const Unit& u : units_) {
         int total = u.shot_damage > 0 ? u.shot_damage : 0;
         for (int e = 0; e < u.natt; ++e) {
             if (shooters && (units_[unit_at(u.att_sq[e])].flags & SHOT)) continue;
             total += u.att_val[e];
         }
-        if (total > kind(u).defence) {
-            if (nd < 128) doomed[nd++] = u.sq;
-            else doomed_more.push_back(u.sq);
-        }
+        if (total > kind(u).defence) dl.push_back(u.sq);
     }
-    if (nd == 0) return candidates;
-    std::vector<Sq> dl(doomed, doomed + nd);
-    dl.insert(dl.end(), doomed_more.begin(), doomed_more.end());
+    if (dl.empty()) return candidates;
     std::sort(dl.begin(), dl.end());
     auto is_doomed = [&](Sq s) { return std::binary_search(dl.begin(), dl.end(), s); };
     std::vector<Sq> part;
@@ -756,11 +751,7 @@ void Game::legal(std::vector<Action>& out) {
                 out.insert(out.end(), deploys_.begin(), deploys_.end());
                 return;
             }
-            for (int c = 0; c < plan_.n; ++c) {
-                for (uint64_t b = plan_.squares[c]; b; b &= b - 1) {
-                    out.push_back(Action{A_DEPLOY, plan_.card[c], 0, bit_square(__builtin_ctzll(b))});
-                }
-            }
+            append_plan(plan_, out);
             return;
         }
     }
@@ -771,13 +762,6 @@ void Game::legal(std::vector<Action>& out) {
     shots(out);
     moves(out);
     reinforcements(out);
-}
-
-bool Game::is_legal(const Action& a) {
-    std::vector<Action> l;
-    l.reserve(128);
-    legal(l);
-    return contains(l, a);
 }
 
 void Game::push(const Action& a, std::vector<Event>* ev) {
@@ -996,7 +980,5 @@ void Game::finish(int win, const std::string& why, std::vector<Event>* ev) {
         ev->push_back(std::move(e));
     }
 }
-
-const char* direction_name(int d) { return DIRECTION_NAMES[d]; }
 
 }  // namespace low

@@ -5,6 +5,7 @@
 // (x + 2^15) * 2^16 + (y + 2^15), so sorting them sorts by column, then row, as Python does.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <stdexcept>
@@ -177,14 +178,22 @@ class Game {
     const Kind& kind(const Unit& u) const { return cards->kinds[u.owner][u.card]; }
 
     int decider() const { return has_advance && phase == ADVANCE ? adv.owners[0] : to_move; }
+    bool hidden_cards() const {
+        for (int p = 1; p <= 2; ++p) {
+            for (const auto* v : {&hands[p], &decks[p]}) {
+                if (std::find(v->begin(), v->end(), -1) != v->end()) return true;
+            }
+        }
+        return false;
+    }
 
     // --- the rules (engine.py)
     void start_turn();
     void legal(std::vector<Action>& out);
-    bool is_legal(const Action& a);
     void push(const Action& a, std::vector<Event>* events);  // the action must be legal
     void deploy_options(int player, int turn, std::vector<Action>& out, bool& forced_out) const;
     void deploy_plan(int player, int turn, DeployPlan& plan, bool& forced_out) const;
+    static void append_plan(const DeployPlan& plan, std::vector<Action>& out);
     // engine._resolve_start: the turn's deployments are listed once; with none the turn goes to
     // the post-deployment phase.
     void resolve_start();

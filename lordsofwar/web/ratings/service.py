@@ -150,31 +150,16 @@ def _rating_json(row: Any) -> dict[str, Any]:
         "wins": row["wins"],
         "draws": row["draws"],
         "losses": row["losses"],
-        "last_played": row["updated_at"].isoformat(),
+        "last_played": None if row["updated_at"] is None else row["updated_at"].isoformat(),
     }
 
 
 async def player_ratings(db: AsyncSession, user_id: int) -> dict[str, dict[str, Any]]:
     """The player's rating in each pool (a new player's where they have none)."""
     rows = (await db.execute(select(RATINGS).where(RATINGS.c.user_id == user_id))).mappings().all()
-    out = {r["pool"]: _rating_json(r) for r in rows}
-    for pool in POOLS:
-        out.setdefault(
-            pool,
-            {
-                "pool": pool,
-                "rating": shown(MODEL.mu),
-                "provisional": True,
-                "mu": round(MODEL.mu, 3),
-                "sigma": round(MODEL.sigma, 3),
-                "games": 0,
-                "wins": 0,
-                "draws": 0,
-                "losses": 0,
-                "last_played": None,
-            },
-        )
-    return {pool: out[pool] for pool in POOLS}
+    found = {r["pool"]: r for r in rows}
+    new = {"mu": MODEL.mu, "sigma": MODEL.sigma, "games": 0, "wins": 0, "draws": 0, "losses": 0, "updated_at": None}
+    return {pool: _rating_json(found.get(pool) or {"pool": pool, **new}) for pool in POOLS}
 
 
 async def history(db: AsyncSession, user_id: int, pool: str, limit: int = 500) -> list[dict[str, Any]]:
