@@ -90,6 +90,14 @@ class State:
 
     def playout(self, seed: int, policy: int = 0, max_turns: int = -1) -> int: ...
 
+    def search(self, iterations: int, seconds: float, seed: int, explore: float, playout_turns: int, policy: int, scale: float, widen: int, relative: bool, value: Sequence[float], pool1: Sequence[int], pool2: Sequence[int]) -> tuple:
+        """
+        Information-set MCTS from this view for its decider (src/core/search.hpp): per legal action (text, visits, mean result for the decider), then iterations, nodes, seconds.
+        """
+
+    def evaluate(self, arg0: Sequence[float], arg1: float, /) -> float:
+        """The search's judgement of this position: player 1's win probability."""
+
 PLANES: int = 38
 
 INFO: int = 264

@@ -14,6 +14,7 @@
 #include "batch.hpp"
 #include "engine.hpp"
 #include "play.hpp"
+#include "search.hpp"
 
 namespace nb = nanobind;
 using namespace low;
@@ -368,7 +369,53 @@ NB_MODULE(_core, m) {
                 Rng rng(seed);
                 return playout(s.g, rng, policy, max_turns, s.buf);
             },
-            nb::arg("seed"), nb::arg("policy") = 0, nb::arg("max_turns") = -1);
+            nb::arg("seed"), nb::arg("policy") = 0, nb::arg("max_turns") = -1)
+        .def(
+            "search",
+            [](const State& s, int iterations, double seconds, uint64_t seed, double explore, int playout_turns,
+               int policy, double scale, int widen, bool relative, std::vector<float> value, std::vector<int16_t> pool1,
+               std::vector<int16_t> pool2) {
+                SearchSpec spec;
+                spec.iterations = iterations, spec.seconds = seconds, spec.seed = seed, spec.explore = explore;
+                spec.playout_turns = playout_turns, spec.policy = policy, spec.scale = scale, spec.widen = widen;
+                spec.relative = relative;
+                spec.value = std::move(value);
+                spec.pool[1] = std::move(pool1), spec.pool[2] = std::move(pool2);
+                int n = (int)s.g.cards->ids.size();
+                for (int p = 1; p <= 2; ++p) {
+                    for (int16_t c : spec.pool[p]) {
+                        if (c < 0 || c >= n) throw nb::value_error("search: a pool names a card not in the card set");
+                    }
+                }
+                SearchOut found;
+                {
+                    nb::gil_scoped_release release;
+                    try {
+                        found = search(s.g, spec);
+                    } catch (const std::invalid_argument& e) {
+                        nb::gil_scoped_acquire again;
+                        throw nb::value_error(e.what());
+                    }
+                }
+                nb::list root;
+                for (const RootStat& r : found.root) {
+                    const Action& a = r.action;
+                    root.append(nb::make_tuple(action_text(s.g, a), r.visits, r.mean));
+                }
+                return nb::make_tuple(root, found.iterations, found.nodes, found.seconds);
+            },
+            nb::arg("iterations"), nb::arg("seconds"), nb::arg("seed"), nb::arg("explore"), nb::arg("playout_turns"),
+            nb::arg("policy"), nb::arg("scale"), nb::arg("widen"), nb::arg("relative"), nb::arg("value"), nb::arg("pool1"),
+            nb::arg("pool2"),
+            "Information-set MCTS from this view for its decider (src/core/search.hpp): per legal action "
+            "(text, visits, mean result for the decider), then iterations, nodes, seconds.")
+        .def("evaluate",
+             [](const State& s, std::vector<float> value, double scale) {
+                 SearchSpec spec;
+                 spec.value = std::move(value), spec.scale = scale;
+                 return evaluate(s.g, spec);
+             },
+             "The search's judgement of this position: player 1's win probability.");
 
     m.attr("PLANES") = PLANES;
     m.attr("INFO") = INFO;

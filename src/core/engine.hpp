@@ -200,6 +200,8 @@ class Game {
     // In the pre-deployment phase (after resolve_start): the deployments, counted and by index.
     int deploy_count() const { return deploy_count_; }
     Action deploy_at(int i) const;
+    // The bordered mat's deployments of this turn as bitboards (after resolve_start; bit x * 6 + y).
+    const DeployPlan& plan() const { return plan_; }
     void shots(std::vector<Action>& out) const;
     bool could_deploy(int player, int turn) const;
     int commands_eliminated(int player) const;

@@ -1,0 +1,176 @@
+#include "search.hpp"
+
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+
+namespace low {
+
+namespace {
+
+// What an action does, independent of the sampled world: the card for a deployment (never the
+// hand slot, which differs between worlds), the squares, the kind.
+uint64_t key_of(const Action& a) {
+    auto sq24 = [](Sq s) { return (uint64_t)((sq_x(s) + 2048) & 0xfff) << 12 | (uint64_t)((sq_y(s) + 2048) & 0xfff); };
+    uint64_t first = a.kind == A_DEPLOY ? (uint64_t)(uint16_t)a.card : sq24(a.from);
+    return (uint64_t)a.kind << 56 | first << 24 | sq24(a.to);
+}
+
+struct Node {
+    Action action;        // the action that led here
+    int player = 0;       // who chose it
+    int visits = 0;
+    int avail = 0;        // iterations in which it was legal (ISMCTS)
+    double total = 0;     // sum of the results for ``player``
+    std::vector<std::pair<uint64_t, int>> kids;  // sorted by key
+};
+
+int find_kid(const Node& n, uint64_t key) {
+    auto it = std::lower_bound(n.kids.begin(), n.kids.end(), std::make_pair(key, -1));
+    return it != n.kids.end() && it->first == key ? it->second : -1;
+}
+
+}  // namespace
+
+double evaluate(const Game& g, const SearchSpec& spec) {
+    if (g.over) return g.winner == 1 ? 1.0 : g.winner == 2 ? 0.0 : 0.5;
+    double score = 0;  // value eliminated by player 1 minus value eliminated by player 2
+    for (int16_t c : g.lost[2]) score += c >= 0 && (size_t)c < spec.value.size() ? spec.value[c] : 0;
+    for (int16_t c : g.lost[1]) score -= c >= 0 && (size_t)c < spec.value.size() ? spec.value[c] : 0;
+    return 1.0 / (1.0 + std::exp(-(score - spec.base) / spec.scale));
+}
+
+void fill_hidden(Game& g, const std::vector<int16_t> pool[3], Rng& rng, std::vector<int16_t>& scratch) {
+    for (int p = 1; p <= 2; ++p) {
+        size_t wanted = (size_t)std::count(g.hands[p].begin(), g.hands[p].end(), -1) +
+                        (size_t)std::count(g.decks[p].begin(), g.decks[p].end(), -1);
+        if (!wanted) continue;
+        if (pool[p].size() < wanted)
+            throw std::invalid_argument("player " + std::to_string(p) + "'s pool holds " +
+                                        std::to_string(pool[p].size()) + " cards, " + std::to_string(wanted) +
+                                        " are unknown");
+        scratch = pool[p];
+        for (size_t i = 0; i < wanted; ++i) std::swap(scratch[i], scratch[i + rng.below((uint32_t)(scratch.size() - i))]);
+        size_t next = 0;
+        for (auto* place : {&g.hands[p], &g.decks[p]}) {
+            for (int16_t& c : *place) {
+                if (c < 0) c = scratch[next++];
+            }
+        }
+    }
+}
+
+SearchOut search(const Game& view, const SearchSpec& spec) {
+    using Clock = std::chrono::steady_clock;
+    auto start = Clock::now();
+    auto deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(spec.seconds));
+    Rng rng(spec.seed);
+    SearchOut out;
+
+    std::vector<Node> nodes(1);
+    nodes.reserve(spec.iterations > 0 && spec.iterations < 65536 ? (size_t)spec.iterations + 1 : 65536);
+    std::vector<Action> buf, fresh, root_legal;
+    std::vector<int16_t> scratch;
+    std::vector<int> path;
+    {
+        Game g = view;
+        g.legal(root_legal);  // the searching player's own actions: no hidden card is needed
+    }
+    if (root_legal.empty()) throw std::invalid_argument("search: the view has no legal action");
+    int me = view.decider();
+    SearchSpec judge = spec;
+    if (spec.relative) {
+        judge.base = 0;
+        double p1 = std::min(std::max(evaluate(view, judge), 1e-9), 1.0 - 1e-9);  // back to the difference
+        judge.base = spec.scale * std::log(p1 / (1.0 - p1));
+    }
+
+    Game g = view;
+    while ((spec.iterations <= 0 || out.iterations < spec.iterations)) {
+        if (spec.seconds > 0 && (out.iterations & 15) == 0 && Clock::now() >= deadline && out.iterations > 0) break;
+        if (spec.seconds <= 0 && spec.iterations <= 0) break;
+        ++out.iterations;
+        g = view;  // assignment keeps the vectors' storage: no allocation per iteration
+        fill_hidden(g, spec.pool, rng, scratch);
+        int at = 0;
+        path.clear();
+        bool expanded = false;
+        while (!g.over && !expanded) {
+            g.legal(buf);
+            if (buf.empty()) break;  // cannot happen in a legal position; stop the descent
+            int player = g.decider();
+            fresh.clear();
+            int best = -1;
+            double best_score = -1e300;
+            int kids_here = 0;
+            for (const Action& a : buf) {
+                int kid = find_kid(nodes[at], key_of(a));
+                if (kid < 0) {
+                    fresh.push_back(a);
+                    continue;
+                }
+                ++kids_here;
+                Node& k = nodes[kid];
+                ++k.avail;
+                double score = k.total / k.visits + spec.explore * std::sqrt(std::log((double)k.avail) / k.visits);
+                if (score > best_score) best_score = score, best = kid;
+            }
+            bool may_widen = !fresh.empty();
+            if (may_widen && spec.widen > 0 && best >= 0) {
+                double allowed = spec.widen * std::sqrt((double)nodes[best].visits + 1.0);
+                may_widen = kids_here < allowed;
+            }
+            if (may_widen) {
+                // Expand one untried action: one that eliminates at once first (the playout
+                // policy's own heuristic), else any, at random.
+                size_t hit_n = 0;
+                for (size_t i = 0; i < fresh.size(); ++i) {
+                    if (hits(g, fresh[i])) std::swap(fresh[hit_n++], fresh[i]);
+                }
+                const Action a = fresh[rng.below((uint32_t)(hit_n ? hit_n : fresh.size()))];
+                Node n;
+                n.action = a;
+                n.player = player;
+                n.avail = 1;
+                int id = (int)nodes.size();
+                nodes.push_back(std::move(n));
+                auto& kids = nodes[at].kids;
+                uint64_t key = key_of(a);
+                kids.insert(std::lower_bound(kids.begin(), kids.end(), std::make_pair(key, -1)), {key, id});
+                g.push(a, nullptr);
+                at = id;
+                path.push_back(id);
+                expanded = true;
+                break;
+            }
+            g.push(nodes[best].action, nullptr);
+            at = best;
+            path.push_back(best);
+        }
+        if (!g.over) playout(g, rng, spec.policy, spec.playout_turns, buf);
+        double r1 = evaluate(g, judge);
+        for (int id : path) {
+            Node& n = nodes[id];
+            ++n.visits;
+            n.total += n.player == 1 ? r1 : 1.0 - r1;
+        }
+        ++nodes[0].visits;
+    }
+
+    for (const Action& a : root_legal) {
+        RootStat s;
+        s.action = a;
+        int kid = find_kid(nodes[0], key_of(a));
+        if (kid >= 0 && nodes[kid].visits > 0) {
+            s.visits = nodes[kid].visits;
+            s.mean = nodes[kid].total / nodes[kid].visits;
+            if (nodes[kid].player != me) s.mean = 1.0 - s.mean;
+        }
+        out.root.push_back(s);
+    }
+    out.nodes = (int)nodes.size();
+    out.seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    return out;
+}
+
+}  // namespace low

@@ -1,0 +1,56 @@
+// Information-set Monte Carlo tree search (single observer, Cowling, Powley and Whitehouse 2012)
+// on the core: the search bots, hints and analysis (docs/bots.md).
+//
+// The search starts from a view: the hidden cards (-1 entries) are sampled afresh for every
+// iteration from each player's pool, so the tree is one tree over the searching player's
+// information sets, shared by every sampled world. A child is keyed by what its action does
+// (the card and squares), not by the world, and its exploration term counts the iterations in
+// which it was available, as ISMCTS prescribes.
+#pragma once
+
+#include <vector>
+
+#include "play.hpp"
+
+namespace low {
+
+struct SearchSpec {
+    int iterations = 1000;   // at most this many (0: no cap, the time budget alone)
+    double seconds = 0;      // at most this long (0: no budget, the iteration cap alone)
+    uint64_t seed = 0;
+    double explore = 0.7;    // the UCB constant
+    int playout_turns = 2;   // a playout plays this many turns past the leaf's, then evaluates (-1: to the end)
+    int policy = GREEDY;     // the playout policy
+    double scale = 30;       // material -> win probability: 1 / (1 + exp(-difference / scale))
+    double base = 0;         // subtracted from the difference before the logistic (the search sets it)
+    bool relative = false;   // judge leaves by the difference gained since the root (base = the root's)
+    int widen = 0;           // progressive widening: a node has at most widen * visits^0.5 children (0: off)
+    std::vector<float> value;            // per card index: what eliminating it is worth
+    std::vector<int16_t> pool[3];        // per player: the cards that may fill that player's unknown entries
+};
+
+struct RootStat {
+    Action action;
+    int visits = 0;
+    double mean = 0;  // the mean result for the searching player, in [0, 1]
+};
+
+struct SearchOut {
+    std::vector<RootStat> root;  // in the order of the view's legal listing
+    int iterations = 0;
+    int nodes = 0;
+    double seconds = 0;
+};
+
+// The win probability of ``g`` for player 1 as the search judges a leaf: 1 / 0 / 0.5 for a game
+// over, else a logistic function of the difference in value eliminated.
+double evaluate(const Game& g, const SearchSpec& spec);
+
+// Replace the -1 entries of ``g`` (hands first, then decks, in order) with cards drawn at random
+// from each player's pool. Throws std::invalid_argument when a pool is too small.
+void fill_hidden(Game& g, const std::vector<int16_t> pool[3], Rng& rng, std::vector<int16_t>& scratch);
+
+// Search from ``view`` for its decider. The view must have at least one legal action.
+SearchOut search(const Game& view, const SearchSpec& spec);
+
+}  // namespace low
