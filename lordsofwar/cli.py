@@ -23,6 +23,7 @@ from typing import IO, Any, TypeVar
 import click
 
 from lordsofwar import __version__, decks
+from lordsofwar.bots import BOTS
 from lordsofwar.rules.cards import DECK_SIZE, Card, CardSet, load_card_set
 from lordsofwar.rules.errors import DeckError, LordsOfWarError
 from lordsofwar.rules.notation import (
@@ -45,6 +46,9 @@ EXIT_BAD_INPUT = 2
 
 MAX_SEED = 2**63 - 1
 """Largest seed a game record accepts."""
+
+BOT_NAMES = list(BOTS)
+"""The bots a command can name, weakest first."""
 
 
 # --- errors: one line, exit status 2 -------------------------------------------------------------
@@ -558,10 +562,11 @@ def view_command(position: str, player: int) -> None:
 @_setup_options
 @click.option(
     "--opponent",
-    type=click.Choice(["random", "greedy", "human"]),
+    type=click.Choice([*BOT_NAMES, "human"]),
     default="random",
     show_default=True,
-    help="random: a bot playing random legal actions; greedy: a bot taking the most value each turn; human: hot-seat.",
+    help="A bot, weakest first (random: random legal actions; greedy: the most value each turn; "
+    "recruit, veteran, elite, general: search bots, docs/bots.md), or human: hot-seat.",
 )
 @click.option(
     "--as", "human_player", type=click.IntRange(1, 2), default=1, show_default=True, help="Which player you are."
@@ -586,6 +591,115 @@ def play_command(opponent: str, human_player: int, save: str | None, **options: 
         names=setup.names,
     )
     click.get_current_context().exit(int(code or 0))
+
+
+@cli.command("analyse")
+@click.argument("game", metavar="GAME")
+@click.option(
+    "--level", type=click.Choice(["recruit", "veteran", "elite", "general"]), default="general", show_default=True,
+    help="The search level that judges.",
+)
+@click.option("--seconds", type=click.FloatRange(0.01, 600), default=None, help="Time for each decision [default: the level's budget].")
+@click.option("--iterations", type=click.IntRange(1, 10_000_000), default=None, help="Iterations for each decision [default: the level's].")
+@click.option("--json", "as_json", is_flag=True, help="Print the whole analysis as one JSON object.")
+@_cards_option
+def analyse_command(game: str, level: str, seconds: float | None, iterations: int | None, as_json: bool) -> None:
+    """Judge every decision of the game record GAME with a search bot (docs/bots.md).
+
+    Each decision is judged from what its player knew then. Prints player 1's win probability
+    through the game, the bot's preferred action where it differs from the one played, and the
+    mistakes (a drop of 10 points or more) and blunders (25 or more).
+    """
+    from lordsofwar.bots.analysis import analyse_record
+
+    cards = _card_set()
+    record = parse_record(loads(_read_text(game, "game record"), _label(game, "game")), cards)
+    replay(record, cards)  # a record that does not replay is bad input, said before any search
+
+    def progress(done: int, total: int) -> None:
+        if not as_json and sys.stderr.isatty():
+            click.echo(f"\ranalysing: {done}/{total} actions", nl=False, err=True)
+
+    try:
+        found = analyse_record(record, cards, level, seconds, iterations, progress)
+    except RuntimeError as exc:
+        raise CliError(str(exc)) from None
+    if not as_json and sys.stderr.isatty():
+        click.echo("", err=True)
+    if as_json:
+        _print_json(found)
+        return
+    names = record.names
+    click.echo(f"Analysis by the {level} bot: {len(found['decisions'])} actions")
+    for d in found["decisions"]:
+        before = found["graph"][d["n"] - 1]
+        line = f"{d['n']:>4}  turn {d['turn']:>3}  {names[d['player'] - 1][:14]:<14} {d['played']:<32}"
+        line += f" P1 {100 * before:5.1f}%"
+        if d["forced"]:
+            line += "  (only action)"
+        elif d["best"] != d["played"]:
+            line += f"  best: {d['best']}"
+            if d["verdict"]:
+                line += f"  {d['verdict'].upper()} (-{100 * d['drop']:.0f})"
+        click.echo(line)
+    for p in (1, 2):
+        marked = [d for d in found["decisions"] if d["player"] == p and d["verdict"]]
+        blunders = sum(d["verdict"] == "blunder" for d in marked)
+        click.echo(f"{names[p - 1]}: {len(marked) - blunders} mistakes, {blunders} blunders")
+
+
+@cli.command("match")
+@click.argument("a", type=click.Choice(BOT_NAMES), metavar="A")
+@click.argument("b", type=click.Choice(BOT_NAMES), metavar="B")
+@click.option("--games", type=click.IntRange(1, 100_000), default=20, show_default=True, help="Games to play.")
+@click.option(
+    "--seed", type=click.IntRange(0, MAX_SEED - 100_000), default=0, show_default=True,
+    help="The first game's seed; game i is dealt from seed + i (armies drawn from it).",
+)
+@click.option("--workers", type=click.IntRange(1, 256), default=1, show_default=True, help="Games played at once, each in its own process.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+@_variant_options
+def match_command(a: str, b: str, games: int, seed: int, workers: int, as_json: bool, **options: Any) -> None:
+    """Play bot A against bot B and print A's wins, draws and losses with a 95% interval.
+
+    A plays player 1 in even games and player 2 in odd ones; each side's deck is a core army's
+    standard deck drawn from the game's seed. Bots, weakest first: random, recruit, greedy,
+    veteran, elite, general (docs/bots.md).
+    """
+    from lordsofwar.bots.play import run_games, summarise
+
+    variant = _variant(
+        options["rules"], options["hands"], options["mat_kind"], options["length"],
+        options["units_to_win"], options["commands_to_win"], options["no_progress_turns"],
+    )
+    tasks = [(a, b, seed + i) for i in range(games)]
+    shown = [0]
+
+    def progress(game: dict[str, Any]) -> None:
+        shown[0] += 1
+        if not as_json and sys.stderr.isatty():
+            click.echo(f"\r{shown[0]}/{games} games", nl=False, err=True)
+
+    try:
+        results = run_games(tasks, workers, variant, progress)
+    except RuntimeError as exc:
+        raise CliError(str(exc)) from None
+    if not as_json and sys.stderr.isatty():
+        click.echo("", err=True)
+    summary = summarise(a, b, results)
+    if as_json:
+        _print_json({**summary, "seed": seed, "variant": variant.to_json()})
+        return
+    lo, hi = summary["interval"]
+    click.echo(
+        f"{a} against {b}: {summary['wins']} wins, {summary['draws']} draws, {summary['losses']} losses "
+        f"in {games} games"
+    )
+    click.echo(f"{a}'s score {100 * summary['score']:.1f}% (95% interval {100 * lo:.1f}% to {100 * hi:.1f}%)")
+    for side, name in (("a", a), ("b", b)):
+        ms = summary["ms"][side]
+        if ms["decisions"]:
+            click.echo(f"{name}: {ms['p50']:.1f} ms a decision (p50), {ms['p99']:.1f} ms (p99), {ms['decisions']} decisions")
 
 
 def _migrated_settings() -> Any:

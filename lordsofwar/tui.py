@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 from rich import box
 from rich.console import Console, Group, RenderableType
@@ -18,10 +19,11 @@ from rich.table import Table
 from rich.text import Text
 
 from lordsofwar import render
-from lordsofwar.bots import Bot, make_bot
+from lordsofwar.bots import Bot, decide, make_bot
 from lordsofwar.rules import engine, mat, notation
 from lordsofwar.rules.cards import CardSet
 from lordsofwar.rules.errors import InvalidActionError, LordsOfWarError
+from lordsofwar.rules.knowledge import known_hands
 from lordsofwar.rules.state import Position, Variant
 
 COMMANDS: tuple[tuple[str, str], ...] = (
@@ -69,6 +71,7 @@ class PlayLoop:
         self.console = console
         self.read_line = read_line
         self.log: list[Text] = []
+        self.events: list[dict[str, Any]] = []  # every public event so far (what a bot may know)
         self.turn_squares: set[int] = set()
         self.last_turn_squares: set[int] = set()
         self.shown: int | None = None
@@ -141,10 +144,11 @@ class PlayLoop:
                 return
 
     def _bot_decides(self, bot: Bot, player: int) -> None:
-        """The bot sees only its own view; its answer is checked and applied to the real game."""
+        """The bot sees only its own view, the hand cards its opponent showed and its own deck
+        list; its answer is checked and applied to the real game."""
         view = notation.view(self.pos, player)
         try:
-            action = bot.choose(view)
+            action = decide(bot, view, known_hands(self.events, player), self.record.decks[player - 1])
         except Exception as exc:  # a failing bot ends the game with a message, not a traceback
             raise LordsOfWarError(f"the {bot.name} bot failed: {type(exc).__name__}: {exc}") from exc
         text = str(action)
@@ -264,6 +268,7 @@ class PlayLoop:
         narrator = render.EventNarrator(self.pos, self.names)
         turn = (self.pos.turn, self.pos.to_move)
         events = self.pos.push(notation.parse_action(text, self.pos))
+        self.events.extend(events)
         self.record.actions.append(text)
         for event in events:
             self.log.append(narrator.describe(event))

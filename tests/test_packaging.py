@@ -94,6 +94,29 @@ def test_the_console_commands_run_from_a_clean_install(installed: Path, tmp_path
     (tmp_path / "start.json").write_text(position)
     assert "deploy orcs:07 c3" in run(low, "legal", "start.json", cwd=tmp_path).splitlines()
     assert "orcs:01" in run(low, "cards", "--army", "orcs", cwd=tmp_path)
+    # the bots: a match, and an analysis of a short record (the search levels need the core)
+    import json
+
+    from lordsofwar.bots import make_bot
+    from lordsofwar.rules import notation
+    from lordsofwar.rules.cards import CORE
+    from lordsofwar.rules.state import Variant
+
+    match = json.loads(run(low, "match", "recruit", "random", "--games", "2", "--json", cwd=tmp_path))
+    assert match["games"] == 2 and match["wins"] + match["draws"] + match["losses"] == 2
+    decks = [CORE.standard_deck(a) for a in ("orcs", "dwarves")]
+    record = notation.GameRecord(decks, 3, Variant(), ["a", "b"], [], None)
+    pos = notation.deal(decks, 3, Variant(), CORE)
+    bot = make_bot("greedy", 1)
+    for _ in range(12):
+        action = str(bot.choose(notation.view(pos, pos.decider)))
+        pos.push(action)
+        record.actions.append(action)
+    (tmp_path / "game.json").write_text(notation.dumps(record.to_json()))
+    found = json.loads(run(low, "analyse", "game.json", "--iterations", "30", "--json", cwd=tmp_path))
+    assert len(found["graph"]) == 13
+    stored = installed.glob("lib/python*/site-packages/lordsofwar/bots/ladder.json")
+    assert list(stored), "the measured ladder is not in the wheel"
 
 
 def test_serve_from_a_clean_install_serves_the_lobby(installed: Path, tmp_path: Path) -> None:

@@ -1,13 +1,15 @@
-"""Players that choose actions: one interface, several strengths.
+"""Players that choose actions: one interface, a ladder of strengths (docs/bots.md).
 
 A bot sees only its own view of the game (``notation.view(pos, player)``): the opponent's hand
 in the hidden-hands variant and both decks are ``None`` there, so a bot cannot cheat by
-construction. The game loop, not the bot, applies the chosen action to the real position.
+construction. It may also be told what its player knows besides the view: the hand cards the
+opponent showed (``known``) and its own deck list (``deck``). The game loop, not the bot,
+applies the chosen action to the real position.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol, runtime_checkable
 
 from lordsofwar.rules.state import Action, Position
@@ -19,8 +21,16 @@ class Bot(Protocol):
 
     name: str
 
-    def choose(self, view: Position) -> Action:
-        """One of ``view.legal_actions()`` for ``view.decider`` (the bot's own player)."""
+    def choose(
+        self,
+        view: Position,
+        known: Mapping[int, Sequence[str]] | None = None,
+        deck: Sequence[str] | None = None,
+    ) -> Action:
+        """One of ``view.legal_actions()`` for ``view.decider`` (the bot's own player).
+
+        ``known``: per opponent, hand cards shown in the open (a forced deployment's reveal, a
+        recall; :func:`lordsofwar.rules.knowledge.known_hands`); ``deck``: the bot's own deck list."""
         ...
 
 
@@ -39,10 +49,42 @@ def _greedy_bot(seed: int | None) -> Bot:
     return GreedyBot(seed)
 
 
-BOTS: dict[str, BotFactory] = {"random": _random_bot, "greedy": _greedy_bot}
-"""The bots a user can pick by name (``lordsofwar play --opponent NAME``), each built from a seed:
-``random`` (uniformly random legal actions) and ``greedy`` (the action that eliminates the most
-value this turn, see :mod:`lordsofwar.bots.greedy`), weakest first."""
+def _search_bot(name: str) -> BotFactory:
+    def factory(seed: int | None) -> Bot:
+        from lordsofwar.bots.search import LEVELS, SearchBot
+
+        return SearchBot(LEVELS[name], seed)
+
+    return factory
+
+
+SEARCH_LEVELS = ("recruit", "veteran", "elite", "general")
+"""The search bots (:mod:`lordsofwar.bots.search`), weakest first."""
+
+BOTS: dict[str, BotFactory] = {
+    "random": _random_bot,
+    "recruit": _search_bot("recruit"),
+    "greedy": _greedy_bot,
+    **{name: _search_bot(name) for name in SEARCH_LEVELS[1:]},
+}
+"""The bots a user can pick by name (``lordsofwar play --opponent NAME``), each built from a seed,
+weakest first (the ladder measured by bench/bots.py): ``random`` (uniformly random legal actions),
+``recruit`` (a small search), ``greedy`` (the action that eliminates the most value this turn, see
+:mod:`lordsofwar.bots.greedy`), then the search levels ``veteran``, ``elite`` and ``general``."""
+
+
+def decide(
+    bot: Bot, view: Position, known: Mapping[int, Sequence[str]] | None = None, deck: Sequence[str] | None = None
+) -> Action:
+    """``bot.choose`` with what its player knows besides the view, for a bot that takes it; a
+    bot written as ``choose(self, view)`` (the interface before ``known`` and ``deck``) is shown
+    the view alone."""
+    import inspect
+
+    params = inspect.signature(bot.choose).parameters
+    if "known" in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return bot.choose(view, known=known, deck=deck)
+    return bot.choose(view)  # type: ignore[call-arg]
 
 
 def make_bot(name: str, seed: int | None = None) -> Bot:
@@ -55,4 +97,4 @@ def make_bot(name: str, seed: int | None = None) -> Bot:
     return factory(seed)
 
 
-__all__ = ["BOTS", "Bot", "BotFactory", "make_bot"]
+__all__ = ["BOTS", "SEARCH_LEVELS", "Bot", "BotFactory", "decide", "make_bot"]

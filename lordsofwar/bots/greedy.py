@@ -32,7 +32,7 @@ notation text first, so a seed always gives the same choices.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from lordsofwar.rules import engine, mat
 from lordsofwar.rules.cards import Card, CardSet
@@ -110,7 +110,14 @@ class GreedyBot:
 
     # --- choosing ------------------------------------------------------------------------------
 
-    def choose(self, view: Position) -> Action:
+    def choose(
+        self,
+        view: Position,
+        known: Mapping[int, Sequence[str]] | None = None,
+        deck: Sequence[str] | None = None,
+    ) -> Action:
+        """``known`` and ``deck`` (what the opponent showed, the bot's own list) are not used: the
+        greedy bot looks only at the cards in the open."""
         actions = sorted(view.legal_actions(), key=str)
         if not actions:
             raise ValueError("the greedy bot was asked to act, but its view has no legal action")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping, Sequence
 
 from lordsofwar.rules.state import Action, Position
 
@@ -20,7 +21,12 @@ class RandomBot:
         self.seed = seed
         self.rng = random.Random(seed)
 
-    def choose(self, view: Position) -> Action:
+    def choose(
+        self,
+        view: Position,
+        known: Mapping[int, Sequence[str]] | None = None,
+        deck: Sequence[str] | None = None,
+    ) -> Action:
         actions = sorted(view.legal_actions(), key=str)
         if not actions:
             raise ValueError("the random bot was asked to act, but its view has no legal action")

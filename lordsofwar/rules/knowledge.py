@@ -74,3 +74,24 @@ def deck_cards(
     if standard is None:
         standard = [pos.cards.standard_army_of(deck) is not None for deck in decks]
     return {str(p): side_cards(pos, viewer, p, decks[p - 1], bool(standard[p - 1])) for p in (1, 2)}
+
+
+def known_hands(events: Iterable[dict[str, Any]], viewer: int | None = None) -> dict[int, list[str]]:
+    """The hand cards of each player that are in the open, from a game's public events in order
+    (the ``events`` of its log entries): a forced deployment reveals the whole hand (3.4), a
+    recalled unit goes back to the hand face up (7.3); a deployment takes its card out, a draw
+    adds a card nobody else sees. What is returned is a multiset each player's hand is known to
+    contain (sorted), for every player but ``viewer``, whose own hand needs no such reasoning."""
+    known: dict[int, Counter[str]] = {1: Counter(), 2: Counter()}
+    for e in events:
+        kind, player = e.get("type"), e.get("player")
+        if player not in known:
+            continue
+        if kind == "reveal":
+            known[player] = Counter(c for c in e["hand"] if c is not None)
+        elif kind == "deploy":
+            if known[player][e["card"]] > 0:
+                known[player][e["card"]] -= 1
+        elif kind == "recall":
+            known[player][e["card"]] += 1
+    return {p: sorted(k.elements()) for p, k in known.items() if p != viewer}

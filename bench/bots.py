@@ -1,0 +1,255 @@
+"""The bots' ladder: a round-robin of the levels, an Elo table with 95% intervals, decision times.
+
+``python bench/bots.py`` plays every pair of levels (``--levels``, weakest first; default all of
+``lordsofwar.bots.BOTS``): ``--games`` games for each pair of neighbours on the ladder (default
+400) and ``--cross-games`` for every other pair (default 100; 0 plays neighbours only). Games
+run in ``--workers`` processes on this machine, or as tasks on a Ray cluster with ``--ray
+ADDRESS`` (``--ray local`` starts one here; Ray is the optional extra ``lordsofwar[ray]``).
+
+It prints, for each pair, the score with its 95% Wilson interval, and for each level an Elo-like
+rating (Bradley-Terry by maximum likelihood, one virtual draw per pair played as a prior, greedy
+fixed at 1000) with a 95% bootstrap interval (games resampled within each pair), and its
+milliseconds per decision (p50, p99; decisions with a single legal action are not counted).
+``--json`` prints one object; ``--write FILE`` also stores the ratings for the lobby
+(``lordsofwar/bots/ladder.json``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import math
+import os
+import random
+import sys
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.report import add_platform  # noqa: E402
+from lordsofwar.bots import BOTS  # noqa: E402
+from lordsofwar.bots.play import match_game, percentile, run_games, summarise  # noqa: E402
+
+ANCHOR = "greedy"
+ANCHOR_RATING = 1000.0
+ELO = 400 / math.log(10)
+
+
+def fit(levels: Sequence[str], pairs: dict[tuple[str, str], list[float]]) -> dict[str, float]:
+    """Bradley-Terry ratings (Elo scale) from each pair's scores for its first level, by Hunter's
+    minorisation-maximisation; one virtual draw per pair keeps a perfect score finite."""
+    index = {name: i for i, name in enumerate(levels)}
+    n = len(levels)
+    wins = [0.0] * n
+    games = [[0.0] * n for _ in range(n)]
+    for (a, b), scores in pairs.items():
+        i, j = index[a], index[b]
+        w = sum(scores) + 0.5
+        total = len(scores) + 1.0
+        wins[i] += w
+        wins[j] += total - w
+        games[i][j] += total
+        games[j][i] += total
+    gamma = [1.0] * n
+    for _ in range(2000):
+        new = []
+        for i in range(n):
+            denom = sum(games[i][j] / (gamma[i] + gamma[j]) for j in range(n) if games[i][j])
+            new.append(wins[i] / denom if denom else gamma[i])
+        norm = math.exp(sum(math.log(g) for g in new) / n)
+        new = [g / norm for g in new]
+        done = max(abs(math.log(a / b)) for a, b in zip(new, gamma, strict=True)) < 1e-10
+        gamma = new
+        if done:
+            break
+    anchor = index[anchor_of(levels)]
+    return {name: ANCHOR_RATING + ELO * (math.log(gamma[index[name]]) - math.log(gamma[anchor])) for name in levels}
+
+
+def anchor_of(levels: Sequence[str]) -> str:
+    """The level fixed at ANCHOR_RATING: greedy when it plays, else the first level."""
+    return ANCHOR if ANCHOR in levels else levels[0]
+
+
+def bootstrap(
+    levels: Sequence[str], pairs: dict[tuple[str, str], list[float]], samples: int, seed: int
+) -> dict[str, tuple[float, float]]:
+    """95% intervals of :func:`fit`, resampling each pair's games with replacement."""
+    rng = random.Random(seed)
+    drawn: dict[str, list[float]] = {name: [] for name in levels}
+    for _ in range(samples):
+        resampled = {k: [rng.choice(v) for _ in v] for k, v in pairs.items()}
+        for name, r in fit(levels, resampled).items():
+            drawn[name].append(r)
+    return {name: (percentile(v, 2.5), percentile(v, 97.5)) for name, v in drawn.items()}
+
+
+def schedule(levels: Sequence[str], games: int, cross: int, seed: int) -> list[tuple[str, str, int]]:
+    """(stronger, weaker, seed) for every game: neighbours ``games`` each, other pairs ``cross``."""
+    tasks = []
+    for i, a in enumerate(levels):
+        for j in range(i):
+            n = games if i - j == 1 else cross
+            tasks.extend((a, levels[j], seed + k) for k in range(n))
+    return tasks
+
+
+def run_on_ray(
+    address: str, tasks: Sequence[tuple[str, str, int]], progress: Callable[[dict[str, Any]], None]
+) -> list[dict[str, Any]]:
+    """The games as Ray tasks (``address`` 'local': a Ray started here for this run)."""
+    try:
+        import ray
+    except ImportError:
+        raise SystemExit("--ray needs Ray: pip install 'lordsofwar[ray]'") from None
+    if address == "local":
+        ray.init(num_cpus=os.cpu_count() or 1, include_dashboard=False, log_to_driver=False)
+    else:
+        ray.init(address=address, log_to_driver=False)
+    try:
+        remote = ray.remote(match_game)
+        refs = {remote.remote(a, b, s): i for i, (a, b, s) in enumerate(tasks)}
+        out: dict[int, dict[str, Any]] = {}
+        pending = list(refs)
+        while pending:
+            ready, pending = ray.wait(pending, num_returns=1)
+            for ref in ready:
+                out[refs[ref]] = ray.get(ref)
+                progress(out[refs[ref]])
+        return [out[i] for i in range(len(tasks))]
+    finally:
+        ray.shutdown()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--levels", default=",".join(BOTS), help="comma-separated, weakest first")
+    parser.add_argument("--games", type=int, default=400, help="games for each pair of neighbours")
+    parser.add_argument("--cross-games", type=int, default=100, help="games for every other pair (0: none)")
+    parser.add_argument("--seed", type=int, default=0, help="the first game's seed")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes on this machine")
+    parser.add_argument("--ray", default=None, metavar="ADDRESS", help="run on a Ray cluster ('local': start one here)")
+    parser.add_argument("--bootstrap", type=int, default=500, help="bootstrap samples for the intervals")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument("--write", default=None, metavar="FILE", help="store the ratings (lordsofwar/bots/ladder.json)")
+    args = parser.parse_args(argv)
+
+    levels = [x.strip() for x in args.levels.split(",") if x.strip()]
+    unknown = [x for x in levels if x not in BOTS]
+    if unknown or len(levels) < 2:
+        parser.error(f"--levels: at least two of {', '.join(BOTS)} (unknown: {', '.join(unknown) or 'none'})")
+    tasks = schedule(levels, args.games, args.cross_games, args.seed)
+    started = time.perf_counter()
+
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    console = Console(stderr=True)
+    with Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=console,
+        disable=args.json and not console.is_terminal,
+    ) as bar:
+        task = bar.add_task("games", total=len(tasks))
+
+        def progress(game: dict[str, Any]) -> None:
+            bar.update(task, advance=1, description=f"{game['a']} v {game['b']}")
+
+        results = run_on_ray(args.ray, tasks, progress) if args.ray else run_games(tasks, args.workers, None, progress)
+    elapsed = time.perf_counter() - started
+
+    by_pair: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for game in results:
+        by_pair.setdefault((game["a"], game["b"]), []).append(game)
+    scores = {k: [g["score"] for g in v] for k, v in by_pair.items()}
+    ratings = fit(levels, scores)
+    intervals = bootstrap(levels, scores, args.bootstrap, args.seed)
+    ms: dict[str, list[float]] = {name: [] for name in levels}
+    for game in results:
+        ms[game["a"]].extend(game["a_ms"])
+        ms[game["b"]].extend(game["b_ms"])
+    figures: dict[str, Any] = {
+        "date": datetime.date.today().isoformat(),
+        "levels": [
+            {
+                "name": name,
+                "rating": round(ratings[name]),
+                "interval": [round(intervals[name][0]), round(intervals[name][1])],
+                "ms_p50": round(percentile(ms[name], 50), 2),
+                "ms_p99": round(percentile(ms[name], 99), 2),
+                "decisions": len(ms[name]),
+            }
+            for name in levels
+        ],
+        "pairs": [summarise(a, b, games) for (a, b), games in by_pair.items()],
+        "games": len(results),
+        "seconds": round(elapsed, 1),
+        "workers": args.workers if not args.ray else f"ray {args.ray}",
+        "anchor": {anchor_of(levels): ANCHOR_RATING},
+    }
+    add_platform(figures)
+    if args.write:
+        keep = {k: figures[k] for k in ("date", "levels", "pairs", "games", "anchor", "python", "machine")}
+        Path(args.write).write_text(json.dumps(keep, indent=1) + "\n")
+    if args.json:
+        print(json.dumps(figures))
+        return 0
+    show_tables(figures)
+    return 0
+
+
+def show_tables(figures: dict[str, Any]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    (anchor, fixed), = figures["anchor"].items()
+    table = Table(title=f"Bots: ratings ({anchor} = {fixed:.0f}), 95% intervals, ms a decision")
+    for column in ("level", "rating", "95% interval", "ms p50", "ms p99", "decisions"):
+        table.add_column(column, justify="left" if column == "level" else "right")
+    for row in figures["levels"]:
+        lo, hi = row["interval"]
+        table.add_row(
+            row["name"],
+            str(row["rating"]),
+            f"{lo} to {hi}",
+            f"{row['ms_p50']:.1f}",
+            f"{row['ms_p99']:.1f}",
+            f"{row['decisions']:,}",
+        )
+    console.print(table)
+    pairs = Table(title="Pairs: the first level's score")
+    for column in ("pair", "games", "won", "drawn", "lost", "score", "95% interval"):
+        pairs.add_column(column, justify="left" if column == "pair" else "right")
+    for p in figures["pairs"]:
+        lo, hi = p["interval"]
+        pairs.add_row(
+            f"{p['a']} v {p['b']}",
+            str(p["games"]),
+            str(p["wins"]),
+            str(p["draws"]),
+            str(p["losses"]),
+            f"{100 * p['score']:.1f}%",
+            f"{100 * lo:.1f}% to {100 * hi:.1f}%",
+        )
+    console.print(pairs)
+    console.print(f"{figures['games']} games in {figures['seconds']} s ({figures['workers']} workers)")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

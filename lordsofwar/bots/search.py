@@ -1,0 +1,267 @@
+"""The search bots: information-set Monte Carlo tree search on the native core.
+
+A search bot is shown its own view (hidden cards ``None``), as every bot is. For each
+iteration the core samples the hidden cards afresh, consistently with everything public:
+
+- each player's unknown cards (hidden hand entries, then the deck) come from that player's
+  *pool*: for a standard army, its 36-card list minus that player's cards in the open (units on
+  the mat, the lost pile, known hand entries); for the bot's own custom deck, its list (the game
+  loop hands it over: a player knows their own deck); for an opponent's custom or mercenary deck,
+  whose cards are unknown, the prior of :func:`rank_prior`;
+- hand cards the opponent revealed (a forced deployment shows the whole hand; a recalled unit
+  goes back to the hand in the open) are given to the bot as ``known`` and stay in place until
+  they are played (:func:`lordsofwar.rules.knowledge.known_hands` follows them through the
+  public events).
+
+The tree is one tree over the bot's information sets, shared by the sampled worlds (single
+observer ISMCTS, Cowling, Powley and Whitehouse 2012). It branches on single actions: a turn is
+several decisions in a row by the same player, each a level of the tree. Its breadth (a
+deployment decision has 50 to 330 choices) is met with a playout policy that finds eliminations,
+an expansion order that tries eliminating actions first, and a playout that runs only a few
+turns past the leaf before a material evaluation (docs/bots.md says why).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from lordsofwar.bots.greedy import card_value
+from lordsofwar.rules.cards import RANK_COUNTS, CardSet
+from lordsofwar.rules.errors import HiddenInformationError
+from lordsofwar.rules.state import Action, Position, Variant
+
+POLICIES = {"uniform": 0, "greedy": 1}
+
+UNCAPPED = 1_000_000
+"""An iteration cap above this (with a time budget) means none: the time budget alone ends the search."""
+
+
+@dataclass(frozen=True)
+class SearchLevel:
+    """One strength of the search bot."""
+
+    name: str
+    iterations: int
+    """The iteration cap of one decision (what makes a benchmark reproducible)."""
+    seconds: float
+    """The time budget of one decision: whichever of the two ends first ends the search."""
+    explore: float = 0.7
+    playout_turns: int = 2
+    policy: str = "greedy"
+    scale: float = 30.0
+    widen: int = 0
+    relative: bool = False
+    title: str = ""
+    blurb: str = ""
+
+
+@dataclass
+class Analysis:
+    """What a search found at one decision: the actions it weighed, best first."""
+
+    choice: Action
+    value: float
+    """The bot's estimate of its win probability after ``choice`` (0 to 1)."""
+    actions: list[tuple[Action, int, float]] = field(default_factory=list)
+    """(action, visits, estimated win probability) for each legal action, most visited first."""
+    iterations: int = 0
+    seconds: float = 0.0
+
+    def value_of(self, action: Action) -> float | None:
+        """The estimate for ``action`` (None when the search never tried it)."""
+        for a, visits, mean in self.actions:
+            if a == action:
+                return mean if visits else None
+        return None
+
+
+def rank_prior(cards: CardSet, seen: Sequence[str], rng: random.Random) -> list[str]:
+    """The documented prior for a deck whose list is unknown (a custom or mercenary deck):
+    36 cards in the deck's rank composition (1 general, 5 command, 4 special, 4 elite,
+    6 veteran, 8 regular, 8 recruit), less one slot of its rank for each card seen, each slot a
+    card of that rank drawn uniformly from every card of the card set."""
+    by_rank: dict[str, list[str]] = {}
+    for card_id in cards:
+        by_rank.setdefault(cards.card(card_id).rank, []).append(card_id)
+    left = Counter(RANK_COUNTS)
+    for card_id in seen:
+        rank = cards.card(card_id).rank
+        if left[rank] > 0:
+            left[rank] -= 1
+    out: list[str] = []
+    for rank, n in sorted(left.items()):
+        options = by_rank.get(rank)
+        if options:
+            out.extend(rng.choice(options) for _ in range(n))
+    return out
+
+
+def _seen(pos: Position, player: int) -> list[str]:
+    seen = [kind.id for kind in pos.board.values() if kind.owner == player]
+    seen += pos.lost[player]
+    seen += [c for c in (*pos.hands[player], *pos.decks[player]) if c is not None]
+    return seen
+
+
+def pool_of(pos: Position, player: int, deck: Sequence[str] | None, rng: random.Random) -> list[str]:
+    """The cards that may fill ``player``'s unknown entries of ``pos`` (see the module text).
+
+    ``deck``: that player's 36-card list when the searching side knows it (its own deck)."""
+    from lordsofwar.core.encoding import standard_pool
+
+    wanted = pos.hands[player].count(None) + pos.decks[player].count(None)
+    if not wanted:
+        return []
+    if deck is not None:
+        left = Counter(deck)
+        for card in _seen(pos, player):
+            if left[card] > 0:
+                left[card] -= 1
+        pool = list(left.elements())
+    else:
+        pool = standard_pool(pos, player) or rank_prior(pos.cards, _seen(pos, player), rng)
+    if len(pool) < wanted:  # more unknown cards than the list allows (a custom deck's copies): pad by the prior
+        pool += rank_prior(pos.cards, [], rng)[: wanted - len(pool)]
+        while len(pool) < wanted:
+            pool += pool[: wanted - len(pool)]
+    return pool
+
+
+def _with_known(view: Position, known: Mapping[int, Sequence[str]] | None) -> Position:
+    """``view`` with the cards in ``known[player]`` placed in that player's unknown hand slots."""
+    if not known:
+        return view
+    out = view.copy()
+    for player, cards in known.items():
+        hand = list(out.hands[player])
+        todo = list(cards)
+        for i, c in enumerate(hand):
+            if c is None and todo:
+                hand[i] = todo.pop(0)
+        out.hands[player] = hand
+    return out
+
+
+class SearchBot:
+    """A bot that searches (see the module text); ``level`` sets its strength."""
+
+    def __init__(self, level: SearchLevel, seed: int | None = None):
+        self.level = level
+        self.name = level.name
+        self.seed = seed
+        self.rng = random.Random(seed)
+        self._values: dict[tuple[int, Variant], list[float]] = {}
+
+    def choose(
+        self,
+        view: Position,
+        known: Mapping[int, Sequence[str]] | None = None,
+        deck: Sequence[str] | None = None,
+    ) -> Action:
+        return self.analyse(view, known=known, deck=deck).choice
+
+    def analyse(
+        self,
+        view: Position,
+        known: Mapping[int, Sequence[str]] | None = None,
+        deck: Sequence[str] | None = None,
+        seconds: float | None = None,
+        iterations: int | None = None,
+    ) -> Analysis:
+        """Search ``view`` for its decider; ``known``: revealed hand cards per player; ``deck``:
+        the decider's own 36-card list when it is not a standard army's."""
+        actions = view.legal_actions()
+        if not actions:
+            raise ValueError(f"the {self.name} bot was asked to act, but its view has no legal action")
+        from lordsofwar import core
+
+        if core.IMPLEMENTATION != "native":
+            raise RuntimeError(
+                f"the {self.name} bot needs the compiled core (lordsofwar.core is on the Python engine: "
+                f"{core.FALLBACK_REASON})"
+            )
+        from lordsofwar.core._native import Game, table
+
+        level = self.level
+        seed = self.rng.getrandbits(63)
+        if len(actions) == 1 and seconds is None and iterations is None:
+            return Analysis(actions[0], float("nan"), [(actions[0], 0, float("nan"))])
+        pos = _with_known(view, known)
+        me = view.decider
+        pool_rng = random.Random(seed)
+        pools = {p: pool_of(pos, p, deck if p == me else None, pool_rng) for p in (1, 2)}
+        tab = table(view.cards)
+        game = Game.from_position(pos)
+        values = self._value_table(view.cards, view.variant, tab.ids)
+        try:
+            cap = level.iterations if iterations is None else iterations
+            budget = level.seconds if seconds is None else seconds
+            if cap > UNCAPPED and budget > 0:
+                cap = 0  # no cap: the time budget alone ends the search
+            root, done, _nodes, spent = game._s.search(
+                cap,
+                budget,
+                seed,
+                level.explore,
+                level.playout_turns,
+                POLICIES[level.policy],
+                level.scale,
+                level.widen,
+                level.relative,
+                values,
+                [tab.index[c] for c in pools[1]],
+                [tab.index[c] for c in pools[2]],
+            )
+        except ValueError as exc:
+            raise HiddenInformationError(f"the search could not sample the hidden cards: {exc}") from None
+        by_text = {str(a): a for a in actions}
+        weighed = [(by_text[text], visits, mean) for text, visits, mean in root]
+        weighed.sort(key=lambda t: (-t[1], -t[2], str(t[0])))
+        best = weighed[0]
+        return Analysis(best[0], best[2], weighed, done, spent)
+
+    def _value_table(self, cards: CardSet, variant: Variant, ids: list[str]) -> list[float]:
+        key = (id(cards), variant)
+        values = self._values.get(key)
+        if values is None:
+            values = self._values[key] = [card_value(cards.card(c), variant) for c in ids]
+        return values
+
+    def __repr__(self) -> str:
+        return f"SearchBot({self.level.name!r}, seed={self.seed!r})"
+
+
+_STRONG: dict[str, Any] = {
+    "explore": 0.1,
+    "playout_turns": 3,
+    "policy": "greedy",
+    "scale": 30.0,
+    "widen": 4,
+    "relative": True,
+}
+"""What the levels above greedy share: they differ only in how many lines they search."""
+
+LEVELS: dict[str, SearchLevel] = {
+    level.name: level
+    for level in (
+        SearchLevel(
+            "recruit",
+            60,
+            0.05,
+            explore=0.7,
+            playout_turns=1,
+            title="Recruit",
+            blurb="a beginner: looks a turn ahead, often wrongly",
+        ),
+        SearchLevel("veteran", 700, 0.25, **_STRONG, title="Veteran", blurb="searches a few hundred lines"),
+        SearchLevel("elite", 3000, 0.5, **_STRONG, title="Elite", blurb="searches thousands of lines"),
+        SearchLevel("general", 20000, 1.0, **_STRONG, title="General", blurb="the strongest: 20,000 lines a decision"),
+    )
+}
+"""The search levels, weakest first (their measured strength: docs/bots.md and
+:mod:`lordsofwar.bots.ladder`). A level stops at its iteration cap or at its time budget,
+whichever comes first; benchmarks lean on the cap, so their games repeat."""

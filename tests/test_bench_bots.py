@@ -1,0 +1,66 @@
+"""The bots' benchmark (bench/bots.py) runs end to end: a round-robin in worker processes and on a
+local Ray, one JSON object with ratings, intervals, pairs and decision times."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.bots import fit  # noqa: E402
+
+
+def run(*args: str) -> dict:
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "bots.py"), *args, "--json"],
+        capture_output=True, text=True, timeout=600, cwd=ROOT,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+def check(doc: dict, levels: list[str], games: int, cross: int) -> None:
+    assert [row["name"] for row in doc["levels"]] == levels
+    pairs = {(p["a"], p["b"]): p for p in doc["pairs"]}
+    for i in range(1, len(levels)):
+        for j in range(i):
+            p = pairs[(levels[i], levels[j])]
+            assert p["games"] == (games if i - j == 1 else cross)
+            assert p["wins"] + p["draws"] + p["losses"] == p["games"]
+            assert p["interval"][0] <= p["score"] <= p["interval"][1]
+    for row in doc["levels"]:
+        assert row["interval"][0] <= row["rating"] <= row["interval"][1]
+        assert row["decisions"] > 0 and row["ms_p50"] <= row["ms_p99"]
+    assert doc["games"] == games * (len(levels) - 1) + cross * (len(levels) - 1) * (len(levels) - 2) // 2
+
+
+def test_round_robin_in_worker_processes(tmp_path: Path) -> None:
+    out = tmp_path / "ladder.json"
+    doc = run("--levels", "random,recruit,greedy", "--games", "2", "--cross-games", "1", "--workers", "2",
+              "--bootstrap", "50", "--write", str(out))
+    check(doc, ["random", "recruit", "greedy"], 2, 1)
+    assert doc["anchor"] == {"greedy": 1000.0}
+    assert next(r for r in doc["levels"] if r["name"] == "greedy")["rating"] == 1000
+    stored = json.loads(out.read_text())
+    assert stored["levels"] == doc["levels"]
+
+
+def test_round_robin_on_a_local_ray() -> None:
+    pytest.importorskip("ray")
+    doc = run("--levels", "random,recruit", "--games", "2", "--cross-games", "0", "--ray", "local", "--bootstrap", "20")
+    check(doc, ["random", "recruit"], 2, 0)
+    assert doc["workers"] == "ray local"
+
+
+def test_ratings_follow_the_scores() -> None:
+    levels = ["a", "b", "c"]
+    ratings = fit(levels, {("b", "a"): [1.0] * 30 + [0.0] * 10, ("c", "b"): [1.0] * 30 + [0.0] * 10})
+    assert ratings["a"] < ratings["b"] < ratings["c"]
+    # 75% is about 191 Elo points (one virtual draw per pair pulls it in a little)
+    assert 150 < ratings["b"] - ratings["a"] < 200
