@@ -186,6 +186,8 @@ class Server:
             for key in ARGON2_ENV:
                 env.pop(key, None)
         env.update({"LOW_DATABASE_URL": database_url, "LOW_BOT_DELAY": "0", "LOW_DATA_DIR": str(workdir)})
+        self.bot_times_path = workdir / "bot-times.txt"
+        env["LOW_BOT_TIMES_FILE"] = str(self.bot_times_path)
         env.pop("LOW_REDIS_URL", None)
         if redis_url:
             env["LOW_REDIS_URL"] = redis_url
@@ -371,6 +373,33 @@ class Bench:
         game = await b.post(f"/api/invitations/{inv['invitation']}/accept", {})
         return int(game["game"])
 
+    async def new_bot_game(self, a: Player) -> int:
+        options = {"mode": "live", "minutes": self.args.minutes, "increment": 10, "creator_side": "random"}
+        created = await a.post("/api/invitations", {"bot": self.args.bot_level, "options": options})
+        return int(created["game"])
+
+    async def bot_slot(self, a: Player) -> None:
+        """One of the ``--bot-games``: a player against a bot, its actions sent as soon as legal,
+        so that the bot searches again at once; a new game when one ends."""
+        while not self.stopping:
+            try:
+                gid = await self.new_bot_game(a)
+                ws, doc = await self.open_socket(a, gid)
+            except Exception as exc:
+                self.stats.error(f"bot game: {type(exc).__name__}: {exc}")
+                return
+            self.stats.games_started += 1
+            try:
+                reason = await self.play(ws, doc, self.rng.randrange(2**62), think=0.0)
+            finally:
+                self.sockets.discard(ws)
+                with contextlib.suppress(Exception):
+                    await ws.close()
+            if reason is None:
+                return
+            self.stats.finished_games += 1
+            self.stats.results[reason] = self.stats.results.get(reason, 0) + 1
+
     # --- playing ------------------------------------------------------------------------------
 
     async def open_socket(self, player: Player, game_id: int) -> tuple[ClientConnection, dict[str, Any]]:
@@ -388,11 +417,12 @@ class Bench:
             raise RuntimeError(f"expected a state message first, got {str(first)[:200]}")
         return ws, first
 
-    async def play(self, ws: ClientConnection, doc: dict[str, Any], seed: int) -> str | None:
-        """Play one side until the game is over (its result's reason) or the run stops (None)."""
+    async def play(self, ws: ClientConnection, doc: dict[str, Any], seed: int, think: float | None = None) -> str | None:
+        """Play one side until the game is over (its result's reason) or the run stops (None);
+        ``think``: seconds of thought on average (default ``--think-ms``)."""
         rng = random.Random(seed)
         stats = self.stats
-        think = self.args.think_ms / 1000.0
+        think = self.args.think_ms / 1000.0 if think is None else think
         version: int = doc["game"]["version"]
         pending: tuple[int, float] | None = None  # (the version that answers it, when it was sent)
         await self.start.wait()
@@ -536,7 +566,8 @@ class Bench:
         args = self.args
         setup_start = time.perf_counter()
         limit = asyncio.Semaphore(args.setup_concurrency)
-        players = await asyncio.gather(*(self.sign_up(i, limit) for i in range(2 * args.games)))
+        players = await asyncio.gather(*(self.sign_up(i, limit) for i in range(2 * args.games + args.bot_games)))
+        bot_players = players[2 * args.games :]
         signup_s = time.perf_counter() - setup_start
 
         async def pair(i: int) -> tuple[int, tuple[Any, Any]]:
@@ -553,6 +584,7 @@ class Bench:
             asyncio.ensure_future(self.slot(players[2 * i], players[2 * i + 1], gid, opened))
             for i, (gid, opened) in enumerate(games)
         ]
+        tasks += [asyncio.ensure_future(self.bot_slot(p)) for p in bot_players]
         await asyncio.sleep(0)
         self.stats.measuring = True
         self.stats.live_since = self.started_at = time.perf_counter()
@@ -615,6 +647,8 @@ class Bench:
             "compression": "deflate" if args.compression else "none",
             "seed": args.seed,
             "signup_burst": burst,
+            "bot_games": args.bot_games,
+            "bot_level": args.bot_level if args.bot_games else None,
         }
 
     def server_cpu(self) -> float | None:
@@ -731,6 +765,47 @@ class Bench:
         }
 
 
+def bot_figures(path: Path, level: str) -> dict[str, Any]:
+    """The bots' decisions as the server logged them (LOW_BOT_TIMES_FILE): how many, the search's
+    own seconds (the level's budget applies to it) and the wall seconds from asking the worker
+    pool to the answer (the queue for a worker included), p50 / p99 / max in milliseconds."""
+    search: list[float] = []
+    wall: list[float] = []
+    budget: float | None = None
+    with contextlib.suppress(OSError):
+        for line in path.read_text().splitlines():
+            name, spent, waited, given = line.split()
+            if name != level:
+                continue
+            search.append(float(spent))
+            wall.append(float(waited))
+            if given != "-":
+                budget = float(given) if budget is None else min(budget, float(given))
+    from lordsofwar.bots import SEARCH_LEVELS
+
+    level_budget = None
+    if level in SEARCH_LEVELS:
+        from lordsofwar.bots.search import LEVELS
+
+        level_budget = LEVELS[level].seconds
+
+    def ms(values: list[float]) -> dict[str, float | None]:
+        xs = sorted(values)
+        return {
+            "p50": None if not xs else round(1000 * percentile(xs, 0.5), 1),
+            "p99": None if not xs else round(1000 * percentile(xs, 0.99), 1),
+            "max": None if not xs else round(1000 * xs[-1], 1),
+        }
+
+    return {
+        "decisions": len(search),
+        "search_ms": ms(search),
+        "wall_ms": ms(wall),
+        "level_budget_ms": None if level_budget is None else round(1000 * level_budget),
+        "smallest_clock_budget_ms": None if budget is None else round(1000 * budget),
+    }
+
+
 def percentile(sorted_values: list[float], q: float) -> float:
     if not sorted_values:
         return math.nan
@@ -779,6 +854,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--burst-addresses", choices=["one", "many"], default="one",
                    help="from one address (127.0.0.2) or each from its own (127.0.2.x)")
     p.add_argument("--full-argon2", action="store_true", help="the server hashes passwords at the default cost")
+    p.add_argument("--bot-games", type=int, default=0,
+                   help="also this many games of a player against a bot, the player acting at once (at most 50)")
+    p.add_argument("--bot-level", default="general", help="the bot of --bot-games (default general)")
     p.add_argument("--arena", type=int, default=0,
                    help="instead of separate games: this many players in one arena tournament (at most 400)")
     args = p.parse_args(argv)
@@ -796,6 +874,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         p.error("--signup-burst must be 0 to 500")
     if args.signup_burst and not 0 < args.burst_seconds < args.duration:
         p.error("--burst-seconds must be above 0 and below --duration")
+    if not 0 <= args.bot_games <= 50:
+        p.error("--bot-games must be 0 to 50")
+    from lordsofwar.bots import BOTS
+
+    if args.bot_level not in BOTS:
+        p.error(f"--bot-level must be one of {', '.join(BOTS)}")
     if not 0 <= args.arena <= 400 or args.arena == 1:
         p.error("--arena must be 2 to 400 players")
     if not 1 <= args.workers <= 16:
@@ -831,6 +915,15 @@ def print_table(r: dict[str, Any]) -> None:
           f"{r['machine_cores_stolen']} stolen by the hypervisor; other processes {r['other_cores_busy']} cores")
     target = lat["p99"] is not None and lat["p99"] < 100 and r["errors"] == 0
     print(f"target              p99 under 100 ms at {r['concurrent_games']} games: {'met' if target else 'MISSED'}")
+    d = r.get("bot_decisions")
+    if d:
+        sm, wm = d["search_ms"], d["wall_ms"]
+        print(f"bots                {r['bot_games']} games against the {r['bot_level']} bot, {d['decisions']} decisions: "
+              f"search p50 {ms(sm['p50'])} p99 {ms(sm['p99'])} max {ms(sm['max'])} (level budget "
+              f"{d['level_budget_ms']} ms); asked to answered p50 {ms(wm['p50'])} p99 {ms(wm['p99'])}")
+        if d["level_budget_ms"] and sm["p99"] is not None:
+            kept = sm["p99"] <= 1.1 * d["level_budget_ms"]
+            print(f"  budget            search p99 within budget + 10%: {'met' if kept else 'MISSED'}")
     b = r.get("signup_burst")
     if b:
         print(f"sign-up burst       {b['signups']} in {b['seconds']:g} s from {b['addresses']} address(es): "
@@ -880,7 +973,8 @@ def main(argv: list[str] | None = None) -> int:
                 args.server_pid = server.proc.pid
                 bench = Bench(args, server.base)
                 if not args.json:
-                    print(f"signing up {2 * args.games} players, starting {args.games} games, then playing for "
+                    print(f"signing up {2 * args.games + args.bot_games} players, starting {args.games} games"
+                          f"{f' and {args.bot_games} against the {args.bot_level} bot' if args.bot_games else ''}, then playing for "
                           f"up to {args.duration:g} s ...", flush=True)
                 timeout = SETUP_TIMEOUT_S + args.duration + 4 * GRACE_S + 30
                 result = asyncio.run(asyncio.wait_for(bench.arena() if args.arena else bench.run(), timeout))
@@ -888,6 +982,7 @@ def main(argv: list[str] | None = None) -> int:
                 result["workers"] = args.workers
                 result["server_start_s"] = round(start_s, 2)
                 result["argon2"] = {"time_cost": 3, "memory_kib": 65536} if args.full_argon2 else {"time_cost": 1, "memory_kib": 8192}
+                result["bot_decisions"] = bot_figures(server.bot_times_path, args.bot_level) if args.bot_games else None
                 if server.proc.poll() is not None:
                     result["errors"] += 1
                     result["error_messages"]["server exited"] = 1

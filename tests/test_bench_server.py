@@ -50,3 +50,23 @@ def test_bench_server_arena_quick_run() -> None:
     assert figures["pairing_samples"] > 0  # games ended and their players were paired again
     pairing = figures["pairing_latency_ms"]
     assert 0 < pairing["p50"] <= pairing["p99"] <= pairing["max"]
+
+
+def test_bench_server_with_bots_searching() -> None:
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "server.py"), "--games", "2", "--bot-games", "2", "--bot-level", "veteran",
+         "--duration", "6", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=ROOT,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    figures = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert figures["bot_games"] == 2 and figures["bot_level"] == "veteran"
+    assert figures["errors"] == 0, figures["error_messages"]
+    bots = figures["bot_decisions"]
+    assert bots["decisions"] > 0, "the bots made no decision in the worker pool"
+    assert 0 <= bots["search_ms"]["p50"] <= bots["search_ms"]["p99"] <= bots["search_ms"]["max"]
+    assert bots["search_ms"]["p50"] <= bots["wall_ms"]["p99"] + 1
+    assert bots["level_budget_ms"] == 250

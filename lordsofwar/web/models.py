@@ -232,6 +232,24 @@ class TournamentPairing(Base):
     __table_args__ = (UniqueConstraint("tournament_id", "round", "board", name="uq_tournament_pairings_board"),)
 
 
+class GameAnalysis(Base):
+    """The top search level's analysis of a finished game (lordsofwar.bots.analysis), made once:
+    ``status`` running, done or failed; ``done`` of ``total`` actions judged so far."""
+
+    __tablename__ = "game_analyses"
+
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), primary_key=True)
+    status: Mapped[str] = mapped_column(String(8))
+    done: Mapped[int] = mapped_column(Integer, default=0)
+    total: Mapped[int] = mapped_column(Integer, default=0)
+    level: Mapped[str] = mapped_column(String(20))
+    result: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    error: Mapped[str | None] = mapped_column(String(200))
+    requested_by: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
 class Heartbeat(Base):
     """When a server process was last seen alive (to credit downtime to running games)."""
 

@@ -27,6 +27,15 @@ class Settings:
     redis_url: str | None = field(default_factory=lambda: os.environ.get("LOW_REDIS_URL") or None)
     secure_cookies: bool = field(default_factory=lambda: _flag("LOW_SECURE_COOKIES", False))
     bot_delay: float = field(default_factory=lambda: float(os.environ.get("LOW_BOT_DELAY", "0.5")))
+    bot_workers: int = field(default_factory=lambda: int(os.environ.get("LOW_BOT_WORKERS", "2")))
+    """Processes that run the bots' searches, hints and analyses (never the event loop)."""
+    bot_times_file: str | None = field(default_factory=lambda: os.environ.get("LOW_BOT_TIMES_FILE") or None)
+    """Append each bot decision's figures to this file (benchmarks): level, search seconds, wall
+    seconds (queue included), budget."""
+    analysis_iterations: int | None = field(
+        default_factory=lambda: int(os.environ["LOW_ANALYSIS_ITERATIONS"]) if os.environ.get("LOW_ANALYSIS_ITERATIONS") else None
+    )
+    """Iterations per decision of a game's analysis (default: the top level's own cap)."""
     login_attempts: int = field(default_factory=lambda: int(os.environ.get("LOW_LOGIN_ATTEMPTS", "5")))
     """Failed sign-ins allowed per name *from one address* in the window; 4x that per address
     (any names) and 20x per name (from every address): nobody can lock an owner out from one

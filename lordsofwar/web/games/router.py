@@ -121,6 +121,36 @@ async def api_draw(game_id: GameId, body: DrawBody, user: SignedIn, svc: Svc) ->
     return state_doc(rt, rt.seat_of(user.id))
 
 
+@router.post("/api/games/{game_id}/hint", dependencies=[Csrf], responses=ACTING)
+async def api_hint(game_id: GameId, user: SignedIn, svc: Svc) -> dict[str, Any]:
+    """In a game against a bot created with hints: the top search level's preferred action for
+    your decision now, searched from your own view (about a second), with the squares it names,
+    its estimated win probability and the runners-up."""
+    await visible(svc, game_id, user)
+    return await svc.games.hint(game_id, user.id)
+
+
+@router.post("/api/games/{game_id}/analysis", dependencies=[Csrf], responses=ACTING)
+async def api_analyse(game_id: GameId, user: SignedIn, svc: Svc) -> dict[str, Any]:
+    """Analyse a finished game with the top search level (once per game: a second request gets
+    the stored analysis or its progress): ``{status, done, total, level, result, error}``,
+    ``started`` saying whether this request started it (docs/bots.md, "Analysis")."""
+    await visible(svc, game_id, user)
+    doc, started = await svc.games.analyses.start(game_id, user.id)
+    return {**doc, "started": started}
+
+
+@router.get("/api/games/{game_id}/analysis", responses=SEEN)
+async def api_analysis(game_id: GameId, user: MaybeUser, svc: Svc) -> dict[str, Any]:
+    """The game's analysis: its progress while it runs, then ``result``: per action the
+    preferred action, the estimates and a verdict, and player 1's win-probability graph."""
+    await visible(svc, game_id, user)
+    doc = await svc.games.analyses.get(game_id)
+    if doc is None:
+        raise Problem(404, "this game has not been analysed yet: ask for an analysis first")
+    return doc
+
+
 @router.post("/api/games/{game_id}/rematch", dependencies=[Csrf], status_code=201, responses=ACTING)
 async def api_rematch(game_id: GameId, db: Db, user: SignedIn, svc: Svc) -> dict[str, Any]:
     """A new game with the same options and the sides swapped: at once against a bot, else

@@ -30,10 +30,12 @@ from lordsofwar.bots import BOTS, make_bot
 from lordsofwar.rules import engine, notation
 from lordsofwar.rules.cards import CORE, CORE_ARMIES, CardSet
 from lordsofwar.rules.errors import LordsOfWarError
-from lordsofwar.rules.knowledge import deck_cards
+from lordsofwar.rules.knowledge import deck_cards, known_hands
 from lordsofwar.rules.state import LENGTHS, Position, Result, Variant
 from lordsofwar.web.db import sqlite_engine, upsert
 from lordsofwar.web.fields import WholeNumber
+from lordsofwar.web.games.analysis import Analyses
+from lordsofwar.web.games.botpool import BotPool
 from lordsofwar.web.models import Game, Heartbeat, User, utcnow
 from lordsofwar.web.ratings import service as ratings
 from lordsofwar.web.settings import Settings
@@ -44,7 +46,17 @@ log = logging.getLogger("lordsofwar.web")
 CoreArmy = Literal["orcs", "dwarves", "elves", "lizardmen", "templars", "undead"]
 Army = Literal["orcs", "dwarves", "elves", "lizardmen", "templars", "undead", "random"]
 ACTION_MAX = 100
-BOT_NAMES = {"random": "Random bot", "greedy": "Greedy bot"}
+BOT_NAMES = {
+    "random": "Random bot",
+    "recruit": "Recruit bot",
+    "greedy": "Greedy bot",
+    "veteran": "Veteran bot",
+    "elite": "Elite bot",
+    "general": "General bot",
+}
+LIVE_DECISIONS_LEFT = 30
+"""A bot in a live game spends at most its clock divided by this (plus half the increment) on a
+decision, and never more than its level's budget."""
 OPENING_MS = 5 * 60_000
 """Live games: the openings (turns 1 and 2) use no clock time, but must be played within this
 (or the whole clock, if longer): a player who accepted a challenge and left loses by deadline."""
@@ -79,6 +91,9 @@ class GameOptions(BaseModel):
     rated: bool = False
     """Rated: the result changes both players' ratings in the pool of the time control (games
     against bots are always casual)."""
+    hints: bool = False
+    """Hints allowed: in a game against a bot, the player may ask the top search level for its
+    preferred action (computed from the player's own view). Not in games between players."""
 
     @model_validator(mode="after")
     def _some_army(self) -> GameOptions:
@@ -95,6 +110,8 @@ class GameOptions(BaseModel):
     def summary(self) -> str:
         clock = f"{self.minutes}+{self.increment}" if self.mode == "live" else f"{self.days} day{'s' * (self.days > 1)}/turn"
         parts = ["rated" if self.rated else "casual", self.rules, f"{self.hands} hands", self.mat, self.length, clock]
+        if self.hints:
+            parts.append("hints")
         if self.custom_decks:
             parts.append("custom decks: " + ", ".join(self.custom_armies))
         return " · ".join(parts)
@@ -124,6 +141,7 @@ def rematch_options(game: Game, seat: int) -> GameOptions:
             "opponent_army": game.armies[2 - seat] if game.armies[2 - seat] in CORE_ARMIES else "random",
             **_custom_of(game),
             "creator_side": str(3 - seat),
+            "hints": bool((game.options or {}).get("hints")) and (game.bot1 is not None or game.bot2 is not None),
             "mode": game.mode,
             "minutes": max(1, game.initial_ms // 60_000) if game.mode == "live" else 10,
             "increment": game.increment_ms // 1000 if game.mode == "live" else 10,
@@ -233,6 +251,7 @@ def game_meta(rt: Runtime, seat: int | None, now: datetime | None = None) -> dic
         "draw_offer": g.draw_offer,
         "result": None if g.status != "over" else {"winner": g.winner, "reason": g.reason},
         "rated": g.rated,
+        "hints": bool((g.options or {}).get("hints")) and (g.bot1 is not None or g.bot2 is not None),
         "pool": g.mode,
         "ratings": None
         if rt.ratings is None
@@ -473,6 +492,10 @@ class GameService:
         self.tasks: set[asyncio.Task[None]] = set()
         self._load_locks: dict[int, asyncio.Lock] = {}
         self.watched: Callable[[int], bool] = lambda _game_id: False
+        self.bots = BotPool(settings.bot_workers)
+        self.analyses = Analyses(self)
+        self.bot_times: list[float] = []  # seconds of the latest bot decisions in the workers (for benchmarks)
+        self._hints: dict[int, tuple[int, asyncio.Future[dict[str, Any]]]] = {}  # game -> (version, search)
 
     # --- loading ---------------------------------------------------------------------------------
 
@@ -583,7 +606,7 @@ class GameService:
         ``custom`` holds the creator's and the opponent's custom decks (already checked against
         the options), copied into the game; a side without one plays its army's standard deck."""
         if bot is not None and bot not in BOTS:
-            raise GameError(f"unknown bot {bot!r} (known: {', '.join(sorted(BOTS))})", 400)
+            raise GameError(f"unknown bot {bot!r} (known: {', '.join(BOTS)})", 400)
         side = int(options.creator_side) if options.creator_side != "random" else 1 + secrets.randbelow(2)
         armies: list[str] = [options.creator_army, options.opponent_army]
         armies = [a if a != "random" else secrets.choice(CORE_ARMIES) for a in armies]
@@ -950,9 +973,16 @@ class GameService:
                 return
             version = rt.game.version
             view = notation.view(rt.pos, seat)
-            seed = rt.game.seed ^ (version * 7919 + seat)
+            seed = (rt.game.seed ^ (version * 7919 + seat)) & (2**63 - 1)
+            known = known_hands((e for entry in rt.log for e in entry["events"]), seat)
             try:
-                action = await asyncio.to_thread(make_bot(name, seed).choose, view)
+                budget = self._bot_budget(rt, seat)
+                asked = time.perf_counter()
+                text, spent = await self.bots.choose(
+                    name, seed, notation.view_json(rt.pos, seat), known, rt.game.decks[seat - 1], budget
+                )
+                self._note_bot_time(name, spent, time.perf_counter() - asked, budget)
+                action: Any = text
             except Exception:
                 log.exception("bot %s failed in game %s; a random action instead", name, game_id)
                 action = make_bot("random", seed).choose(view)
@@ -977,7 +1007,60 @@ class GameService:
                 await asyncio.sleep(2.0 * (attempt + 1))
                 await self._bot_turn(game_id, attempt + 1)
 
+    async def hint(self, game_id: int, user_id: int) -> dict[str, Any]:
+        """The top search level's preferred action for ``user_id``'s decision now, from that
+        player's view alone, in a game against a bot created with hints allowed. One search per
+        decision: asking again gives the same answer without searching again."""
+        rt = await self.runtime(game_id)
+        seat = self._seat(rt, user_id)
+        g = rt.game
+        if rt.bot_of(3 - seat) is None or not (g.options or {}).get("hints"):
+            raise GameError("hints are off in this game: they are allowed only in games against a bot created with hints", 403)
+        if g.status != "running":
+            raise GameError(f"the game is over ({g.reason}): no more hints", 409)
+        if rt.pos.decider != seat:
+            raise GameError(f"it is not your turn: {rt.names[rt.pos.decider]} must act now", 409)
+        version = g.version
+        cached = self._hints.get(game_id)
+        if cached is not None and cached[0] == version:
+            return {**(await asyncio.shield(cached[1])), "version": version}
+        events = (e for entry in rt.log for e in entry["events"])
+        job = asyncio.ensure_future(
+            self.bots.hint(
+                notation.view_json(rt.pos, seat), known_hands(events, seat), g.decks[seat - 1], (g.seed ^ version) & (2**63 - 1)
+            )
+        )
+        self._hints[game_id] = (version, job)
+        try:
+            found = await asyncio.shield(job)
+        except Exception:
+            self._hints.pop(game_id, None)
+            log.exception("hint for game %s failed", game_id)
+            raise GameError("the hint could not be computed; try again", 503) from None
+        return {**found, "version": version}
+
+    def _note_bot_time(self, name: str, spent: float, wall: float, budget: float | None) -> None:
+        self.bot_times.append(spent)
+        del self.bot_times[:-10_000]
+        if self.settings.bot_times_file:
+            try:
+                with open(self.settings.bot_times_file, "a") as out:
+                    out.write(f"{name} {spent:.4f} {wall:.4f} {'-' if budget is None else f'{budget:.3f}'}\n")
+            except OSError:
+                log.warning("cannot write the bot times to %s", self.settings.bot_times_file)
+
+    def _bot_budget(self, rt: Runtime, seat: int) -> float | None:
+        """A live game's bot keeps to its clock: at most 1/LIVE_DECISIONS_LEFT of what is left
+        (plus half the increment); None elsewhere (the level's own budget)."""
+        g = rt.game
+        if g.mode != "live" or rt.pos.turn <= 2:
+            return None
+        left = getattr(g, f"clock{seat}_ms") - _ms(utcnow() - g.since)
+        return max(0.02, (max(left, 0) / LIVE_DECISIONS_LEFT + g.increment_ms / 2) / 1000)
+
     async def close(self) -> None:
+        await self.analyses.close()
+        self.bots.close()
         for task in list(self.tasks):
             task.cancel()
         if self.tasks:

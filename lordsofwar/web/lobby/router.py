@@ -10,7 +10,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import ValidationError
 from starlette.datastructures import FormData
 
-from lordsofwar.bots import BOTS
+from lordsofwar.bots import BOTS, ladder
 from lordsofwar.rules.cards import CORE
 from lordsofwar.web import pages
 from lordsofwar.web.deps import Csrf, Db, MaybeUser, SignedIn, Svc, check_csrf
@@ -32,7 +32,8 @@ async def _lobby_page(
 ) -> Response:
     data = await service.lobby(db, user)
     ctx = {
-        "lobby": data, "armies": list(CORE.armies), "bots": sorted(BOTS), "bot_names": BOT_NAMES,
+        "lobby": data, "armies": list(CORE.armies), "bots": list(BOTS), "bot_names": BOT_NAMES,
+        "bot_ratings": ladder.ratings(), "bot_blurbs": ladder.blurbs(),
         "error": error, "posted": posted,
     }
     return pages.render(request, "lobby.html", ctx, user, status)
@@ -106,7 +107,7 @@ async def invite_form(request: Request, db: Db, user: SignedIn, svc: Svc) -> Res
                 values = [str(v) for v in form.getlist(key)][:6]
                 if values or form.get("custom_decks") in ("on", "1", "true"):
                     raw[key] = values
-            elif key in ("custom_decks", "public", "rated"):
+            elif key in ("custom_decks", "public", "rated", "hints"):
                 raw[key] = form.get(key) in ("on", "1", "true")
             elif form.get(key) not in (None, ""):
                 raw[key] = pages.field(form, key)

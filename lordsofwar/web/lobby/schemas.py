@@ -1,6 +1,7 @@
 """Request bodies of the lobby API (strict JSON: no string for a number, no number for a flag).
 Their OpenAPI description declares the rules the lobby checks on them: the known bots, a player
-or a bot but not both, a deck only with accepting, and at least one army for custom decks."""
+or a bot but not both, hints only with a bot, a deck only with accepting, and at least one army
+for custom decks."""
 
 from __future__ import annotations
 
@@ -21,6 +22,14 @@ def _one_opponent() -> dict[str, Any]:
     return {"not": {"required": ["bot", "opponent"], "properties": {"bot": {"type": "string"}, "opponent": named}}}
 
 
+def _hints_with_a_bot() -> dict[str, Any]:
+    """Hints only in a game against a bot: options.hints true needs a bot named."""
+    return {
+        "if": {"required": ["options"], "properties": {"options": {"required": ["hints"], "properties": {"hints": {"const": True}}}}},
+        "then": {"required": ["bot"], "properties": {"bot": {"type": "string"}}},
+    }
+
+
 def some_army() -> dict[str, Any]:
     """GameOptions' own rule: custom decks need at least one army."""
     return {
@@ -33,11 +42,12 @@ def some_army() -> dict[str, Any]:
 
 class NewInvitation(BaseModel):
     model_config = ConfigDict(
-        extra="forbid", strict=True, json_schema_extra=lambda schema: schema.update(_one_opponent())
+        extra="forbid", strict=True,
+        json_schema_extra=lambda schema: schema.update({**_one_opponent(), **_hints_with_a_bot()}),
     )
     options: Annotated[GameOptions, Declared(some_army)] = Field(default_factory=lambda: GameOptions())
     opponent: str | None = Field(None, max_length=100, description="a player's name for a direct challenge")
-    bot: Annotated[str, Declared(lambda: {"enum": sorted(BOTS)})] | None = Field(
+    bot: Annotated[str, Declared(lambda: {"enum": list(BOTS)})] | None = Field(
         None, max_length=20, description="play against this bot at once"
     )
     deck: DeckNumber | None = Field(None, description="your custom deck (when the options allow custom decks)")

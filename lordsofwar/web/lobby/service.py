@@ -149,11 +149,13 @@ async def invite(
     options = body.options
     if body.bot is not None and (body.opponent or "").strip():
         raise Problem(400, "challenge a player or a bot, not both")
+    if options.hints and body.bot is None:
+        raise Problem(400, "hints are only for games against a bot: untick Hints or choose a bot")
     if body.deck is not None:
         deck_copy = await deckweb.pick(db, user, body.deck, options.custom_decks, list(options.custom_armies))
     if body.bot is not None:
         if body.bot not in BOTS:
-            raise Problem(400, f"unknown bot {body.bot[:20]!r} (known: {', '.join(sorted(BOTS))})")
+            raise Problem(400, f"unknown bot {body.bot[:20]!r} (known: {', '.join(BOTS)})")
         custom = (deck_copy["cards"] if deck_copy else None, None)
         game = await games.create(db, body.options, user, None, body.bot, custom)
         await db.commit()

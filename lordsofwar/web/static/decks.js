@@ -277,6 +277,9 @@
     const form = $('#new-deck-form');
     const formError = $('#new-deck-error');
     if (form) {
+      // the button stays disabled until this handler is attached: a click on a page still
+      // loading would otherwise submit the form natively and reload the list
+      $('#new-deck-submit').disabled = false;
       form.addEventListener('submit', async (ev) => {
         ev.preventDefault();
         formError.hidden = true;

@@ -265,6 +265,7 @@
         if (sources.has(name)) cls.push('source', ...sources.get(name).map((k) => 'can-' + k));
         if (o.selected === name) cls.push('selected');
         if (last.has(name)) cls.push('last');
+        if (o.hinted && o.hinted.has(name)) cls.push('hinted');
         const sq = h('div', { class: cls.join(' '), 'data-square': name, style: `left:${cx * cell}px;top:${cy * cell}px` });
         if (onMat(x, y)) {
           if (bottom === 1 ? y === 0 : y === 5) sq.append(h('span', { class: 'coord file', text: FILES[x] }));
@@ -365,6 +366,19 @@
     }
     if (!parts.length && entry.action) parts.push([pn(entry.player) + ': ' + entry.action]);
     return parts;
+  }
+
+  /** An action in words: "deploy orcs:07 d3" → "deploy Orc Warriors on d3". */
+  function actionText(a) {
+    const p = String(a).split(' ');
+    switch (p[0]) {
+      case 'deploy': return `deploy ${cardName(p[1])} on ${p[2]}`;
+      case 'shoot': return `shoot from ${p[1]} at ${p[2]}`;
+      case 'move': case 'advance': return `${p[0]} ${p[1]} → ${p[2]}`;
+      case 'recall': return `recall the unit on ${p[1]}`;
+      case 'draw': return 'draw a card';
+      default: return String(a);
+    }
   }
 
   function describeText(entry, names) {
@@ -629,7 +643,7 @@
   }
 
   window.LoW = {
-    CARDS, DIRS, RANK_ABBR, h, $, loadCards, cardEl, magnify, renderMat, entrySquares, describeEntry, describeText, entryEl,
+    CARDS, DIRS, RANK_ABBR, h, $, loadCards, cardEl, magnify, renderMat, entrySquares, describeEntry, describeText, actionText, entryEl,
     resultText, scoreEl, scoreOf, fillPanelsButton, deckCount, armyTag, logHeading, showPreview, hidePreview, placePop, parseSq, sqName, norm, isCommand, card, cardName, store, setHighContrast, fitCellSize,
   };
 
@@ -741,6 +755,7 @@
       const matOpts = {
         view: v, bottom: b, home: home(), cell, targets, sources, last, ghosts: UI.ghosts, fresh: UI.fresh, extraSquares: extra,
         selected: UI.sel && UI.sel.from,
+        hinted: UI.hint && UI.hint.version === g.version ? new Set(UI.hint.squares.map(norm)) : null,
       };
       renderMat($('#mat'), matOpts);
       if (UI.zoom === 'fit') {
@@ -989,6 +1004,23 @@
       dof.textContent = offer === me ? 'You offered a draw' : offer ? `${N[offer]} offers a draw` : '';
       dof.classList.toggle('incoming', !!offer && offer !== me);
       for (const id of ['#btn-resign', '#btn-offer-draw', '#btn-accept-draw', '#btn-decline-draw']) $(id).disabled = UI.pending;
+      const hintBtn = $('#btn-hint');
+      if (hintBtn) {
+        const allowed = !!(g.hints && me != null && !over());
+        hintBtn.hidden = !allowed;
+        hintBtn.disabled = !canAct || UI.hinting;
+        hintBtn.textContent = UI.hinting ? '… Thinking' : '? Hint';
+      }
+      const hintLine = $('#hint-line');
+      if (hintLine) {
+        const shown = UI.hint && UI.hint.version === g.version && !over();
+        hintLine.hidden = !shown;
+        if (shown) {
+          const win = UI.hint.win == null ? '' : ` (win ${Math.round(100 * UI.hint.win)}%)`;
+          hintLine.textContent = `Hint: ${actionText(UI.hint.action)}${win}`;
+          hintLine.dataset.action = UI.hint.action;
+        }
+      }
       $('#over-links').hidden = !over();
       $('#btn-rematch').hidden = !over() || me == null;
       $('#controls').hidden = me == null && !over();
@@ -1242,6 +1274,25 @@
       }
     }
 
+    async function askHint() {
+      if (UI.hinting) return;
+      UI.hinting = true; render();
+      try {
+        const meta = document.querySelector('meta[name="csrf-token"]');
+        const r = await fetch(`/api/games/${gameId}/hint`, {
+          method: 'POST', credentials: 'same-origin',
+          headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': meta ? meta.content : '' }, body: '{}',
+        });
+        const data = await r.json().catch(() => ({}));
+        if (!r.ok) toast(data.detail || `hint failed (${r.status})`);
+        else UI.hint = data;
+      } catch (e) {
+        toast('Network error: ' + e.message);
+      } finally {
+        UI.hinting = false; render();
+      }
+    }
+
     async function post(path, body) {
       try {
         const meta = document.querySelector('meta[name="csrf-token"]');
@@ -1407,6 +1458,7 @@
     });
     const drawOp = (op) => sendControl({ type: 'draw', op }, `/api/games/${gameId}/draw`, { op });
     $('#btn-offer-draw').addEventListener('click', () => drawOp('offer'));
+    if ($('#btn-hint')) $('#btn-hint').addEventListener('click', askHint);
     $('#btn-accept-draw').addEventListener('click', () => drawOp('accept'));
     $('#btn-decline-draw').addEventListener('click', () => drawOp('decline'));
     $('#btn-contrast').addEventListener('click', () => { setHighContrast(!document.body.classList.contains('hc')); });

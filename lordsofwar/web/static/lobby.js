@@ -79,6 +79,19 @@
     form.addEventListener('change', ratedFit);
     ratedFit();
   }
+  // --- hints: only against a bot -----------------------------------------------------------------
+  const hints = document.getElementById('hints');
+  function hintsFit() {
+    if (!form || !hints) return;
+    const against = form.querySelector('input[name=against]:checked');
+    const bot = !!(against && against.value.startsWith('bot:'));
+    hints.disabled = !bot;
+    if (!bot) hints.checked = false;
+  }
+  if (form && hints) {
+    form.addEventListener('change', hintsFit);
+    hintsFit();
+  }
 
   // --- "your challenge was accepted" --------------------------------------------------------------
   const acceptedNote = document.getElementById('challenge-accepted');

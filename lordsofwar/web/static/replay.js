@@ -17,7 +17,7 @@
   const gameId = Number(root.dataset.gameId);
   const R = {
     positions: [], record: null, log: [], plies: [], ply: 0, flip: false, zoom: store.get('zoom', 'fit'),
-    panelsHidden: !!store.get('panelsHidden', false),
+    panelsHidden: !!store.get('panelsHidden', false), analysis: null,
   };
 
   LoW.setHighContrast(store.get('highContrast', false));
@@ -81,7 +81,9 @@
       res.hidden = false;
     } else res.hidden = true;
     let cell = cellSize(pos);
-    const opts = { view: pos, bottom: b, home: 1, cell, last, ghosts };
+    const judged = R.analysis && R.analysis.decisions[R.ply];
+    const hinted = judged && !judged.forced && judged.squares ? new Set(judged.squares.map(LoW.norm)) : null;
+    const opts = { view: pos, bottom: b, home: 1, cell, last, ghosts, hinted };
     renderMat($('#mat'), opts);
     if (R.zoom === 'fit') { const c2 = cellSize(pos); if (c2 !== cell) { cell = c2; renderMat($('#mat'), { ...opts, cell }); } }
     root.style.setProperty('--cell', cell + 'px');
@@ -108,6 +110,7 @@
     $('#replay-ply-label').textContent = `${R.ply} / ${R.positions.length - 1}`;
     $('#replay-first').disabled = $('#replay-prev').disabled = R.ply === 0;
     $('#replay-last').disabled = $('#replay-next').disabled = R.ply === R.positions.length - 1;
+    renderAnalysis();
     for (const el of root.querySelectorAll('.replay-item')) {
       const cur = Number(el.dataset.ply) === R.ply;
       el.classList.toggle('current', cur);
@@ -160,6 +163,126 @@
     list.replaceChildren(frag);
   }
 
+  // --- the analysis (docs/bots.md): graph, preferred action, mistakes -------------------------
+
+  const pct = (p) => Math.round(100 * p) + '%';
+
+  /** The decision at the current step: what was played next and what the bot preferred. */
+  function renderAnalysis() {
+    const A = R.analysis;
+    const best = $('#analysis-best');
+    if (!A) { best.hidden = true; return; }
+    for (const now of root.querySelectorAll('#analysis-graph .now')) {
+      now.setAttribute('x1', xOf(R.ply)); now.setAttribute('x2', xOf(R.ply));
+    }
+    const d = A.decisions[R.ply];
+    const N = names();
+    if (!d) { best.hidden = false; best.textContent = 'The game is over.'; best.className = 'analysis-best'; return; }
+    best.hidden = false;
+    best.className = 'analysis-best' + (d.verdict ? ' ' + d.verdict : '');
+    const say = LoW.actionText;
+    if (d.forced) { best.textContent = `${N[d.player]} had one legal action: ${say(d.played)}.`; return; }
+    const same = d.best === d.played;
+    const win = d.win_best == null ? '' : ` (win ${pct(d.win_best)})`;
+    best.textContent = same
+      ? `${N[d.player]} played the bot's choice: ${say(d.played)}${win}.`
+      : `Bot preferred: ${say(d.best)}${win}; ${N[d.player]} played ${say(d.played)}` +
+        (d.win_played == null ? '.' : ` (win ${pct(d.win_played)})`) + (d.verdict ? ` — a ${d.verdict}.` : '.');
+    best.dataset.best = d.best;
+  }
+
+  const GW = 300, GH = 110;
+  function xOf(i) { const n = Math.max(1, (R.analysis ? R.analysis.graph.length : 2) - 1); return 4 + (GW - 8) * i / n; }
+  function yOf(p) { return 4 + (GH - 8) * (1 - p); }
+
+  function drawAnalysis(A) {
+    R.analysis = A;
+    const NS = 'http://www.w3.org/2000/svg';
+    const svg = document.createElementNS(NS, 'svg');
+    svg.setAttribute('viewBox', `0 0 ${GW} ${GH}`);
+    svg.setAttribute('class', 'win-graph');
+    const N = names();
+    const counts = { 1: { mistake: 0, blunder: 0 }, 2: { mistake: 0, blunder: 0 } };
+    for (const d of A.decisions) if (d.verdict) counts[d.player][d.verdict]++;
+    const text = [1, 2].map((p) => `${counts[p].mistake} mistake${counts[p].mistake === 1 ? '' : 's'} and ${counts[p].blunder} blunder${counts[p].blunder === 1 ? '' : 's'} by ${N[p]}`).join('; ');
+    svg.setAttribute('role', 'img');
+    svg.setAttribute('aria-label', `${N[1]}'s win probability over the game, by the ${A.level} bot: ${text}`);
+    const add = (tag, attrs) => { const e = document.createElementNS(NS, tag); for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v); svg.append(e); return e; };
+    add('rect', { x: 0, y: 0, width: GW, height: GH, class: 'wg-bg' });
+    add('line', { x1: 0, x2: GW, y1: yOf(0.5), y2: yOf(0.5), class: 'wg-half' });
+    const pts = A.graph.map((p, i) => `${xOf(i).toFixed(1)},${yOf(p).toFixed(1)}`).join(' ');
+    add('polyline', { points: pts, class: 'wg-line' });
+    A.graph.forEach((p, i) => {
+      const hit = add('rect', { x: xOf(i) - 2, y: 0, width: 4, height: GH, class: 'wg-hit', 'data-ply': i });
+      hit.addEventListener('click', () => go(i));
+      const t = document.createElementNS(NS, 'title'); t.textContent = `step ${i}: ${N[1]} ${pct(p)}`; hit.append(t);
+    });
+    for (const d of A.decisions) {
+      if (!d.verdict) continue;
+      const dot = add('circle', { cx: xOf(d.n), cy: yOf(A.graph[d.n]), r: d.verdict === 'blunder' ? 4.5 : 3.5, class: 'wg-' + d.verdict, 'data-ply': d.n });
+      dot.addEventListener('click', () => go(d.n));
+      const t = document.createElementNS(NS, 'title'); t.textContent = `${d.verdict} by ${N[d.player]} at step ${d.n}: ${d.played} (−${Math.round(100 * d.drop)}); bot preferred ${d.best}`; dot.append(t);
+    }
+    add('line', { x1: xOf(R.ply), x2: xOf(R.ply), y1: 0, y2: GH, class: 'wg-now now' });
+    const box = $('#analysis-graph');
+    box.replaceChildren(svg);
+    box.hidden = false;
+    const sum = $('#analysis-summary');
+    sum.textContent = text + '.';
+    sum.hidden = false;
+    // the move list: "?" on a mistake, "??" on a blunder
+    for (const d of A.decisions) {
+      if (!d.verdict) continue;
+      const item = root.querySelector(`.replay-item[data-ply="${d.n}"]`);
+      if (!item || item.querySelector('.ri-mark')) continue;
+      item.classList.add('marked-' + d.verdict);
+      item.append(h('span', { class: 'ri-mark ' + d.verdict, title: `${d.verdict}: −${Math.round(100 * d.drop)} points; the bot preferred ${d.best}`, text: d.verdict === 'blunder' ? '??' : '?' }));
+    }
+    $('#btn-analyse').hidden = true;
+    $('#analysis-intro').hidden = true;
+    $('#analysis-progress').hidden = true;
+    render();
+  }
+
+  function showProgress(doc) {
+    $('#btn-analyse').hidden = true;
+    $('#analysis-progress').hidden = false;
+    $('#analysis-bar').max = Math.max(1, doc.total);
+    $('#analysis-bar').value = doc.done;
+    $('#analysis-count').textContent = `Analysing: ${doc.done} of ${doc.total} actions`;
+  }
+
+  async function pollAnalysis() {
+    for (;;) {
+      const r = await fetch(`/api/games/${gameId}/analysis`, { credentials: 'same-origin' });
+      if (r.status === 404) {
+        if ($('#analysis').dataset.signedIn === 'yes') { $('#btn-analyse').hidden = false; $('#analysis-intro').hidden = false; }
+        else { $('#analysis-intro').hidden = false; $('#analysis-intro').textContent = 'Sign in to have this game analysed.'; }
+        return;
+      }
+      const doc = await r.json().catch(() => ({}));
+      if (doc.status === 'done' && doc.result) { drawAnalysis(doc.result); return; }
+      if (doc.status === 'failed') { $('#analysis-count').textContent = 'The analysis failed: ' + (doc.error || 'unknown error'); $('#analysis-progress').hidden = false; return; }
+      showProgress(doc);
+      await new Promise((ok) => setTimeout(ok, 1000));
+    }
+  }
+
+  async function analyse() {
+    $('#btn-analyse').disabled = true;
+    const meta = document.querySelector('meta[name="csrf-token"]');
+    const r = await fetch(`/api/games/${gameId}/analysis`, {
+      method: 'POST', credentials: 'same-origin',
+      headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': meta ? meta.content : '' }, body: '{}',
+    });
+    const doc = await r.json().catch(() => ({}));
+    $('#btn-analyse').disabled = false;
+    if (!r.ok) { $('#analysis-count').textContent = doc.detail || `failed (${r.status})`; $('#analysis-progress').hidden = false; return; }
+    showProgress(doc);
+    pollAnalysis();
+  }
+  $('#btn-analyse').addEventListener('click', analyse);
+
   function go(ply, fromList) {
     R.ply = Math.max(0, Math.min(R.positions.length - 1, ply));
     render(fromList);
@@ -205,6 +328,7 @@
       buildList();
       const m = /(?:^|[#&])ply=(\d+)/.exec(location.hash);
       go(m ? Number(m[1]) : 0); // the replay opens at the start
+      pollAnalysis();
     } catch (e) {
       $('#status').textContent = 'Could not load the replay: ' + e.message;
     }

@@ -1,0 +1,147 @@
+"""The bots' worker processes: every bot decision, hint and analysis runs here, never in the
+server's event loop (docs/bots.md, "On the server").
+
+A :class:`BotPool` is a ``ProcessPoolExecutor`` of ``LOW_BOT_WORKERS`` processes (default 2),
+started with ``spawn`` (no inherited sockets or event loop) and at a lower scheduling priority
+(``nice`` 5), so that the server's processes answer players first when the machine is busy.
+A job gets plain data (a position's JSON, lists of strings) and returns plain data. A worker
+that dies is replaced: the pool is rebuilt and the job fails with :class:`BotPoolError`, which
+the caller handles as a failed bot turn.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import logging
+import multiprocessing
+import os
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+log = logging.getLogger("lordsofwar.web.bots")
+
+
+class BotPoolError(RuntimeError):
+    """A job could not run: its worker died, or the pool is closed."""
+
+
+def _init_worker() -> None:
+    with contextlib.suppress(OSError):  # not allowed here: run at the same priority
+        os.nice(5)
+    # Import the bots and the core once per worker, not on the first decision.
+    import lordsofwar.bots.search  # noqa: F401
+
+
+def _position(view_json: dict[str, Any]) -> Any:
+    from lordsofwar.rules import notation
+    from lordsofwar.rules.cards import CORE
+
+    return notation.parse_position(view_json, CORE)
+
+
+def choose_job(
+    name: str,
+    seed: int,
+    view_json: dict[str, Any],
+    known: dict[int, list[str]],
+    deck: list[str] | None,
+    seconds: float | None,
+) -> tuple[str, float]:
+    """A bot's action for the view ``view_json`` (a player's view: no hidden card in it), and the
+    seconds it took. ``seconds``: a time budget below the level's (a live clock running low)."""
+    from lordsofwar.bots import make_bot
+    from lordsofwar.bots.search import SearchBot
+
+    start = time.perf_counter()
+    view = _position(view_json)
+    bot = make_bot(name, seed)
+    if isinstance(bot, SearchBot) and seconds is not None:
+        action = bot.analyse(view, known=known, deck=deck, seconds=min(seconds, bot.level.seconds)).choice
+    else:
+        action = bot.choose(view, known=known, deck=deck)
+    return str(action), time.perf_counter() - start
+
+
+def hint_job(view_json: dict[str, Any], known: dict[int, list[str]], deck: list[str] | None, seed: int) -> dict[str, Any]:
+    """The top level's preferred action for the decider of the view ``view_json``."""
+    from lordsofwar.bots.analysis import TOP, _judged
+    from lordsofwar.bots.search import LEVELS, SearchBot
+
+    view = _position(view_json)
+    bot = SearchBot(LEVELS[TOP], seed)
+    found = bot.analyse(view, known=known, deck=deck)
+    return _judged(view, view.decider, found, bot.level)
+
+
+def judge_job(decision: dict[str, Any], level: str, seed: int, iterations: int | None = None) -> dict[str, Any]:
+    """One decision of a game's analysis (:func:`lordsofwar.bots.analysis.judge`); ``iterations``
+    below the level's cap (tests)."""
+    from lordsofwar.bots.analysis import judge
+
+    return judge(decision, level=level, seed=seed, iterations=iterations)
+
+
+class BotPool:
+    """The worker processes (see the module text)."""
+
+    def __init__(self, workers: int):
+        self.workers = max(1, workers)
+        self._pool: concurrent.futures.ProcessPoolExecutor | None = None
+        self._closed = False
+
+    def _executor(self) -> concurrent.futures.ProcessPoolExecutor:
+        if self._closed:
+            raise BotPoolError("the bot pool is closed")
+        if self._pool is None:
+            self._pool = concurrent.futures.ProcessPoolExecutor(
+                self.workers, mp_context=multiprocessing.get_context("spawn"), initializer=_init_worker
+            )
+        return self._pool
+
+    async def run(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """``fn(*args)`` in a worker; a dead worker is replaced and raises :class:`BotPoolError`."""
+        pool = self._executor()
+        try:
+            return await asyncio.wrap_future(pool.submit(fn, *args))
+        except concurrent.futures.process.BrokenProcessPool as exc:
+            log.error("a bot worker died; starting a new pool")
+            if self._pool is pool:
+                self._pool = None
+                pool.shutdown(wait=False, cancel_futures=True)
+            raise BotPoolError("the bot worker died") from exc
+
+    async def choose(
+        self,
+        name: str,
+        seed: int,
+        view_json: dict[str, Any],
+        known: dict[int, list[str]],
+        deck: Sequence[str] | None,
+        seconds: float | None = None,
+    ) -> tuple[str, float]:
+        return await self.run(choose_job, name, seed, view_json, known, None if deck is None else list(deck), seconds)
+
+    async def hint(
+        self, view_json: dict[str, Any], known: dict[int, list[str]], deck: Sequence[str] | None, seed: int
+    ) -> dict[str, Any]:
+        return await self.run(hint_job, view_json, known, None if deck is None else list(deck), seed)
+
+    async def judge(
+        self, decision: dict[str, Any], level: str, seed: int, iterations: int | None = None
+    ) -> dict[str, Any]:
+        return await self.run(judge_job, decision, level, seed, iterations)
+
+    def warm(self) -> None:
+        """Start the workers now (the first decision then waits for no process start)."""
+        pool = self._executor()
+        for _ in range(self.workers):
+            pool.submit(int, 0)
+
+    def close(self) -> None:
+        self._closed = True
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
