@@ -147,19 +147,14 @@ int melee_on(const Game& g, const Unit& w) {
     return total;
 }
 
-// The greedy policy's action in the pre-deployment phase of the bordered mat: uniform over the
-// shots and deployments that eliminate at once, else uniform over all of them. A deployment on
-// ``t`` eliminates ``w`` when an arrow of the card points from ``t`` at ``w`` with a value above
-// what ``w`` still resists, so the eliminating squares of a card are the enemy units' squares
+}  // namespace
+
+// The eliminating deployments of the bordered mat's pre-deployment phase (play.hpp): a deployment
+// on ``t`` eliminates ``w`` when an arrow of the card points from ``t`` at ``w`` with a value
+// above what ``w`` still resists, so a card's eliminating squares are the enemy units' squares
 // stepped back along its arrows: a few bit operations instead of a test per deployment.
-Action greedy_pre(const Game& g, Rng& rng, std::vector<Action>& buf, std::vector<Action>& good) {
+int eliminating_deployments(const Game& g, uint64_t hit[HAND_LIMIT]) {
     int player = g.to_move, enemy = 3 - player;
-    buf.clear();
-    g.shots(buf);
-    good.clear();
-    for (const Action& a : buf) {
-        if (hits(g, a)) good.push_back(a);
-    }
     struct Target {
         Sq sq;
         int need;  // an arrow above this value eliminates
@@ -170,7 +165,6 @@ Action greedy_pre(const Game& g, Rng& rng, std::vector<Action>& buf, std::vector
         if (w.owner == enemy) targets[nt++] = Target{w.sq, g.kind(w).defence - melee_on(g, w)};
     }
     const DeployPlan& plan = g.plan();
-    uint64_t hit[HAND_LIMIT] = {};
     int n_hit = 0;
     for (int c = 0; c < plan.n; ++c) {
         const Kind& k = g.cards->kinds[player][plan.card[c]];
@@ -186,6 +180,24 @@ Action greedy_pre(const Game& g, Rng& rng, std::vector<Action>& buf, std::vector
         hit[c] = b & plan.squares[c];
         n_hit += __builtin_popcountll(hit[c]);
     }
+    return n_hit;
+}
+
+namespace {
+
+// The greedy policy's action in the pre-deployment phase of the bordered mat: uniform over the
+// shots and deployments that eliminate at once, else uniform over all of them (the choice of
+// hits() over the whole listing, found with the bitboards above).
+Action greedy_pre(const Game& g, Rng& rng, std::vector<Action>& buf, std::vector<Action>& good) {
+    buf.clear();
+    g.shots(buf);
+    good.clear();
+    for (const Action& a : buf) {
+        if (hits(g, a)) good.push_back(a);
+    }
+    const DeployPlan& plan = g.plan();
+    uint64_t hit[HAND_LIMIT];
+    int n_hit = eliminating_deployments(g, hit);
     uint32_t total = (uint32_t)good.size() + (uint32_t)n_hit;
     if (!total) {
         uint32_t r = rng.below((uint32_t)(buf.size() + g.deploy_count()));

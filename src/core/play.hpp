@@ -56,6 +56,11 @@ int playout(Game& g, Rng& rng, int policy, int max_turns, std::vector<Action>& b
 // a declared shot, at the deployment's check)?
 bool hits(const Game& g, const Action& a);
 
+// In the pre-deployment phase of the bordered mat (after resolve_start), the deployments that
+// eliminate at once, as one bitboard per card of g.plan() (bit x * 6 + y): exactly those of the
+// listing for which hits() holds. Returns how many there are.
+int eliminating_deployments(const Game& g, uint64_t hit[HAND_LIMIT]);
+
 // A deal as notation.deal makes it (the general and five cards in hand), shuffled by ``rng``.
 void deal(Game& g, const std::vector<int16_t>& deck1, const std::vector<int16_t>& deck2, Rng& rng);
 

@@ -25,6 +25,16 @@ struct Node {
     std::vector<std::pair<uint64_t, int>> kids;  // sorted by key
 };
 
+// log(n) for the exploration term, from a table for the counts a search reaches.
+double log_of(int n) {
+    static const std::vector<double> table = [] {
+        std::vector<double> t(1 << 18);
+        for (size_t i = 1; i < t.size(); ++i) t[i] = std::log((double)i);
+        return t;
+    }();
+    return (size_t)n < table.size() ? table[(size_t)n] : std::log((double)n);
+}
+
 int find_kid(const Node& n, uint64_t key) {
     auto it = std::lower_bound(n.kids.begin(), n.kids.end(), std::make_pair(key, -1));
     return it != n.kids.end() && it->first == key ? it->second : -1;
@@ -96,26 +106,55 @@ SearchOut search(const Game& view, const SearchSpec& spec) {
         path.clear();
         bool expanded = false;
         while (!g.over && !expanded) {
-            g.legal(buf);
-            if (buf.empty()) break;  // cannot happen in a legal position; stop the descent
+            if (g.phase == PRE) g.resolve_start();
             int player = g.decider();
-            fresh.clear();
             int best = -1;
             double best_score = -1e300;
             int kids_here = 0;
-            for (const Action& a : buf) {
-                int kid = find_kid(nodes[at], key_of(a));
-                if (kid < 0) {
-                    fresh.push_back(a);
-                    continue;
-                }
+            auto consider = [&](int kid) {
                 ++kids_here;
                 Node& k = nodes[kid];
                 ++k.avail;
-                double score = k.total / k.visits + spec.explore * std::sqrt(std::log((double)k.avail) / k.visits);
+                double score = k.total / k.visits + spec.explore * std::sqrt(log_of(k.avail) / k.visits);
                 if (score > best_score) best_score = score, best = kid;
+            };
+            size_t n_legal = 0;
+            bool listed = false;
+            if (g.phase == PRE && g.v.bordered) {
+                // Before the deployment on the bordered mat the legal actions are the shots and
+                // the deployments of the turn's bitboards: each child is tested against them,
+                // without listing the (up to hundreds of) deployments at every level.
+                buf.clear();
+                g.shots(buf);
+                n_legal = buf.size() + (size_t)g.deploy_count();
+                const DeployPlan& plan = g.plan();
+                for (const auto& kid : nodes[at].kids) {
+                    const Action& a = nodes[kid.second].action;
+                    bool legal = false;
+                    if (a.kind == A_DEPLOY) {
+                        int bit = sq_x(a.to) * HEIGHT + sq_y(a.to);
+                        for (int c = 0; c < plan.n; ++c) {
+                            if (plan.card[c] == a.card) {
+                                legal = (plan.squares[c] >> bit) & 1;
+                                break;
+                            }
+                        }
+                    } else if (a.kind == A_SHOOT) {
+                        legal = std::find(buf.begin(), buf.end(), a) != buf.end();
+                    }
+                    if (legal) consider(kid.second);
+                }
+            } else {
+                g.legal(buf);
+                n_legal = buf.size();
+                listed = true;
+                for (const Action& a : buf) {
+                    int kid = find_kid(nodes[at], key_of(a));
+                    if (kid >= 0) consider(kid);
+                }
             }
-            bool may_widen = !fresh.empty();
+            if (!n_legal) break;  // cannot happen in a legal position; stop the descent
+            bool may_widen = n_legal > (size_t)kids_here;
             if (may_widen && spec.widen > 0 && best >= 0) {
                 double allowed = spec.widen * std::sqrt((double)nodes[best].visits + 1.0);
                 may_widen = kids_here < allowed;
@@ -123,11 +162,51 @@ SearchOut search(const Game& view, const SearchSpec& spec) {
             if (may_widen) {
                 // Expand one untried action: one that eliminates at once first (the playout
                 // policy's own heuristic), else any, at random.
-                size_t hit_n = 0;
-                for (size_t i = 0; i < fresh.size(); ++i) {
-                    if (hits(g, fresh[i])) std::swap(fresh[hit_n++], fresh[i]);
+                auto untried = [&](const Action& a) { return find_kid(nodes[at], key_of(a)) < 0; };
+                Action a;
+                bool chosen = false;
+                if (!listed) {
+                    // The bordered mat before the deployment: the untried eliminating shots and
+                    // deployments from the bitboards; without one, any untried action drawn
+                    // uniformly by rejection (the children are few beside the deployments).
+                    fresh.clear();
+                    for (const Action& s : buf) {
+                        if (hits(g, s) && untried(s)) fresh.push_back(s);
+                    }
+                    const DeployPlan& plan = g.plan();
+                    uint64_t hit[HAND_LIMIT];
+                    if (eliminating_deployments(g, hit)) {
+                        for (int c = 0; c < plan.n; ++c) {
+                            for (uint64_t b = hit[c]; b; b &= b - 1) {
+                                int bit = __builtin_ctzll(b);
+                                Action d{A_DEPLOY, plan.card[c], 0, make_sq(bit / HEIGHT, bit % HEIGHT)};
+                                if (untried(d)) fresh.push_back(d);
+                            }
+                        }
+                    }
+                    if (!fresh.empty()) {
+                        a = fresh[rng.below((uint32_t)fresh.size())];
+                        chosen = true;
+                    } else {
+                        for (int tries = 0; tries < 16 && !chosen; ++tries) {
+                            uint32_t r = rng.below((uint32_t)n_legal);
+                            a = r < buf.size() ? buf[r] : g.deploy_at((int)(r - buf.size()));
+                            chosen = untried(a);
+                        }
+                    }
+                    if (!chosen) g.legal(buf);
                 }
-                const Action a = fresh[rng.below((uint32_t)(hit_n ? hit_n : fresh.size()))];
+                if (!chosen) {
+                    fresh.clear();
+                    for (const Action& f : buf) {
+                        if (untried(f)) fresh.push_back(f);
+                    }
+                    size_t hit_n = 0;
+                    for (size_t i = 0; i < fresh.size(); ++i) {
+                        if (hits(g, fresh[i])) std::swap(fresh[hit_n++], fresh[i]);
+                    }
+                    a = fresh[rng.below((uint32_t)(hit_n ? hit_n : fresh.size()))];
+                }
                 Node n;
                 n.action = a;
                 n.player = player;
