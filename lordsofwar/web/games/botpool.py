@@ -7,6 +7,11 @@ started with ``spawn`` (no inherited sockets or event loop) and at a lower sched
 A job gets plain data (a position's JSON, lists of strings) and returns plain data. A worker
 that dies is replaced: the pool is rebuilt and the job fails with :class:`BotPoolError`, which
 the caller handles as a failed bot turn.
+
+Jobs wait for a free worker in order of priority, then of arrival: a bot's turn in a game
+(:data:`TURN`) before a player's hint (:data:`HINT`) before a decision of a post-game analysis
+(:data:`ANALYSIS`), so that analyses, however many, delay a game by at most the job a worker is
+finishing. At most ``workers`` jobs are handed to the processes at once; the rest wait here.
 """
 
 from __future__ import annotations
@@ -14,6 +19,8 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import heapq
+import itertools
 import logging
 import multiprocessing
 import os
@@ -22,6 +29,10 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 log = logging.getLogger("lordsofwar.web.bots")
+
+
+TURN, HINT, ANALYSIS = 0, 1, 2
+"""Job priorities, most urgent first."""
 
 
 class BotPoolError(RuntimeError):
@@ -91,6 +102,34 @@ class BotPool:
         self.workers = max(1, workers)
         self._pool: concurrent.futures.ProcessPoolExecutor | None = None
         self._closed = False
+        self._busy = 0  # jobs handed to the processes
+        self._waiting: list[tuple[int, int, asyncio.Future[None]]] = []  # (priority, arrival, wake-up)
+        self._arrival = itertools.count()
+
+    async def _slot(self, priority: int) -> None:
+        """Wait for a free worker: the most urgent waiting job gets the next one."""
+        if self._busy < self.workers and not self._waiting:
+            self._busy += 1
+            return
+        wake: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        heapq.heappush(self._waiting, (priority, next(self._arrival), wake))
+        try:
+            await wake
+        except asyncio.CancelledError:
+            if wake.done() and not wake.cancelled():  # handed a worker just as it was cancelled
+                self._release()
+            else:
+                wake.cancel()  # left in the heap; _release skips it
+            raise
+
+    def _release(self) -> None:
+        """A job is over: its worker goes to the most urgent waiting job, if any."""
+        while self._waiting:
+            _, _, wake = heapq.heappop(self._waiting)
+            if not wake.done():
+                wake.set_result(None)  # the worker passes to it: _busy stays
+                return
+        self._busy -= 1
 
     def _executor(self) -> concurrent.futures.ProcessPoolExecutor:
         if self._closed:
@@ -101,17 +140,23 @@ class BotPool:
             )
         return self._pool
 
-    async def run(self, fn: Callable[..., Any], *args: Any) -> Any:
-        """``fn(*args)`` in a worker; a dead worker is replaced and raises :class:`BotPoolError`."""
-        pool = self._executor()
+    async def run(self, fn: Callable[..., Any], *args: Any, priority: int = TURN) -> Any:
+        """``fn(*args)`` in a worker, once one is free for ``priority``; a dead worker is replaced
+        and raises :class:`BotPoolError`."""
+        self._executor()  # refuse at once when closed
+        await self._slot(priority)
         try:
-            return await asyncio.wrap_future(pool.submit(fn, *args))
-        except concurrent.futures.process.BrokenProcessPool as exc:
-            log.error("a bot worker died; starting a new pool")
-            if self._pool is pool:
-                self._pool = None
-                pool.shutdown(wait=False, cancel_futures=True)
-            raise BotPoolError("the bot worker died") from exc
+            pool = self._executor()
+            try:
+                return await asyncio.wrap_future(pool.submit(fn, *args))
+            except concurrent.futures.process.BrokenProcessPool as exc:
+                log.error("a bot worker died; starting a new pool")
+                if self._pool is pool:
+                    self._pool = None
+                    pool.shutdown(wait=False, cancel_futures=True)
+                raise BotPoolError("the bot worker died") from exc
+        finally:
+            self._release()
 
     async def choose(
         self,
@@ -127,12 +172,12 @@ class BotPool:
     async def hint(
         self, view_json: dict[str, Any], known: dict[int, list[str]], deck: Sequence[str] | None, seed: int
     ) -> dict[str, Any]:
-        return await self.run(hint_job, view_json, known, None if deck is None else list(deck), seed)
+        return await self.run(hint_job, view_json, known, None if deck is None else list(deck), seed, priority=HINT)
 
     async def judge(
         self, decision: dict[str, Any], level: str, seed: int, iterations: int | None = None
     ) -> dict[str, Any]:
-        return await self.run(judge_job, decision, level, seed, iterations)
+        return await self.run(judge_job, decision, level, seed, iterations, priority=ANALYSIS)
 
     def warm(self) -> None:
         """Start the workers now (the first decision then waits for no process start)."""
