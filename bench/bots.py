@@ -2,7 +2,8 @@
 
 ``python bench/bots.py`` plays every pair of levels (``--levels``, weakest first; default all of
 ``lordsofwar.bots.BOTS``): ``--games`` games for each pair of neighbours on the ladder (default
-400) and ``--cross-games`` for every other pair (default 100; 0 plays neighbours only). Games
+400), ``--cross-games`` for every other pair (default 100; 0 plays neighbours only), and at least
+``--anchor-games`` of the top level against greedy (default 200: its headline win rate). Games
 run in ``--workers`` processes on this machine, or as tasks on a Ray cluster with ``--ray
 ADDRESS`` (``--ray local`` starts one here; Ray is the optional extra ``lordsofwar[ray]``).
 
@@ -88,12 +89,15 @@ def bootstrap(
     return {name: (percentile(v, 2.5), percentile(v, 97.5)) for name, v in drawn.items()}
 
 
-def schedule(levels: Sequence[str], games: int, cross: int, seed: int) -> list[tuple[str, str, int]]:
-    """(stronger, weaker, seed) for every game: neighbours ``games`` each, other pairs ``cross``."""
+def schedule(levels: Sequence[str], games: int, cross: int, seed: int, anchor_games: int = 0) -> list[tuple[str, str, int]]:
+    """(stronger, weaker, seed) for every game: neighbours ``games`` each, other pairs ``cross``,
+    and the top level against the anchor at least ``anchor_games``."""
     tasks = []
     for i, a in enumerate(levels):
         for j in range(i):
             n = games if i - j == 1 else cross
+            if (a, levels[j]) == (levels[-1], ANCHOR):
+                n = max(n, anchor_games)
             tasks.extend((a, levels[j], seed + k) for k in range(n))
     return tasks
 
@@ -130,6 +134,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--levels", default=",".join(BOTS), help="comma-separated, weakest first")
     parser.add_argument("--games", type=int, default=400, help="games for each pair of neighbours")
     parser.add_argument("--cross-games", type=int, default=100, help="games for every other pair (0: none)")
+    parser.add_argument("--anchor-games", type=int, default=200,
+                        help="games of the top level against greedy, at least (its headline win rate)")
     parser.add_argument("--seed", type=int, default=0, help="the first game's seed")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes on this machine")
     parser.add_argument("--ray", default=None, metavar="ADDRESS", help="run on a Ray cluster ('local': start one here)")
@@ -142,7 +148,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     unknown = [x for x in levels if x not in BOTS]
     if unknown or len(levels) < 2:
         parser.error(f"--levels: at least two of {', '.join(BOTS)} (unknown: {', '.join(unknown) or 'none'})")
-    tasks = schedule(levels, args.games, args.cross_games, args.seed)
+    tasks = schedule(levels, args.games, args.cross_games, args.seed, args.anchor_games)
     started = time.perf_counter()
 
     from rich.console import Console

@@ -25,19 +25,22 @@ def run(*args: str) -> dict:
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
-def check(doc: dict, levels: list[str], games: int, cross: int) -> None:
+def check(doc: dict, levels: list[str], games: int, cross: int, anchor: int = 0) -> None:
     assert [row["name"] for row in doc["levels"]] == levels
     pairs = {(p["a"], p["b"]): p for p in doc["pairs"]}
     for i in range(1, len(levels)):
         for j in range(i):
             p = pairs[(levels[i], levels[j])]
-            assert p["games"] == (games if i - j == 1 else cross)
+            wanted = games if i - j == 1 else cross
+            if (levels[i], levels[j]) == (levels[-1], "greedy"):
+                wanted = max(wanted, anchor)
+            assert p["games"] == wanted
             assert p["wins"] + p["draws"] + p["losses"] == p["games"]
             assert p["interval"][0] <= p["score"] <= p["interval"][1]
     for row in doc["levels"]:
         assert row["interval"][0] <= row["rating"] <= row["interval"][1]
         assert row["decisions"] > 0 and row["ms_p50"] <= row["ms_p99"]
-    assert doc["games"] == games * (len(levels) - 1) + cross * (len(levels) - 1) * (len(levels) - 2) // 2
+    assert doc["games"] == sum(p["games"] for p in doc["pairs"])
 
 
 def test_round_robin_in_worker_processes(tmp_path: Path) -> None:
@@ -45,10 +48,18 @@ def test_round_robin_in_worker_processes(tmp_path: Path) -> None:
     doc = run("--levels", "random,recruit,greedy", "--games", "2", "--cross-games", "1", "--workers", "2",
               "--bootstrap", "50", "--write", str(out))
     check(doc, ["random", "recruit", "greedy"], 2, 1)
+    assert doc["games"] == 2 + 2 + 1
     assert doc["anchor"] == {"greedy": 1000.0}
     assert next(r for r in doc["levels"] if r["name"] == "greedy")["rating"] == 1000
     stored = json.loads(out.read_text())
     assert stored["levels"] == doc["levels"]
+
+
+def test_the_top_level_plays_the_anchor_more() -> None:
+    doc = run("--levels", "greedy,random,recruit", "--games", "1", "--cross-games", "1", "--anchor-games", "3",
+              "--workers", "2", "--bootstrap", "20")
+    check(doc, ["greedy", "random", "recruit"], 1, 1, anchor=3)
+    assert doc["games"] == 1 + 1 + 3
 
 
 def test_round_robin_on_a_local_ray() -> None:
