@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import warnings
 
+from lordsofwar.core.batching import SKIP
 from lordsofwar.core.encoding import FRAME, FrameError
 
 
@@ -44,4 +45,4 @@ else:
         stacklevel=2,
     )
 
-__all__ = ["FRAME", "IMPLEMENTATION", "Batch", "CoreFallbackWarning", "FrameError", "Game"]
+__all__ = ["FRAME", "IMPLEMENTATION", "SKIP", "Batch", "CoreFallbackWarning", "FrameError", "Game"]

@@ -52,7 +52,8 @@ class Batch(BatchBuffers):
 
     def step(self, actions: np.ndarray) -> None:
         """Apply ``actions[i]`` (an id) to game ``i``, all checked first: one that is not legal
-        raises :class:`IllegalActionError` and nothing changes."""
+        raises :class:`IllegalActionError` and nothing changes. ``SKIP`` (-1) leaves game ``i``
+        as it is (its rewards, done and truncated read 0)."""
         acts = np.ascontiguousarray(actions, dtype=np.int32)
         bad = self._b.step(acts, self.planes, self.info, self.mask, self.to_play, self.rewards, self.done, self.truncated)
         if bad >= 0:

@@ -143,6 +143,12 @@ class Game:
     def clone(self) -> Game:
         return type(self)(self._s.clone(), self._t, self.variant, list(self.armies))
 
+    def __copy__(self) -> Game:
+        return self.clone()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Game:
+        return self.clone()
+
     # --- reading it out ---------------------------------------------------------------------
 
     def to_json(self) -> dict[str, Any]:

@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from lordsofwar.core import encoding, observation
-from lordsofwar.core.batching import BatchBuffers, with_frame
+from lordsofwar.core.batching import SKIP, BatchBuffers, with_frame
 from lordsofwar.rules import engine, mat, notation
 from lordsofwar.rules.actions import parse_action
 from lordsofwar.rules.cards import CORE, CardSet
@@ -78,6 +78,12 @@ class Game:
     def clone(self) -> Game:
         """An independent copy."""
         return type(self)(self._pos.copy())
+
+    def __copy__(self) -> Game:
+        return self.clone()
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Game:
+        return self.clone()
 
     def __repr__(self) -> str:
         pos = self._pos
@@ -297,15 +303,20 @@ class Batch(BatchBuffers):
 
     def step(self, actions: np.ndarray) -> None:
         """Apply ``actions[i]`` (an id) to game ``i``, all checked first: one that is not legal
-        raises :class:`IllegalActionError` and nothing changes."""
+        raises :class:`IllegalActionError` and nothing changes. ``SKIP`` (-1) leaves game ``i``
+        as it is (its rewards, done and truncated read 0)."""
         acts = np.ascontiguousarray(actions, dtype=np.int32).reshape(-1)
         if acts.size != self.size:
             raise ValueError("actions, done and truncated hold one entry per game, rewards two")
         ids = [int(i) for i in acts]
         for b, i in enumerate(ids):
-            if not (0 <= i < self.num_actions and self.mask[b, i]):
+            if i != SKIP and not (0 <= i < self.num_actions and self.mask[b, i]):
                 raise IllegalActionError(f"game {b} of the batch: action id {i} is not legal there")
         for b, i in enumerate(ids):
+            if i == SKIP:  # this game waits: its rows stay as they are
+                self.rewards[b] = 0
+                self.done[b] = self.truncated[b] = 0
+                continue
             pos = self._games[b]._pos
             pos.push(encoding.decode(pos, encoding.frame_of(pos, self.frame), i))
             self._steps += 1

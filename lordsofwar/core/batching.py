@@ -14,6 +14,9 @@ from lordsofwar.rules.position import Variant
 
 G = TypeVar("G")
 
+SKIP = -1
+"""An action id for ``Batch.step``: this game does not move (its rows stay as they are)."""
+
 
 def with_frame(game_class: type[G], frame: tuple[int, int]) -> type[G]:
     """``game_class``, or a subclass of it whose integer actions use ``frame``."""

@@ -167,9 +167,15 @@ int Batch::step(const int32_t* actions, uint8_t* planes, float* info, uint8_t* m
     const int A = num_actions();
     for (int b = 0; b < size; ++b) {
         int id = actions[b];
+        if (id == SKIP) continue;
         if (id < 0 || id >= A || !mask[(size_t)b * A + id]) return b;
     }
     for (int b = 0; b < size; ++b) {
+        if (actions[b] == SKIP) {  // this game waits: its buffers stay as they are
+            rewards[2 * b] = rewards[2 * b + 1] = 0;
+            done[b] = truncated[b] = 0;
+            continue;
+        }
         Game& g = games[b];
         Action a;
         decode(g, frame(g), actions[b], a);

@@ -10,6 +10,7 @@ constexpr int PLANES = 38;        // per square of the frame
 constexpr int HAND_FEATURES = 20;  // per hand slot
 constexpr int SCALARS = 24;
 constexpr int INFO = 2 * HAND_LIMIT * HAND_FEATURES + SCALARS;
+constexpr int32_t SKIP = -1;  // an action id of Batch::step: this game does not move
 
 // What the decider may know, from the decider's side of the mat: ``planes`` holds
 // PLANES * f.h * f.w bytes (plane, row, column), ``info`` INFO floats. Nothing hidden from the
@@ -39,6 +40,7 @@ struct Batch {
     void reset(uint8_t* planes, float* info, uint8_t* mask, int8_t* to_play);
     // Apply actions[b] to game b (every one checked first against ``mask``; returns the first
     // index whose action is not legal, or -1 when all were applied), then write the buffers.
+    // actions[b] == SKIP leaves game b and its rows as they are (rewards, done, truncated 0).
     // A finished game gets its rewards (+1 win, -1 loss, 0 draw, per player), done = 1 and is
     // dealt again at once: the observation is then the new game's first.
     int step(const int32_t* actions, uint8_t* planes, float* info, uint8_t* mask, int8_t* to_play, float* rewards,
