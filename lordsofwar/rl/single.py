@@ -1,0 +1,162 @@
+"""Lords of War as a Gymnasium environment for one agent against a bot:
+``gymnasium.make("lordsofwar/LordsOfWar-v0", opponent="greedy")`` after ``import lordsofwar.rl``
+(docs/rl.md).
+
+The agent plays one seat (``seat=1`` or ``2``; default: drawn at every reset), the bot the other;
+the bot's actions are played inside :meth:`LordsOfWarEnv.step` until the agent decides again.
+The bot is shown its own view, the hand cards the agent revealed and its own deck, as every bot
+is (:func:`lordsofwar.bots.decide`), and the agent's observation is of its own view only.
+
+An action is an integer id (docs/core.md); the observation's ``action_mask`` marks the legal
+ones. An illegal id ends the episode as a loss (reward -1, ``info["illegal_action"]``), as
+PettingZoo's ``TerminateIllegalWrapper`` does, so that Gymnasium's checker and unmasked random
+agents can run; ``illegal_action="raise"`` raises :class:`IllegalActionError` instead and
+changes nothing.
+"""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import gymnasium
+import numpy as np
+
+from lordsofwar import core
+from lordsofwar.rl.aec import _framed, _lost, observe_view
+from lordsofwar.rl.config import Config, flat_observation, spaces_of
+from lordsofwar.rules import notation
+from lordsofwar.rules.errors import IllegalActionError
+from lordsofwar.rules.knowledge import known_hands
+
+
+class LordsOfWarEnv(gymnasium.Env):  # type: ignore[misc]
+    """One agent against ``opponent`` (a bot's name, weakest first: random, recruit, greedy,
+    veteran, elite, general); see the module text."""
+
+    metadata: dict[str, Any] = {"render_modes": ["human", "ansi"], "render_fps": 1}
+
+    def __init__(
+        self,
+        opponent: str = "random",
+        seat: int | None = None,
+        illegal_action: str = "lose",
+        render_mode: str | None = None,
+        **options: Any,
+    ):
+        from lordsofwar.bots import BOTS
+
+        if opponent not in BOTS:
+            raise ValueError(f"opponent {opponent!r}: one of {', '.join(BOTS)}")
+        if seat not in (None, 1, 2):
+            raise ValueError(f"seat {seat!r}: 1, 2 or None (drawn at every reset)")
+        if illegal_action not in ("lose", "raise"):
+            raise ValueError(f"illegal_action {illegal_action!r}: 'lose' or 'raise'")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode {render_mode!r}: one of {self.metadata['render_modes']}")
+        self.config = Config.of(**options)
+        self.opponent = opponent
+        self.seat = seat
+        self.illegal_action = illegal_action
+        self.render_mode = render_mode
+        self.observation_space, self.action_space = spaces_of(self.config)
+        self._game_class = core.Game if self.config.mat == "bordered" else _framed(self.config.frame)
+        self.game: Any = None
+        self.me = 1
+        self._mask = np.zeros(self.config.num_actions, np.int8)
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        super().reset(seed=seed)
+        from lordsofwar.bots import make_bot
+
+        rng = self.np_random
+        self.decks, pos = self.config.deal(rng)
+        self.me = self.seat or 1 + int(rng.integers(2))
+        self.bot = make_bot(self.opponent, int(rng.integers(2**31)))
+        self.game = self._game_class.from_position(pos)
+        self.events: list[dict[str, Any]] = []
+        self._opponent_plays()
+        obs, truncated = self._observe()
+        info: dict[str, Any] = {"seat": self.me}
+        if truncated:  # pragma: no cover - a dealt game always has legal ids in its frame
+            info["reason"] = "no legal action has an id in the frame"
+        return obs, info
+
+    def _opponent_plays(self) -> None:
+        from lordsofwar.bots import decide
+
+        game, them = self.game, 3 - self.me
+        while game.result is None and game.decider == them:
+            view = notation.view(game.to_position(), them)
+            action = decide(self.bot, view, known_hands(self.events, them), self.decks[them - 1])
+            self.events.extend(game.apply(action))
+
+    def _observe(self) -> tuple[dict[str, np.ndarray], bool]:
+        """The agent's observation; whether the game must be cut short (no legal id in the frame)."""
+        game = self.game
+        if game.result is None:
+            planes, info = game.observation()
+            self._mask = game.legal_mask().astype(np.int8, copy=False)
+            mask = self._mask.copy()
+            truncated = not mask.any()
+        else:
+            planes, info = observe_view(game, self.me, self.config)
+            self._mask = np.zeros(self.config.num_actions, np.int8)
+            mask, truncated = self._mask.copy(), False
+        return {"observation": flat_observation(planes, info), "action_mask": mask}, truncated
+
+    def step(self, action: Any) -> tuple[dict[str, np.ndarray], float, bool, bool, dict[str, Any]]:
+        game = self.game
+        if game is None or game.result is not None:
+            raise RuntimeError("the episode is over: call reset() first")
+        legal = not isinstance(action, (bool, np.bool_)) and isinstance(action, (int, np.integer))
+        i = int(action) if legal else -1
+        legal = legal and 0 <= i < self._mask.size and bool(self._mask[i])
+        if not legal:
+            if self.illegal_action == "raise":
+                raise IllegalActionError(f"action id {action!r} is not legal now (see the observation's action_mask)")
+            obs, _ = self._observe()
+            obs["action_mask"][:] = 0
+            self.game = None  # the episode is over
+            return obs, -1.0, True, False, {"seat": self.me, "illegal_action": True, "reason": f"illegal action id {action!r}"}
+        weight = self.config.shaped_reward
+        before = _lost(game) if weight else None
+        self.events.extend(game.apply(game.action_text(i)))
+        self._opponent_plays()
+        reward = 0.0
+        if before is not None:
+            after, me, them = _lost(game), self.me, 3 - self.me
+            reward += weight * ((after[them] - before[them]) - (after[me] - before[me]))
+        info: dict[str, Any] = {"seat": self.me}
+        result = game.result
+        if result is not None:
+            reward += 0.0 if result.winner is None else (1.0 if result.winner == self.me else -1.0)
+            info.update(reason=result.reason, winner=result.winner or 0)
+        obs, truncated = self._observe()
+        if truncated:
+            info["reason"] = "no legal action has an id in the frame"
+        if self.render_mode == "human":
+            self.render()
+        return obs, reward, result is not None, truncated, info
+
+    def render(self) -> str | None:
+        """``ansi``: the status and the mat as text; ``human``: the same, printed. Without a
+        render mode, nothing."""
+        if self.render_mode is None:
+            gymnasium.logger.warn("render() without a render_mode: make the environment with render_mode='ansi' or 'human'")
+            return None
+        if self.game is None:
+            return None
+        from rich.console import Console
+
+        from lordsofwar.render import render_mat, render_status
+
+        pos = notation.view(self.game.to_position(), self.me)
+        console = Console(file=io.StringIO(), width=160, record=True)
+        console.print(render_status(pos))
+        console.print(render_mat(pos))
+        text = console.export_text()
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text

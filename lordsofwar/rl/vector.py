@@ -1,0 +1,170 @@
+"""Many games at once: a Gymnasium vector environment over the core's batch (docs/rl.md).
+
+``LordsOfWarVectorEnv(num_envs, opponent="self" | "random", ...)`` steps ``num_envs`` games in
+the compiled core with one call, without a Python object per game, into NumPy arrays:
+``{"observation": float32 (num_envs, size), "action_mask": int8 (num_envs, num_actions)}``,
+each game's observation for its decider and from the decider's side of the mat.
+
+- ``opponent="self"``: the caller's policy plays both seats (self-play). ``infos["to_play"]``
+  says who decides in each game; a step's reward is that of the player who just acted, and
+  ``infos["rewards"]`` holds both players' (num_envs, 2).
+- ``opponent="random"``: the caller plays seat ``seat`` (default: 1 in even-numbered games, 2 in
+  odd ones) and a uniformly random player the other, inside :meth:`step`; every observation is
+  a decision of the caller's seat.
+
+A finished game is dealt again in the same step (Gymnasium's ``AutoresetMode.SAME_STEP``): its
+row then shows the new game's first observation. Its last observation is not kept (a finished
+game has no decision left; ``infos["final_obs"]`` is absent).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium
+import numpy as np
+from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector.utils import batch_space
+
+from lordsofwar import core
+from lordsofwar.core.batching import SKIP
+from lordsofwar.core.observation import HAND_FEATURES
+from lordsofwar.rl.config import Config, spaces_of
+from lordsofwar.rules.errors import IllegalActionError
+
+LOST = 2 * 6 * HAND_FEATURES + 4
+"""Where ``info`` holds the decider's lost units (the opponent's follow)."""
+
+
+class LordsOfWarVectorEnv(VectorEnv):  # type: ignore[misc]
+    """See the module text; ``**options`` are those of :class:`lordsofwar.rl.config.Config`."""
+
+    metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}
+
+    def __init__(
+        self,
+        num_envs: int = 64,
+        opponent: str = "self",
+        seat: int | None = None,
+        copy: bool = True,
+        **options: Any,
+    ):
+        if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
+            raise ValueError(f"num_envs: at least 1, got {num_envs!r}")
+        if opponent not in ("self", "random"):
+            raise ValueError(f"opponent {opponent!r}: 'self' or 'random'")
+        if seat not in (None, 1, 2):
+            raise ValueError(f"seat {seat!r}: 1, 2 or None (1 in even-numbered games, 2 in odd ones)")
+        self.config = Config.of(**options)
+        self.num_envs = num_envs
+        self.opponent = opponent
+        self.copy = copy
+        self.single_observation_space, self.single_action_space = spaces_of(self.config)
+        self.observation_space = batch_space(self.single_observation_space, num_envs)
+        self.action_space = gymnasium.spaces.MultiDiscrete(np.full(num_envs, self.config.num_actions))
+        self.render_mode = None
+        self.seats = (
+            np.full(num_envs, seat, np.int8) if seat is not None else (1 + np.arange(num_envs) % 2).astype(np.int8)
+        )
+        self.batch: Any = None
+        n = self.config.planes_size
+        self._obs = np.zeros((num_envs, self.config.observation_size), np.float32)
+        self._planes_view = self._obs[:, :n]
+        self._info_view = self._obs[:, n:]
+        self._mask = np.zeros((num_envs, self.config.num_actions), np.int8)
+        self._reward = np.zeros(num_envs, np.float32)
+        self._both = np.zeros((num_envs, 2), np.float32)
+        self._done = np.zeros(num_envs, bool)
+        self._truncated = np.zeros(num_envs, bool)
+
+    # --- the batch ------------------------------------------------------------------------------
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+        if seed is None:
+            seed = int(np.random.default_rng().integers(2**62))
+        decks = self.config.deck_list()
+        self.batch = core.Batch(
+            self.num_envs, seed=seed, variant=self.config.variant, decks=decks, cards=self.config.cards,
+            frame=self.config.frame,
+        )
+        self._steps = 0
+        if self.opponent == "random":
+            self._reward[:] = 0
+            self._opponent_plays()
+        if self.config.shaped_reward:
+            self._lost = self._lost_now()
+        return self._observation(), self._infos()
+
+    def _lost_now(self) -> np.ndarray:
+        """(num_envs, 2): the units players 1 and 2 have lost, read from the observations."""
+        info, to_play = self.batch.info, self.batch.to_play
+        own, other = info[:, LOST], info[:, LOST + 1]
+        return np.stack([np.where(to_play == 1, own, other), np.where(to_play == 1, other, own)], axis=1)
+
+    def _shaping(self, side: np.ndarray) -> np.ndarray:
+        """The shaped reward of ``side`` (1 or 2 per game) since the last observation: the weight
+        times (units the opponent lost - units ``side`` lost); 0 where a game ended (the new
+        game's counts start again)."""
+        now = self._lost_now()
+        delta = now - self._lost
+        self._lost = now
+        gain = np.where(side == 1, delta[:, 1] - delta[:, 0], delta[:, 0] - delta[:, 1])
+        return np.where(self._done, 0.0, self.config.shaped_reward * gain).astype(np.float32)
+
+    def step(self, actions: Any) -> tuple[dict[str, np.ndarray], np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        batch = self.batch
+        if batch is None:
+            raise RuntimeError("call reset() first")
+        acts = np.asarray(actions)
+        if acts.shape != (self.num_envs,) or not np.issubdtype(acts.dtype, np.integer):
+            raise IllegalActionError(f"actions: {self.num_envs} integer ids, got an array of {acts.shape} {acts.dtype}")
+        movers = batch.to_play.copy()
+        batch.step(acts)  # every id checked first: an illegal one raises and changes nothing
+        self._steps += 1
+        np.copyto(self._both, batch.rewards)
+        np.copyto(self._done, batch.done.astype(bool))
+        np.copyto(self._truncated, batch.truncated.astype(bool))
+        if self.opponent == "self":
+            self._reward[:] = np.where(movers == 1, batch.rewards[:, 0], batch.rewards[:, 1])
+            side = movers
+        else:
+            self._reward[:] = np.where(self.seats == 1, batch.rewards[:, 0], batch.rewards[:, 1])
+            self._opponent_plays()
+            side = self.seats
+        if self.config.shaped_reward:
+            self._reward += self._shaping(side)
+        terminated = self._done & ~self._truncated
+        obs = self._observation()
+        reward = self._reward.copy() if self.copy else self._reward
+        return obs, reward, terminated, self._truncated.copy(), self._infos()
+
+    def _opponent_plays(self) -> None:
+        """The random player's actions, until each game waits for the caller's seat."""
+        batch = self.batch
+        while True:
+            theirs = batch.to_play != self.seats
+            if not theirs.any():
+                return
+            sampled = batch.sample()
+            acts = np.where(theirs, sampled, SKIP).astype(np.int32)
+            batch.step(acts)
+            mine = np.where(self.seats == 1, batch.rewards[:, 0], batch.rewards[:, 1])
+            self._reward += mine
+            self._both += batch.rewards
+            self._done |= batch.done.astype(bool)
+            self._truncated |= batch.truncated.astype(bool)
+
+    def _observation(self) -> dict[str, np.ndarray]:
+        batch = self.batch
+        np.copyto(self._planes_view, batch.planes.reshape(self.num_envs, -1), casting="unsafe")
+        np.copyto(self._info_view, batch.info)
+        np.copyto(self._mask, batch.mask, casting="unsafe")
+        if self.copy:
+            return {"observation": self._obs.copy(), "action_mask": self._mask.copy()}
+        return {"observation": self._obs, "action_mask": self._mask}
+
+    def _infos(self) -> dict[str, Any]:
+        return {"to_play": self.batch.to_play.copy(), "rewards": self._both.copy()}
+
+    def close_extras(self, **kwargs: Any) -> None:
+        self.batch = None

@@ -1,0 +1,373 @@
+"""The RL environments (lordsofwar.rl, docs/rl.md): PettingZoo's API and seed tests, Gymnasium's
+checker, the vector environment, no hidden information in any observation, clear refusals."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import numpy as np
+import pytest
+
+pytest.importorskip("pettingzoo")
+gymnasium = pytest.importorskip("gymnasium")
+
+from pettingzoo.test import api_test, seed_test  # noqa: E402
+
+import lordsofwar.rl as rl  # noqa: E402
+from lordsofwar import core  # noqa: E402
+from lordsofwar.core.observation import INFO, PLANES  # noqa: E402
+from lordsofwar.rl.config import Config, split_observation  # noqa: E402
+from lordsofwar.rules import notation  # noqa: E402
+from lordsofwar.rules.errors import IllegalActionError  # noqa: E402
+
+VARIANTS: list[dict[str, Any]] = [
+    {},
+    {"rules": "basic", "hands": "visible"},
+    {"mat": "unbordered", "units_to_win": 15, "commands_to_win": 3},
+    {"rules": "basic", "hands": "visible", "mat": "unbordered", "frame": (15, 15), "armies": ["orcs", "elves"]},
+]
+
+native = pytest.mark.skipif(core.IMPLEMENTATION != "native", reason="the vector environment's speed needs the core")
+
+
+@pytest.mark.parametrize("options", VARIANTS)
+def test_pettingzoo_api_and_seed_tests(options: dict[str, Any]) -> None:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # the Dict observation's advice to prefer a Box
+        api_test(rl.env(**options), num_cycles=400)
+    seed_test(lambda: rl.env(**options), num_cycles=200)
+
+
+def play_random(e: Any, seed: int, limit: int = 5000) -> dict[str, float]:
+    """A whole game of uniformly random legal actions; each agent's total reward."""
+    e.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    totals = dict.fromkeys(e.possible_agents, 0.0)
+    for agent in e.agent_iter(limit):
+        obs, reward, terminated, truncated, _info = e.last()
+        totals[agent] += reward
+        if terminated or truncated:
+            e.step(None)
+            continue
+        e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert not e.agents, "the game did not end"
+    return totals
+
+
+def test_a_game_ends_with_a_win_and_a_loss_or_a_draw() -> None:
+    for seed in range(3):
+        totals = play_random(rl.env(), seed)
+        assert sorted(totals.values()) in ([-1.0, 1.0], [0.0, 0.0])
+
+
+def test_shaped_reward_counts_units_lost() -> None:
+    totals = play_random(rl.env(shaped_reward=0.01), 5)
+    plain = play_random(rl.env(), 5)
+    # the same game (same seed, same actions); shaping adds 0.01 per unit of difference
+    assert totals != plain
+    assert abs(sum(totals.values())) < 1e-9  # zero-sum, as the outcome
+
+
+def test_the_observation_is_the_deciders_own_and_splits_back() -> None:
+    e = rl.raw_env()
+    e.reset(seed=3)
+    agent = e.agent_selection
+    obs = e.observe(agent)
+    planes, info = split_observation(obs["observation"])
+    want_planes, want_info = e.game.observation()
+    assert planes.shape == (PLANES, 6, 7) and info.shape == (INFO,)
+    assert np.array_equal(planes, want_planes) and np.array_equal(info, want_info)
+    assert np.array_equal(obs["action_mask"], e.game.legal_mask())
+    other = "player_2" if agent == "player_1" else "player_1"
+    assert not e.observe(other)["action_mask"].any()
+
+
+@pytest.mark.parametrize("hands", ["hidden", "visible"])
+def test_no_hidden_card_reaches_an_observation(hands: str) -> None:
+    """Each player's observation and mask are a function of that player's view: in another
+    world with that view (the opponent's hidden hand and both decks drawn again), equal."""
+    rng = np.random.default_rng(11)
+    for seed in range(4):
+        e = rl.raw_env(hands=hands)
+        e.reset(seed=seed)
+        for _ in range(int(rng.integers(0, 60))):
+            if e.game.result is not None:
+                break
+            mask = e.observe(e.agent_selection)["action_mask"]
+            e.step(int(rng.choice(np.flatnonzero(mask))))
+        for player, agent in ((1, "player_1"), (2, "player_2")):
+            view = e.game.view(player)
+            for k in range(3):
+                world = view.determinize(seed * 10 + k)
+                other = rl.raw_env(hands=hands)
+                other.reset(seed=seed)
+                other.game = world
+                other._next_decision()
+                assert world.to_json() != e.game.to_json() or not any(sum(v.values()) for v in view.hidden().values())
+                a, b = e.observe(agent), other.observe(agent)
+                assert np.array_equal(a["observation"], b["observation"]), (seed, player, k)
+                assert np.array_equal(a["action_mask"], b["action_mask"]), (seed, player, k)
+
+
+def test_an_illegal_action_is_refused_and_changes_nothing() -> None:
+    e = rl.raw_env()
+    e.reset(seed=1)
+    before = e.game.to_json()
+    mask = e.observe(e.agent_selection)["action_mask"]
+    illegal = int(np.flatnonzero(mask == 0)[0])
+    with pytest.raises(IllegalActionError, match="not legal"):
+        e.step(illegal)
+    with pytest.raises(IllegalActionError, match="integer id"):
+        e.step("draw")
+    assert e.game.to_json() == before
+
+
+def test_options_are_checked() -> None:
+    with pytest.raises(ValueError, match="unknown option"):
+        rl.env(colour="red")
+    with pytest.raises(ValueError, match="not a core army"):
+        rl.env(armies=["pirates"])
+    with pytest.raises(ValueError, match="frame"):
+        rl.env(mat="unbordered", frame=(5, 5))
+    with pytest.raises(ValueError):
+        rl.env(rules="advanced")
+    with pytest.raises(ValueError, match="shaped_reward"):
+        rl.env(shaped_reward=-1)
+    assert Config.of().num_actions == 1724 and Config.of().observation_size == PLANES * 42 + INFO
+
+
+# --- Gymnasium ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("opponent", ["random", "greedy", "recruit"])
+def test_gymnasium_make_and_check_env(opponent: str) -> None:
+    from gymnasium.utils.env_checker import check_env
+
+    e = gymnasium.make(rl.ENV_ID, opponent=opponent, render_mode="ansi")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        check_env(e.unwrapped)
+    obs, info = e.reset(seed=2)
+    assert info["seat"] in (1, 2)
+    assert "Turn" in e.render()
+
+
+def test_a_game_against_a_bot_from_the_agents_seat() -> None:
+    for seat in (1, 2):
+        e = gymnasium.make(rl.ENV_ID, opponent="greedy", seat=seat)
+        obs, info = e.reset(seed=seat)
+        rng = np.random.default_rng(seat)
+        total, done, steps = 0.0, False, 0
+        while not done:
+            assert e.unwrapped.game.decider == seat
+            obs, reward, terminated, truncated, info = e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+            total += reward
+            done = terminated or truncated
+            steps += 1
+        assert total in (-1.0, 0.0, 1.0) and info["winner"] in (0, 1, 2)
+        assert not obs["action_mask"].any()
+        with pytest.raises(RuntimeError, match="reset"):
+            e.step(0)
+
+
+def test_an_illegal_action_loses_or_raises() -> None:
+    e = gymnasium.make(rl.ENV_ID, opponent="random", seat=1)
+    obs, _ = e.reset(seed=0)
+    illegal = int(np.flatnonzero(obs["action_mask"] == 0)[0])
+    obs, reward, terminated, truncated, info = e.step(illegal)
+    assert reward == -1.0 and terminated and info["illegal_action"]
+    strict = gymnasium.make(rl.ENV_ID, opponent="random", seat=1, illegal_action="raise")
+    strict.reset(seed=0)
+    before = strict.unwrapped.game.to_json()
+    with pytest.raises(IllegalActionError):
+        strict.step(illegal)
+    assert strict.unwrapped.game.to_json() == before
+    with pytest.raises(ValueError, match="opponent"):
+        gymnasium.make(rl.ENV_ID, opponent="grandmaster")
+
+
+def test_the_bot_sees_only_its_view() -> None:
+    """The opponent bot is asked through lordsofwar.bots.decide with a view that hides the
+    agent's hand (hidden-hands variant): it never holds the agent's cards."""
+    from lordsofwar import bots
+
+    seen: list[Any] = []
+    real = bots.decide
+
+    def spy(bot: Any, view: Any, known: Any = None, deck: Any = None) -> Any:
+        seen.append(view)
+        return real(bot, view, known, deck)
+
+    e = gymnasium.make(rl.ENV_ID, opponent="greedy", seat=1)
+    bots.decide = spy
+    try:
+        obs, _ = e.reset(seed=4)
+        for _ in range(30):
+            obs, *_rest = e.step(int(np.flatnonzero(obs["action_mask"])[0]))
+            if _rest[1] or _rest[2]:
+                break
+    finally:
+        bots.decide = real
+    assert seen
+    for view in seen:
+        assert all(c is None for c in view.hands[1]) and all(c is None for c in view.decks[1])
+        assert all(c is None for c in view.decks[2])
+
+
+# --- the vector environment ---------------------------------------------------------------------
+
+
+@native
+def test_vector_environment_self_play() -> None:
+    from lordsofwar.rl.vector import LordsOfWarVectorEnv
+
+    e = LordsOfWarVectorEnv(16, opponent="self")
+    obs, infos = e.reset(seed=1)
+    assert obs["observation"].shape == (16, Config.of().observation_size)
+    assert obs["action_mask"].shape == (16, 1724) and obs["action_mask"].any(axis=1).all()
+    assert e.observation_space.contains(obs)
+    ended = 0
+    for _ in range(400):
+        movers = infos["to_play"]
+        actions = e.batch.sample().copy()
+        obs, reward, terminated, truncated, infos = e.step(actions)
+        both = infos["rewards"]
+        assert np.array_equal(reward, np.where(movers == 1, both[:, 0], both[:, 1]))
+        assert np.all(both.sum(axis=1) == 0) and set(np.unique(reward)) <= {-1.0, 0.0, 1.0}
+        ended += int(terminated.sum())
+        assert obs["action_mask"].any(axis=1).all()
+    assert ended > 0
+    # the first game's observation equals the core's own for its decider
+    planes, info = split_observation(obs["observation"][0])
+    want_planes, want_info = e.batch.game(0).observation()
+    assert np.array_equal(planes, want_planes) and np.array_equal(info, want_info)
+
+
+@native
+def test_vector_environment_against_random() -> None:
+    from lordsofwar.rl.vector import LordsOfWarVectorEnv
+
+    e = LordsOfWarVectorEnv(8, opponent="random")
+    obs, infos = e.reset(seed=2)
+    assert np.array_equal(infos["to_play"], e.seats)
+    results = []
+    for _ in range(600):
+        actions = e.batch.sample().copy()
+        obs, reward, terminated, truncated, infos = e.step(actions)
+        assert np.array_equal(infos["to_play"], e.seats)  # always the caller's decision
+        results += list(reward[terminated])
+    assert results and set(results) <= {-1.0, 0.0, 1.0}
+
+
+@native
+def test_vector_environment_refuses_an_illegal_action_and_changes_nothing() -> None:
+    from lordsofwar.rl.vector import LordsOfWarVectorEnv
+
+    e = LordsOfWarVectorEnv(4, opponent="self")
+    obs, _ = e.reset(seed=3)
+    actions = e.batch.sample().copy()
+    actions[2] = int(np.flatnonzero(obs["action_mask"][2] == 0)[0])
+    before = [e.batch.game(i).to_json() for i in range(4)]
+    with pytest.raises(IllegalActionError, match="game 2"):
+        e.step(actions)
+    assert [e.batch.game(i).to_json() for i in range(4)] == before
+    with pytest.raises(IllegalActionError, match="integer ids"):
+        e.step(np.zeros(3, np.int64))
+
+
+def test_a_skipped_game_waits() -> None:
+    batch = core.Batch(3, seed=4)
+    before = [batch.game(i).to_json() for i in range(3)]
+    planes = batch.planes.copy()
+    acts = batch.sample().copy()
+    acts[1] = core.SKIP
+    batch.step(acts)
+    assert batch.game(1).to_json() == before[1]
+    assert np.array_equal(batch.planes[1], planes[1])
+    assert batch.game(0).to_json() != before[0] and batch.game(2).to_json() != before[2]
+    assert not batch.done[1] and not batch.rewards[1].any()
+
+
+def test_the_view_of_the_player_not_deciding_is_its_own() -> None:
+    e = rl.raw_env()
+    e.reset(seed=6)
+    decider = e.game.decider
+    other = 3 - decider
+    obs = e.observe(rl.AGENTS[other - 1])
+    planes, info = split_observation(obs["observation"])
+    # its own hand is in its slots 0-5, the decider's hand (hidden) only counted
+    own = notation.view(e.game.to_position(), other).hands[other]
+    assert int(info[: 6 * 20 : 20].sum()) == len(own)
+    assert planes[0].sum() + planes[1].sum() == len(e.game.to_position().board)
+
+
+# --- OpenSpiel -----------------------------------------------------------------------------------
+
+
+def spiel_game(**params: Any) -> Any:
+    pyspiel = pytest.importorskip("pyspiel")
+    import lordsofwar.rl.spiel  # noqa: F401 - registers the game
+
+    return pyspiel.load_game("lords_of_war", params)
+
+
+def test_openspiel_random_games() -> None:
+    game = spiel_game(units_to_win=8, commands_to_win=2, seed=3)
+    assert game.num_distinct_actions() == 1724
+    assert game.information_state_tensor_shape() == [Config.of().observation_size]
+    rng = np.random.default_rng(0)
+    for _ in range(3):
+        state = game.new_initial_state()
+        assert not state.is_chance_node()
+        while not state.is_terminal():
+            player = state.current_player()
+            legal = state.legal_actions()
+            assert legal and legal == sorted(legal)
+            assert state.legal_actions(1 - player) == []
+            tensor = np.asarray(state.information_state_tensor(player))
+            assert tensor.shape == (Config.of().observation_size,)
+            assert str(player + 1) in state.information_state_string(player)
+            state.apply_action(int(rng.choice(legal)))
+        assert sum(state.returns()) == 0 and state.returns()[0] in (-1.0, 0.0, 1.0)
+
+
+def test_openspiel_resampling_keeps_the_players_information_state() -> None:
+    pyspiel = pytest.importorskip("pyspiel")
+    game = spiel_game(seed=5)
+    state = game.new_initial_state()
+    rng = np.random.default_rng(1)
+    for _ in range(25):
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    for player in (0, 1):
+        changed = 0
+        for _ in range(5):
+            world = state.resample_from_infostate(player, sampler)
+            assert world.information_state_string(player) == state.information_state_string(player)
+            assert world.information_state_tensor(player) == state.information_state_tensor(player)
+            assert world.legal_actions() == state.legal_actions() or world.current_player() != player
+            changed += world.information_state_string(1 - player) != state.information_state_string(1 - player)
+        assert changed > 0  # the other player's hidden cards were drawn again
+    clone = state.clone()
+    clone.apply_action(clone.legal_actions()[0])
+    assert clone.history() != state.history()
+
+
+def test_openspiels_ismcts_plays_a_game() -> None:
+    pyspiel = pytest.importorskip("pyspiel")
+    from open_spiel.python.algorithms import ismcts, mcts
+
+    game = spiel_game(units_to_win=6, commands_to_win=2, seed=9)
+    rng = np.random.RandomState(0)
+    evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rng)
+    bot = ismcts.ISMCTSBot(game=game, evaluator=evaluator, uct_c=2.0, max_simulations=8, random_state=rng)
+    other = pyspiel.make_uniform_random_bot(1, 7)
+    state = game.new_initial_state()
+    moves = 0
+    while not state.is_terminal():
+        action = bot.step(state) if state.current_player() == 0 else other.step(state)
+        assert action in state.legal_actions()
+        state.apply_action(action)
+        moves += 1
+    assert moves > 10 and sum(state.returns()) == 0
