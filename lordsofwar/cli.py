@@ -51,6 +51,34 @@ BOT_NAMES = list(BOTS)
 """The bots a command can name, weakest first."""
 
 
+class BotName(click.ParamType):
+    """A bot's name (:data:`BOT_NAMES`, and ``extra``), or ``policy:FILE``: a trained policy
+    (docs/rl.md), read at once so that a bad file is refused before anything starts."""
+
+    name = "bot"
+
+    def __init__(self, extra: Sequence[str] = ()):
+        self.choices = [*BOT_NAMES, *extra]
+
+    def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
+        return "[" + "|".join(self.choices) + "|policy:FILE]"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        text = str(value)
+        if text in self.choices:
+            return text
+        if text.startswith("policy:"):
+            from lordsofwar.bots.policy import Policy, PolicyError
+
+            path = Path(text[len("policy:") :]).expanduser()
+            try:
+                Policy(path)
+            except PolicyError as exc:
+                self.fail(str(exc), param, ctx)
+            return f"policy:{path.resolve()}"
+        self.fail(f"{text!r} is not one of {', '.join(self.choices)}, or policy:FILE", param, ctx)
+
+
 # --- errors: one line, exit status 2 -------------------------------------------------------------
 
 
@@ -562,11 +590,12 @@ def view_command(position: str, player: int) -> None:
 @_setup_options
 @click.option(
     "--opponent",
-    type=click.Choice([*BOT_NAMES, "human"]),
+    type=BotName(["human"]),
     default="random",
     show_default=True,
     help="A bot, weakest first (random: random legal actions; greedy: the most value each turn; "
-    "recruit, veteran, elite, general: search bots, docs/bots.md), or human: hot-seat.",
+    "recruit, veteran, elite, general: search bots, docs/bots.md), policy:FILE: a trained policy "
+    "(docs/rl.md), or human: hot-seat.",
 )
 @click.option(
     "--as", "human_player", type=click.IntRange(1, 2), default=1, show_default=True, help="Which player you are."
@@ -649,8 +678,8 @@ def analyse_command(game: str, level: str, seconds: float | None, iterations: in
 
 
 @cli.command("match")
-@click.argument("a", type=click.Choice(BOT_NAMES), metavar="A")
-@click.argument("b", type=click.Choice(BOT_NAMES), metavar="B")
+@click.argument("a", type=BotName(), metavar="A")
+@click.argument("b", type=BotName(), metavar="B")
 @click.option("--games", type=click.IntRange(1, 100_000), default=20, show_default=True, help="Games to play.")
 @click.option(
     "--seed", type=click.IntRange(0, MAX_SEED - 100_000), default=0, show_default=True,
@@ -664,7 +693,7 @@ def match_command(a: str, b: str, games: int, seed: int, workers: int, as_json: 
 
     A plays player 1 in even games and player 2 in odd ones; each side's deck is a core army's
     standard deck drawn from the game's seed. Bots, weakest first: random, recruit, greedy,
-    veteran, elite, general (docs/bots.md).
+    veteran, elite, general (docs/bots.md), or policy:FILE, a trained policy (docs/rl.md).
     """
     from lordsofwar.bots.play import run_games, summarise
 

@@ -117,6 +117,20 @@ def test_the_console_commands_run_from_a_clean_install(installed: Path, tmp_path
     assert len(found["graph"]) == 13
     stored = installed.glob("lib/python*/site-packages/lordsofwar/bots/ladder.json")
     assert list(stored), "the measured ladder is not in the wheel"
+    # a trained policy plays with NumPy alone (no RL extra, no PyTorch)
+    import numpy as np
+
+    from lordsofwar.bots.policy import save_policy
+
+    size, actions = 38 * 42 + 264, 1724
+    rng = np.random.default_rng(0)
+    save_policy(tmp_path / "policy.npz", [(rng.normal(0, 0.1, (size, 8)), np.zeros(8)), (rng.normal(0, 0.1, (8, actions)), np.zeros(actions))],
+                {"mat": "bordered", "frame": [21, 21], "observation_size": size, "num_actions": actions})
+    match = json.loads(run(low, "match", "policy:policy.npz", "random", "--games", "1", "--json", cwd=tmp_path))
+    assert match["games"] == 1
+    for extra in ("pettingzoo", "gymnasium", "torch"):
+        done = subprocess.run([installed / "bin" / "python", "-c", f"import {extra}"], capture_output=True)
+        assert done.returncode != 0, f"{extra} is installed: the clean install is not clean"
 
 
 def test_serve_from_a_clean_install_serves_the_lobby(installed: Path, tmp_path: Path) -> None:

@@ -87,14 +87,23 @@ def decide(
     return bot.choose(view)  # type: ignore[call-arg]
 
 
+POLICY_PREFIX = "policy:"
+"""``policy:FILE`` names a trained policy network (:mod:`lordsofwar.bots.policy`, docs/rl.md)."""
+
+
 def make_bot(name: str, seed: int | None = None) -> Bot:
-    """The bot called ``name``; an unknown name raises ``ValueError`` listing the known ones
-    (in the order of :data:`BOTS`, weakest first)."""
+    """The bot called ``name`` (one of :data:`BOTS`, or ``policy:FILE`` for a trained policy); an
+    unknown name raises ``ValueError`` listing the known ones (weakest first), a file that is not
+    a policy ``PolicyError`` (a ``ValueError``) saying why."""
+    if name.startswith(POLICY_PREFIX):
+        from lordsofwar.bots.policy import PolicyBot
+
+        return PolicyBot(name[len(POLICY_PREFIX) :], seed)
     try:
         factory = BOTS[name]
     except KeyError:
-        raise ValueError(f"unknown bot {name!r} (known: {', '.join(BOTS)})") from None
+        raise ValueError(f"unknown bot {name!r} (known: {', '.join(BOTS)}, or policy:FILE)") from None
     return factory(seed)
 
 
-__all__ = ["BOTS", "SEARCH_LEVELS", "Bot", "BotFactory", "decide", "make_bot"]
+__all__ = ["BOTS", "POLICY_PREFIX", "SEARCH_LEVELS", "Bot", "BotFactory", "decide", "make_bot"]
