@@ -371,3 +371,38 @@ def test_openspiels_ismcts_plays_a_game() -> None:
         state.apply_action(action)
         moves += 1
     assert moves > 10 and sum(state.returns()) == 0
+
+
+@native
+def test_gymnasium_make_vec() -> None:
+    from lordsofwar.rl.vector import LordsOfWarVectorEnv
+
+    v = gymnasium.make_vec(rl.ENV_ID, num_envs=4, vectorization_mode="vector_entry_point")
+    assert isinstance(v, LordsOfWarVectorEnv) and v.opponent == "random"
+    obs, infos = v.reset(seed=1)
+    assert obs["observation"].shape == (4, Config.of().observation_size)
+    assert np.array_equal(infos["to_play"], v.seats)
+    with pytest.raises(ValueError, match="vectorization_mode='async'"):
+        gymnasium.make_vec(rl.ENV_ID, num_envs=2, vectorization_mode="vector_entry_point", opponent="greedy")
+    sync = gymnasium.make_vec(rl.ENV_ID, num_envs=2, vectorization_mode="sync", opponent="greedy")
+    obs, _ = sync.reset(seed=2)
+    assert obs["action_mask"].shape == (2, 1724)
+    sync.close()
+
+
+@native
+def test_vector_observations_hold_no_hidden_card() -> None:
+    """Each row of the batch is the decider's observation: equal in any world with its view."""
+    from lordsofwar.rl.vector import LordsOfWarVectorEnv
+
+    e = LordsOfWarVectorEnv(6, opponent="self")
+    obs, infos = e.reset(seed=9)
+    for _ in range(40):
+        obs, *_ = e.step(e.batch.sample().copy())
+    for i in range(6):
+        game = e.batch.game(i)
+        view = game.view(game.decider)
+        for k in range(3):
+            planes, info = view.determinize(k).observation()
+            flat = rl.flat_observation(planes, info)
+            assert np.array_equal(flat, obs["observation"][i])

@@ -26,7 +26,11 @@ def _register() -> None:
         import gymnasium
 
         if ENV_ID not in gymnasium.registry:
-            gymnasium.register(id=ENV_ID, entry_point="lordsofwar.rl.single:LordsOfWarEnv")
+            gymnasium.register(
+                id=ENV_ID,
+                entry_point="lordsofwar.rl.single:LordsOfWarEnv",
+                vector_entry_point="lordsofwar.rl.vector:make_vector",
+            )
 
 
 _register()

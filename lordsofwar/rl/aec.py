@@ -91,7 +91,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
     def _legal_mask(self) -> np.ndarray:
         if self._mask is None:
             mask = self.game.legal_mask()
-            self._mask = mask.astype(np.int8, copy=False)
+            self._mask = mask.view(np.int8)  # the same bytes: 0 and 1
         return self._mask
 
     def step(self, action: Any) -> None:
@@ -141,7 +141,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
         game = self.game
         if game.result is None and game.decider == player:
             planes, info = game.observation()
-            mask = self._legal_mask().copy()
+            mask = self._legal_mask().copy()  # the caller may change its own copy
         else:
             planes, info = observe_view(game, player, self.config)
             mask = np.zeros(self.config.num_actions, np.int8)

@@ -96,7 +96,7 @@ class LordsOfWarEnv(gymnasium.Env):  # type: ignore[misc]
         game = self.game
         if game.result is None:
             planes, info = game.observation()
-            self._mask = game.legal_mask().astype(np.int8, copy=False)
+            self._mask = game.legal_mask().view(np.int8)  # the same bytes: 0 and 1
             mask = self._mask.copy()
             truncated = not mask.any()
         else:

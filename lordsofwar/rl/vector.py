@@ -168,3 +168,18 @@ class LordsOfWarVectorEnv(VectorEnv):  # type: ignore[misc]
 
     def close_extras(self, **kwargs: Any) -> None:
         self.batch = None
+
+
+def make_vector(num_envs: int = 64, opponent: str = "random", **options: Any) -> LordsOfWarVectorEnv:
+    """The vector entry point of ``lordsofwar/LordsOfWar-v0``:
+    ``gymnasium.make_vec("lordsofwar/LordsOfWar-v0", num_envs=64, vectorization_mode="vector_entry_point")``
+    gives the same game as the single environment against ``random`` (the one bot the batch
+    plays itself); ``opponent="self"`` gives self-play. Other bot levels: the single
+    environment, or ``vectorization_mode="async"``."""
+    if opponent not in ("random", "self"):
+        raise ValueError(
+            f"opponent {opponent!r}: the vector environment plays 'random' or 'self'; for a bot level use "
+            "vectorization_mode='async' or 'sync'"
+        )
+    options.pop("render_mode", None)
+    return LordsOfWarVectorEnv(num_envs, opponent=opponent, **options)
