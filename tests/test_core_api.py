@@ -370,7 +370,7 @@ def test_batch_refuses_an_illegal_id_and_changes_nothing(Batch: Any) -> None:
     steps, episodes = batch.steps, batch.episodes
     actions = batch.sample().copy()
     illegal = int(np.flatnonzero(batch.mask[2] == 0)[0])
-    for bad in (illegal, -1, batch.num_actions):
+    for bad in (illegal, -2, batch.num_actions):  # -1 is SKIP
         tried = actions.copy()
         tried[2] = bad
         with pytest.raises(IllegalActionError, match=f"game 2 of the batch: action id {bad}"):
@@ -383,6 +383,24 @@ def test_batch_refuses_an_illegal_id_and_changes_nothing(Batch: Any) -> None:
         batch.step(actions[:3])
     batch.step(actions)
     assert batch.steps == steps + 4
+
+
+def test_a_batch_game_given_skip_waits(Batch: Any) -> None:
+    from lordsofwar.core import SKIP
+
+    batch = Batch(3, seed=4)
+    for _ in range(5):
+        batch.step(batch.sample())
+    games = [json.dumps(batch.game(i).to_json()) for i in range(3)]
+    planes, mask = batch.planes[1].copy(), batch.mask[1].copy()
+    acts = batch.sample().copy()
+    acts[1] = SKIP
+    steps = batch.steps
+    batch.step(acts)
+    assert json.dumps(batch.game(1).to_json()) == games[1]
+    assert np.array_equal(batch.planes[1], planes) and np.array_equal(batch.mask[1], mask)
+    assert json.dumps(batch.game(0).to_json()) != games[0]
+    assert not batch.done[1] and not batch.rewards[1].any() and batch.steps == steps + 2
 
 
 def test_batches_with_the_same_seed_play_the_same(Batch: Any) -> None:

@@ -361,15 +361,15 @@ class Game:
             with contextlib.suppress(_core.Hidden):
                 self._s.resolve()
         fw, fh = (7, 6) if self.variant.bordered else (w, h)
-        planes = np.zeros((_core.PLANES, fh, fw), np.uint8)
-        info = np.zeros(_core.INFO, np.float32)
+        planes = np.empty((_core.PLANES, fh, fw), np.uint8)  # observe clears both first
+        info = np.empty(_core.INFO, np.float32)
         self._s.observe(planes, info, w, h)
         return planes, info
 
     def legal_mask(self) -> np.ndarray:
         """The legal ids as a 0/1 byte per id (``num_actions`` bytes)."""
         w, h = self.FRAME
-        mask = np.zeros(self.num_actions, np.uint8)
+        mask = np.empty(self.num_actions, np.uint8)  # the core clears it first
         try:
             self._s.mask(mask, w, h)
         except _core.Hidden as exc:

@@ -201,8 +201,7 @@ def _framed(frame: tuple[int, int]) -> Any:
 
 
 def env(render_mode: str | None = None, **options: Any) -> Any:
-    """The environment with PettingZoo's usual wrappers (an illegal action raises; order checks)."""
-    e: Any = raw_env(render_mode=render_mode, **options)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = wrappers.OrderEnforcingWrapper(e)
-    return e
+    """The environment in PettingZoo's ``OrderEnforcingWrapper`` (no step or observation before
+    a reset). Actions need no other wrapper: :meth:`raw_env.step` refuses an id that is out of
+    range or not legal itself, saying which."""
+    return wrappers.OrderEnforcingWrapper(raw_env(render_mode=render_mode, **options))
