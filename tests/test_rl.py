@@ -406,3 +406,20 @@ def test_vector_observations_hold_no_hidden_card() -> None:
             planes, info = view.determinize(k).observation()
             flat = rl.flat_observation(planes, info)
             assert np.array_equal(flat, obs["observation"][i])
+
+
+def test_observe_into_is_the_observation_and_the_mask() -> None:
+    e = rl.raw_env()
+    e.reset(seed=12)
+    rng = np.random.default_rng(3)
+    for _ in range(50):
+        game = e.game
+        obs = np.full(Config.of().observation_size, -1, np.float32)
+        mask = np.full(1724, 7, np.int8)
+        count = game.observe_into(obs, mask)
+        planes, info = game.observation()
+        assert np.array_equal(obs, rl.flat_observation(planes, info))
+        assert np.array_equal(mask, game.legal_mask()) and count == int(mask.sum()) == len(game.legal_ids())
+        e.step(int(rng.choice(np.flatnonzero(mask))))
+    with pytest.raises(ValueError, match="wrong size"):
+        e.game.observe_into(np.zeros(5, np.float32), np.zeros(1724, np.int8))

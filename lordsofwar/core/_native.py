@@ -366,6 +366,16 @@ class Game:
         self._s.observe(planes, info, w, h)
         return planes, info
 
+    def observe_into(self, observation: np.ndarray, mask: np.ndarray) -> int:
+        """For the RL environments, in one call: the decider's observation as one float32 vector
+        (the planes as numbers, plane by plane, then ``info``) into ``observation``, and the
+        legal ids into ``mask`` (int8, ``num_actions``); returns how many ids are legal."""
+        w, h = self.FRAME
+        try:
+            return int(self._s.observe_into(observation, mask, w, h))
+        except _core.Hidden as exc:
+            raise HiddenInformationError(str(exc)) from None
+
     def legal_mask(self) -> np.ndarray:
         """The legal ids as a 0/1 byte per id (``num_actions`` bytes)."""
         w, h = self.FRAME

@@ -194,6 +194,19 @@ class Game:
         square falls outside the frame has no id and is left out."""
         return observation.legal_mask(self._pos, self.FRAME)
 
+    def observe_into(self, observation: np.ndarray, mask: np.ndarray) -> int:
+        """For the RL environments, in one call: the decider's observation as one float32 vector
+        (the planes as numbers, plane by plane, then ``info``) into ``observation``, and the
+        legal ids into ``mask`` (int8, ``num_actions``); returns how many ids are legal."""
+        legal = self.legal_mask()
+        planes, info = self.observation()
+        if observation.shape != (planes.size + info.size,) or mask.shape != legal.shape:
+            raise ValueError("buffers of the wrong size for this frame")
+        observation[: planes.size] = planes.reshape(-1)
+        observation[planes.size :] = info
+        mask[:] = legal
+        return int(legal.sum())
+
     # --- views, hidden cards and playouts ----------------------------------------------------
 
     def view(self, player: int) -> Game:

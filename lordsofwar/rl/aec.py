@@ -139,12 +139,12 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
         (all 0 when it is not the one to decide)."""
         player = player_of(agent)
         game = self.game
+        mask = np.zeros(self.config.num_actions, np.int8)
         if game.result is None and game.decider == player:
-            planes, info = game.observation()
-            mask = self._legal_mask().copy()  # the caller may change its own copy
-        else:
-            planes, info = observe_view(game, player, self.config)
-            mask = np.zeros(self.config.num_actions, np.int8)
+            obs = np.empty(self.config.observation_size, np.float32)
+            game.observe_into(obs, mask)
+            return {"observation": obs, "action_mask": mask}
+        planes, info = observe_view(game, player, self.config)
         return {"observation": flat_observation(planes, info), "action_mask": mask}
 
     def render(self) -> str | None:

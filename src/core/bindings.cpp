@@ -350,6 +350,23 @@ NB_MODULE(_core, m) {
                      throw nb::value_error("buffers of the wrong size for this frame");
                  observe(s.g, f, planes.data(), info.data());
              })
+        .def("observe_into",
+             [](State& s, F32 out, I8 mask, int w, int h) {
+                 // One call per decision for the RL environments: the legal ids (listing them
+                 // settles the start of the turn), then the planes as floats and the info.
+                 Frame f = s.frame(w, h);
+                 const size_t n = (size_t)PLANES * f.n();
+                 if (out.size() != n + (size_t)INFO || mask.size() != (size_t)f.num_actions())
+                     throw nb::value_error("buffers of the wrong size for this frame");
+                 int missing = 0;
+                 int count = write_mask(s.g, f, reinterpret_cast<uint8_t*>(mask.data()), s.buf, missing);
+                 thread_local std::vector<uint8_t> planes;
+                 planes.resize(n);
+                 observe(s.g, f, planes.data(), out.data() + n);
+                 float* o = out.data();
+                 for (size_t i = 0; i < n; ++i) o[i] = planes[i];
+                 return count;
+             })
         .def("mask",
              [](State& s, U8 mask, int w, int h) {
                  Frame f = s.frame(w, h);
