@@ -211,3 +211,44 @@ def test_an_arena_pairs_players_as_they_finish_and_ends_with_its_window(client: 
     t = alice.get(f"/api/tournaments/{tid}").json()
     assert t["status"] == "finished" and all(b["result"] for x in t["rounds_played"] for b in x["boards"])
     assert people["tp0"].post(f"/api/tournaments/{tid}/join", {}).status_code == 409
+
+
+def test_joining_with_a_custom_deck_from_the_page(client: Any, alice: Player, bob: Player) -> None:
+    """The join form lists the player's decks when the games allow custom decks, those that do
+    not fit disabled with the reason; choosing one registers with it."""
+    import re
+
+    options = {"custom_decks": True, "custom_armies": ["orcs", "elves"]}
+    tid = alice.post("/api/tournaments", {"name": "Decks", "options": options}).json()["tournament"]
+    plain = alice.post("/api/tournaments", {"name": "Armies"}).json()["tournament"]
+    fits = bob.post("/api/decks", {"name": "Green horde", "army": "orcs"}).json()
+    other = bob.post("/api/decks", {"name": "Stout", "army": "dwarves"}).json()
+    page = bob.get(f"/tournaments/{tid}").text
+    assert 'id="join-deck"' in page
+    assert re.search(rf'<option value="{fits["id"]}">Green horde</option>', page)
+    assert re.search(rf'<option value="{other["id"]}" disabled title="[^"]*dwarves[^"]*">Stout \(does not fit', page)
+    assert 'id="join-deck"' not in bob.get(f"/tournaments/{plain}").text  # no custom decks there
+    client.cookies.clear()
+    assert 'id="join-deck"' not in client.get(f"/tournaments/{tid}").text  # a visitor signed out
+    # a deck that does not fit is refused even when posted by hand; the one that fits is taken
+    form = {"csrf": bob.csrf, "army": "random", "deck": str(other["id"])}
+    r = bob.use().post(f"/tournaments/{tid}/join", data=form, follow_redirects=False)
+    bob._keep()
+    assert r.status_code == 409 and "does not fit" in r.text
+    form["deck"] = "x1"
+    r = bob.use().post(f"/tournaments/{tid}/join", data=form, follow_redirects=False)
+    bob._keep()
+    assert r.status_code == 422
+    form["deck"] = str(fits["id"])
+    r = bob.use().post(f"/tournaments/{tid}/join", data=form, follow_redirects=False)
+    bob._keep()
+    assert r.status_code == 303
+    entries = alice.get(f"/api/tournaments/{tid}").json()["entries"]
+    assert [(e["name"], e["deck"]) for e in entries] == [("bob", True)]
+    # without a deck the form registers with the army alone
+    form = {"csrf": alice.csrf, "army": "elves", "deck": ""}
+    r = alice.use().post(f"/tournaments/{tid}/join", data=form, follow_redirects=False)
+    alice._keep()
+    assert r.status_code == 303
+    entries = {e["name"]: e for e in alice.get(f"/api/tournaments/{tid}").json()["entries"]}
+    assert entries["alice"]["army"] == "elves" and not entries["alice"]["deck"]

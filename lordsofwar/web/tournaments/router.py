@@ -103,7 +103,11 @@ async def create_form(request: Request, db: Db, user: SignedIn) -> Response:
 
 @router.get("/tournaments/{tid:int}", response_class=HTMLResponse, include_in_schema=False)
 async def detail_page(request: Request, tid: TournamentId, db: Db, user: MaybeUser) -> Response:
-    ctx = {"t": await service.detail(db, tid, user), "armies": CORE_ARMIES}
+    ctx = {
+        "t": await service.detail(db, tid, user),
+        "armies": CORE_ARMIES,
+        "decks": await service.deck_choices(db, user, tid),
+    }
     return pages.render(request, "tournament.html", ctx, user)
 
 
@@ -112,8 +116,11 @@ async def op_form(request: Request, tid: TournamentId, op: str, db: Db, user: Si
     form = await pages.read_form(request)
     check_csrf(request, pages.field(form, "csrf"))
     if op == "join":
+        deck = pages.field(form, "deck", 12)
         try:
-            body = Join.model_validate({"army": pages.field(form, "army", 20) or "random"}, strict=False)
+            body = Join.model_validate(
+                {"army": pages.field(form, "army", 20) or "random", "deck": deck or None}, strict=False
+            )
         except ValidationError as exc:
             raise Problem(422, validation_message(exc.errors())) from None
         t = await service.join(db, user, tid, body)

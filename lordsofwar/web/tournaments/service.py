@@ -21,6 +21,8 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 from sqlalchemy import Table, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from lordsofwar import decks as deckrules
+from lordsofwar.rules.cards import CORE
 from lordsofwar.web.decks import service as deckweb
 from lordsofwar.web.fields import Declared, WholeNumber
 from lordsofwar.web.games.service import Army, GameOptions, GameService, Runtime
@@ -116,6 +118,20 @@ async def join(db: AsyncSession, user: User, tid: int, body: Join) -> Tournament
     db.add(TournamentEntry(tournament_id=tid, user_id=user.id, rating=rating, army=body.army, deck=deck, withdrawn=False))
     await db.commit()
     return t
+
+
+async def deck_choices(db: AsyncSession, user: User | None, tid: int) -> list[dict[str, Any]] | None:
+    """For the join form: the user's decks with why each cannot be played here (None: it can),
+    or None when the tournament's games do not allow custom decks."""
+    t = await _tournament(db, tid)
+    options = GameOptions.model_validate(t.options)
+    if not options.custom_decks or user is None:
+        return None
+    allowed = list(options.custom_armies)
+    return [
+        {"id": d.id, "name": d.name, "problem": deckrules.game_problem(d.cards, CORE, allowed)}
+        for d in await deckweb.list_decks(db, user)
+    ]
 
 
 async def join_running(sessions: async_sessionmaker[AsyncSession], games: GameService, t: Tournament) -> None:
