@@ -17,7 +17,7 @@ BLURBS = {
     "greedy": "takes the most value each turn",
     "veteran": "searches hundreds of lines",
     "elite": "searches thousands of lines",
-    "general": "the strongest: 20,000 lines a decision",
+    "general": "the strongest: 40,000 lines a decision",
 }
 """What each bot does, in a few words."""
 
