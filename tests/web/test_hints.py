@@ -113,3 +113,32 @@ def test_a_search_bot_plays_a_whole_game_on_the_server(alice: Player) -> None:
     s = alice.state(game)
     assert s["game"]["status"] == "over"
     assert {e["player"] for e in s["log"] if e["action"]} == {1, 2}
+
+
+def test_a_dead_worker_never_makes_the_bot_play_a_move_it_did_not_choose(db_url: str) -> None:
+    """The pool fails (a worker killed, or the server stopping): the bot's turn is tried again
+    and the bot's own choice is played, not a random action in its place."""
+    from lordsofwar.web.games.botpool import BotPoolError
+
+    app = create_app(settings_for(db_url, bot_delay=0.0))
+    with TestClient(app, base_url="http://testserver") as c:
+        service = app.state.service
+        real = service.bots.choose
+        calls: list[str] = []
+
+        async def flaky(name: str, *args: Any) -> Any:
+            calls.append(name)
+            if len(calls) == 1:
+                raise BotPoolError("the bot worker died")
+            return await real(name, *args)
+
+        service.bots.choose = flaky
+        alice = Player(c, "alice").signup()
+        game = bot_game(alice, "greedy", creator_side="2")
+        s = my_turn(alice, game, limit=60)
+        assert s["game"]["status"] == "running" and s["legal"]
+        played = [e for e in s["log"] if e["player"] == 1]
+        # every move of the bot's is one the bot chose: one per successful call to the pool,
+        # none for the failed one (a random move in its place would make one more)
+        assert calls[0] == "greedy" and len(calls) >= 2
+        assert len(played) == len(calls) - 1

@@ -5,8 +5,8 @@ A :class:`BotPool` is a ``ProcessPoolExecutor`` of ``LOW_BOT_WORKERS`` processes
 started with ``spawn`` (no inherited sockets or event loop) and at a lower scheduling priority
 (``nice`` 5), so that the server's processes answer players first when the machine is busy.
 A job gets plain data (a position's JSON, lists of strings) and returns plain data. A worker
-that dies is replaced: the pool is rebuilt and the job fails with :class:`BotPoolError`, which
-the caller handles as a failed bot turn.
+that dies is replaced: the pool is rebuilt and the job fails with :class:`BotPoolError`; a bot
+turn is then tried again a little later (never answered with a move the bot did not choose).
 
 Jobs wait for a free worker in order of priority, then of arrival: a bot's turn in a game
 (:data:`TURN`) before a player's hint (:data:`HINT`) before a decision of a post-game analysis
@@ -24,6 +24,7 @@ import itertools
 import logging
 import multiprocessing
 import os
+import signal
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -42,6 +43,9 @@ class BotPoolError(RuntimeError):
 def _init_worker() -> None:
     with contextlib.suppress(OSError):  # not allowed here: run at the same priority
         os.nice(5)
+    # Ctrl+C in a terminal reaches the whole process group: the server stops itself and then
+    # the pool; a worker killed mid-search by it would only break the jobs under way.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     # Import the bots and the core once per worker, not on the first decision.
     import lordsofwar.bots.search  # noqa: F401
 

@@ -35,7 +35,7 @@ from lordsofwar.rules.state import LENGTHS, Position, Result, Variant
 from lordsofwar.web.db import sqlite_engine, upsert
 from lordsofwar.web.fields import WholeNumber
 from lordsofwar.web.games.analysis import Analyses
-from lordsofwar.web.games.botpool import BotPool
+from lordsofwar.web.games.botpool import BotPool, BotPoolError
 from lordsofwar.web.models import Game, Heartbeat, User, utcnow
 from lordsofwar.web.ratings import service as ratings
 from lordsofwar.web.settings import Settings
@@ -983,6 +983,8 @@ class GameService:
                 )
                 self._note_bot_time(name, spent, time.perf_counter() - asked, budget)
                 action: Any = text
+            except BotPoolError:
+                raise  # no worker to think (one died, or the server is stopping): later, never a random move
             except Exception:
                 log.exception("bot %s failed in game %s; a random action instead", name, game_id)
                 action = make_bot("random", seed).choose(view)
@@ -1001,6 +1003,14 @@ class GameService:
                 await self._bot_turn(game_id, attempt + 1)
         except GameError as exc:
             log.warning("bot turn in game %s refused: %s", game_id, exc)
+        except BotPoolError as exc:
+            # A worker died (the pool starts new ones) or the pool is closing with the server:
+            # the turn is tried again a little later; a server that stops leaves it to its next
+            # start (resume_bots). The bot never plays a move it did not choose because of it.
+            log.warning("bot turn in game %s: %s; trying again (attempt %s)", game_id, exc, attempt + 1)
+            if attempt < 5:
+                await asyncio.sleep(2.0 * (attempt + 1))
+                await self._bot_turn(game_id, attempt + 1)
         except Exception:
             log.exception("bot turn in game %s failed (attempt %s)", game_id, attempt + 1)
             if attempt < 5:
