@@ -150,30 +150,35 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
     def render(self) -> str | None:
         """``ansi``: the status and the mat as text; ``human``: the same, printed. Without a
         render mode, nothing."""
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() without a render_mode: make the environment with render_mode='ansi' or 'human'")
-            return None
-        if self.game is None:
-            return None
-        from rich.console import Console
-
-        from lordsofwar.render import render_mat, render_status
-
-        pos = self.game.to_position()
-        console = Console(file=io.StringIO(), width=160, record=True)
-        console.print(render_status(pos))
-        console.print(render_mat(pos))
-        text = console.export_text()
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render(self.game and self.game.to_position(), self.render_mode)
 
     def close(self) -> None:
         self.game = None
 
     def state(self) -> np.ndarray:  # pragma: no cover - PettingZoo's optional global state
         raise NotImplementedError("a hidden-information game has no observation of the whole state")
+
+
+def render(pos: Any, mode: str | None) -> str | None:
+    """The environments' render(): the status and the mat of ``pos`` as text (``ansi``), or
+    printed (``human``); nothing without a mode (Gymnasium's warning) or a position."""
+    if mode is None:
+        gymnasium.logger.warn("render() without a render_mode: make the environment with render_mode='ansi' or 'human'")
+        return None
+    if pos is None:
+        return None
+    from rich.console import Console
+
+    from lordsofwar.render import render_mat, render_status
+
+    console = Console(file=io.StringIO(), width=160, record=True)
+    console.print(render_status(pos))
+    console.print(render_mat(pos))
+    text = console.export_text()
+    if mode == "human":
+        print(text)
+        return None
+    return text
 
 
 def observe_view(game: Any, player: int, config: Config) -> tuple[np.ndarray, np.ndarray]:

@@ -16,14 +16,13 @@ changes nothing.
 
 from __future__ import annotations
 
-import io
 from typing import Any
 
 import gymnasium
 import numpy as np
 
 from lordsofwar import core
-from lordsofwar.rl.aec import _framed, _lost, observe_view
+from lordsofwar.rl.aec import _framed, _lost, observe_view, render
 from lordsofwar.rl.config import Config, flat_observation, spaces_of
 from lordsofwar.rules import notation
 from lordsofwar.rules.errors import IllegalActionError
@@ -140,23 +139,6 @@ class LordsOfWarEnv(gymnasium.Env):  # type: ignore[misc]
         return obs, reward, result is not None, truncated, info
 
     def render(self) -> str | None:
-        """``ansi``: the status and the mat as text; ``human``: the same, printed. Without a
-        render mode, nothing."""
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() without a render_mode: make the environment with render_mode='ansi' or 'human'")
-            return None
-        if self.game is None:
-            return None
-        from rich.console import Console
-
-        from lordsofwar.render import render_mat, render_status
-
-        pos = notation.view(self.game.to_position(), self.me)
-        console = Console(file=io.StringIO(), width=160, record=True)
-        console.print(render_status(pos))
-        console.print(render_mat(pos))
-        text = console.export_text()
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        """``ansi``: the status and the mat of the agent's view as text; ``human``: the same,
+        printed. Without a render mode, nothing."""
+        return render(self.game and notation.view(self.game.to_position(), self.me), self.render_mode)
