@@ -111,34 +111,9 @@ bool decode(const Game& g, const Frame& f, int id, Action& out) {
     return true;
 }
 
-bool hits(const Game& g, const Action& a) {
-    int player = g.to_move, enemy = 3 - player;
-    auto melee = [&](const Unit& w) {
-        int total = w.shot_damage > 0 ? w.shot_damage : 0;
-        for (int e = 0; e < w.natt; ++e) {
-            if (!(g.units()[g.unit_at(w.att_sq[e])].flags & SHOT)) total += w.att_val[e];
-        }
-        return total;
-    };
-    if (a.kind == A_SHOOT) {
-        const Unit& w = g.units()[g.unit_at(a.to)];
-        const Unit& s = g.units()[g.unit_at(a.from)];
-        return melee(w) + g.kind(s).damage > g.kind(w).defence;
-    }
-    if (a.kind != A_DEPLOY) return false;
-    const Kind& k = g.cards->kinds[player][a.card];
-    for (int i = 0; i < k.n_attacks; ++i) {
-        int wi = g.unit_at(step(a.to, k.attack_dir[i]));
-        if (wi < 0) continue;
-        const Unit& w = g.units()[wi];
-        if (w.owner == enemy && melee(w) + k.attack_val[i] > g.kind(w).defence) return true;
-    }
-    return false;
-}
-
 namespace {
 
-// What a unit's attackers deal it already, a shot at it included (the melee total of hits()).
+// What a unit's attackers deal it already, a shot at it included.
 int melee_on(const Game& g, const Unit& w) {
     int total = w.shot_damage > 0 ? w.shot_damage : 0;
     for (int e = 0; e < w.natt; ++e) {
@@ -148,6 +123,24 @@ int melee_on(const Game& g, const Unit& w) {
 }
 
 }  // namespace
+
+bool hits(const Game& g, const Action& a) {
+    int player = g.to_move, enemy = 3 - player;
+    if (a.kind == A_SHOOT) {
+        const Unit& w = g.units()[g.unit_at(a.to)];
+        const Unit& s = g.units()[g.unit_at(a.from)];
+        return melee_on(g, w) + g.kind(s).damage > g.kind(w).defence;
+    }
+    if (a.kind != A_DEPLOY) return false;
+    const Kind& k = g.cards->kinds[player][a.card];
+    for (int i = 0; i < k.n_attacks; ++i) {
+        int wi = g.unit_at(step(a.to, k.attack_dir[i]));
+        if (wi < 0) continue;
+        const Unit& w = g.units()[wi];
+        if (w.owner == enemy && melee_on(g, w) + k.attack_val[i] > g.kind(w).defence) return true;
+    }
+    return false;
+}
 
 // The eliminating deployments of the bordered mat's pre-deployment phase (play.hpp): a deployment
 // on ``t`` eliminates ``w`` when an arrow of the card points from ``t`` at ``w`` with a value
