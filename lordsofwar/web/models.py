@@ -43,6 +43,9 @@ class User(Base):
     name_key: Mapped[str] = mapped_column(String(24), unique=True)
     password_hash: Mapped[str] = mapped_column(String(200))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    bot: Mapped[str | None] = mapped_column(String(20))
+    """A built-in bot level's account (lordsofwar.bots.BOTS): made when the level is first entered
+    in a tournament, named so that no player can sign up as it, and never signed in to."""
 
 
 class AuthSession(Base):

@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from lordsofwar.bots import ladder
 from lordsofwar.web import fields, pages
 from lordsofwar.web.accounts import service as accounts
 from lordsofwar.web.accounts.limits import Busy
@@ -193,5 +194,8 @@ async def profile_page(request: Request, name: str, db: Db, user: MaybeUser) -> 
         "charts": {pool: ratings.chart(points) for pool, points in histories.items()},
         "pools": ratings.POOL_NAMES,
         "results": ratings.results_by(games, player.id),
+        "bot": None
+        if player.bot is None
+        else {"blurb": ladder.blurbs().get(player.bot, player.bot), "rating": ladder.ratings().get(player.bot)},
     }
     return pages.render(request, "profile.html", ctx, user)

@@ -16,6 +16,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.requests import HTTPConnection
 
+from lordsofwar.bots import BOTS
 from lordsofwar.web.accounts.limits import Guard
 from lordsofwar.web.db import upsert
 from lordsofwar.web.models import AuthSession, ServerSecret, User, utcnow
@@ -27,6 +28,7 @@ BROWSER_COOKIE = "low_csrf"
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 NAME_MIN, NAME_MAX = 3, 24
 PASSWORD_MIN, PASSWORD_MAX = 8, 200
+USERS: Table = User.__table__  # type: ignore[assignment]
 RESERVED = {"admin", "bot", "random", "greedy", "system", "spectator", "anonymous"}
 
 
@@ -67,11 +69,33 @@ def check_name(name: str) -> str:
 
 async def find_user(db: AsyncSession, name: str) -> User | None:
     """The user called ``name`` (case does not count), or None. A text that cannot be a name is
-    nobody's, and never reaches the database (PostgreSQL refuses NUL characters, for one)."""
+    nobody's, and never reaches the database (PostgreSQL refuses NUL characters, for one); a
+    built-in bot's account (``General bot``) is found by its name too."""
     name = name.strip()
-    if not NAME_MIN <= len(name) <= NAME_MAX or not NAME_RE.fullmatch(name):
+    key = name.lower()
+    if key not in BOT_ACCOUNT_KEYS and (not NAME_MIN <= len(name) <= NAME_MAX or not NAME_RE.fullmatch(name)):
         return None
-    return await db.scalar(select(User).where(User.name_key == name.lower()))
+    return await db.scalar(select(User).where(User.name_key == key))
+
+
+BOT_ACCOUNTS = {level: f"{level.capitalize()} bot" for level in BOTS}
+"""The account name of each built-in bot level: with a space, so no player can sign up as one."""
+BOT_ACCOUNT_KEYS = {name.lower() for name in BOT_ACCOUNTS.values()}
+NO_PASSWORD = "!"
+"""A bot account's password hash: no password verifies against it."""
+
+
+async def bot_account(db: AsyncSession, level: str) -> User:
+    """The account a built-in bot level plays under (in tournaments), made on first use; one
+    statement makes it, so two processes doing it at once get the same account."""
+    if level not in BOT_ACCOUNTS:
+        raise AuthError(f"there is no bot level {level[:20]!r} (known: {', '.join(BOT_ACCOUNTS)})", 422)
+    name = BOT_ACCOUNTS[level]
+    values = {"name": name, "name_key": name.lower(), "password_hash": NO_PASSWORD, "created_at": utcnow(), "bot": level}
+    await upsert(db, USERS, values, "name_key")
+    user = await db.scalar(select(User).where(User.name_key == name.lower()))
+    assert user is not None and user.bot == level, "the bot's account was just made"
+    return user
 
 
 def check_password(password: str) -> str:
@@ -176,7 +200,7 @@ async def sign_in(db: AsyncSession, passwords: Passwords, guard: Guard, name: st
     user = await find_user(db, name)
     await db.commit()  # the connection goes back while verifying
     ok = False
-    if user is not None and len(password) <= PASSWORD_MAX:
+    if user is not None and user.bot is None and len(password) <= PASSWORD_MAX:
         async with guard.hashing():
             ok = await guard.run(passwords.verify, user.password_hash, password)
     if not ok or user is None:

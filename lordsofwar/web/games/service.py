@@ -604,9 +604,13 @@ class GameService:
         """A new running game between ``creator`` and ``opponent`` (or a bot), added to ``db``.
 
         ``custom`` holds the creator's and the opponent's custom decks (already checked against
-        the options), copied into the game; a side without one plays its army's standard deck."""
+        the options), copied into the game; a side without one plays its army's standard deck.
+        A bot's account (a tournament's entrant, :func:`accounts.bot_account`) is played by its
+        bot; a game with a bot is never rated."""
         if bot is not None and bot not in BOTS:
             raise GameError(f"unknown bot {bot!r} (known: {', '.join(BOTS)})", 400)
+        if bot is None and opponent is not None:
+            bot = opponent.bot
         side = int(options.creator_side) if options.creator_side != "random" else 1 + secrets.randbelow(2)
         armies: list[str] = [options.creator_army, options.opponent_army]
         armies = [a if a != "random" else secrets.choice(CORE_ARMIES) for a in armies]
@@ -616,7 +620,7 @@ class GameService:
             armies.reverse()
             dealt.reverse()
         seats: list[int | None] = [creator.id, opponent.id if opponent else None]
-        bots: list[str | None] = [None, bot]
+        bots: list[str | None] = [creator.bot, bot]
         if side == 2:
             seats.reverse()
             bots.reverse()
@@ -629,7 +633,7 @@ class GameService:
             bot1=bots[0],
             bot2=bots[1],
             public=options.public,
-            rated=options.rated and bot is None and opponent is not None,
+            rated=options.rated and bots == [None, None] and opponent is not None,
             options=options.model_dump(),
             variant=variant.to_json(),
             decks=dealt,

@@ -169,6 +169,8 @@ async def invite(
             raise Problem(404, f"there is no player called {wanted[:30]!r}")
         if opponent.id == user.id:
             raise Problem(403, "you cannot challenge yourself")
+        if opponent.bot is not None:
+            raise Problem(400, f"{opponent.name} answers no challenges: choose it as the bot to play it at once")
     pending = await db.scalar(
         select(Invitation.id)
         .where(Invitation.creator_id == user.id, Invitation.status == "open")

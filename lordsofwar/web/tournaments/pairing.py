@@ -18,7 +18,7 @@ at registration.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from caissify_pairings import MissingFloatHistoryWarning, generate_pairings
@@ -238,17 +238,23 @@ def arena_standings(entrants: Iterable[Entrant], pairings: Iterable[Pairing]) ->
     return ranked
 
 
-def pair_arena(waiting: Sequence[ArenaStanding], last_opponent: dict[int, int]) -> list[tuple[int, int]]:
+def pair_arena(
+    waiting: Sequence[ArenaStanding], last_opponent: dict[int, int], apart: Collection[int] = ()
+) -> list[tuple[int, int]]:
     """Pair the waiting players of an arena: by points (then rating), neighbours together,
     avoiding the opponent each met last when another choice is at hand; the higher-placed of
-    the two plays player 1. The one left over (an odd number) waits for the next game to end."""
+    the two plays player 1. Two of ``apart`` (the bots: they would only farm points off each
+    other) never meet. Whoever is left over waits for the next game to end."""
     queue = sorted(waiting, key=lambda s: (-s.points, -s.rating, s.id))
     pairs: list[tuple[int, int]] = []
     while len(queue) >= 2:
         first = queue.pop(0)
-        pick = 0
-        if last_opponent.get(first.id) == queue[0].id and len(queue) > 1:
-            pick = 1
+        fits = [i for i, s in enumerate(queue) if first.id not in apart or s.id not in apart]
+        if not fits:
+            continue
+        pick = fits[0]
+        if last_opponent.get(first.id) == queue[pick].id and len(fits) > 1:
+            pick = fits[1]
         second = queue.pop(pick)
         pairs.append((first.id, second.id))
     return pairs

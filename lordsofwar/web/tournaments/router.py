@@ -16,7 +16,7 @@ from lordsofwar.web.errors import COMMON, refusals, validation_message
 from lordsofwar.web.games.service import GameOptions
 from lordsofwar.web.problem import Problem
 from lordsofwar.web.tournaments import service
-from lordsofwar.web.tournaments.service import Join, NewTournament
+from lordsofwar.web.tournaments.service import EnterBot, Join, NewTournament
 
 router = APIRouter(responses=COMMON)
 TournamentId = Annotated[int, Path(ge=1, le=2**31 - 1, description="a tournament number")]
@@ -60,6 +60,25 @@ async def api_withdraw(tid: TournamentId, db: Db, user: SignedIn) -> dict[str, A
 async def api_start(tid: TournamentId, db: Db, user: SignedIn, svc: Svc) -> dict[str, Any]:
     """The creator closes registration and round 1 is paired (its games start)."""
     await service.start(db, svc.sessions, svc.games, user, tid)
+    return await service.detail(db, tid, user)
+
+
+@router.post("/api/tournaments/{tid:int}/bots", dependencies=[Csrf], responses=refusals(401, 403, 404, 409, 422))
+async def api_enter_bot(tid: TournamentId, body: EnterBot, db: Db, user: SignedIn, svc: Svc) -> dict[str, Any]:
+    """The creator enters a bot level (each level once), with its army; its games are played by
+    the bot and are never rated. An arena takes bots while it runs (two bots never meet)."""
+    t = await service.enter_bot(db, user, tid, body)
+    await service.join_running(svc.sessions, svc.games, t)
+    return await service.detail(db, tid, user)
+
+
+@router.delete("/api/tournaments/{tid:int}/bots/{level}", dependencies=[Csrf], responses=CHANGES)
+async def api_remove_bot(
+    tid: TournamentId, level: Annotated[str, Path(max_length=20, description="the bot level")], db: Db, user: SignedIn
+) -> dict[str, Any]:
+    """The creator takes a bot out, as a player withdraws: before the start its entry goes; after
+    it, the bot is left out of the coming rounds (its game under way goes on)."""
+    await service.remove_bot(db, user, tid, level)
     return await service.detail(db, tid, user)
 
 
@@ -125,6 +144,17 @@ async def op_form(request: Request, tid: TournamentId, op: str, db: Db, user: Si
             raise Problem(422, validation_message(exc.errors())) from None
         t = await service.join(db, user, tid, body)
         await service.join_running(svc.sessions, svc.games, t)
+    elif op == "bot":
+        try:
+            enter = EnterBot.model_validate(
+                {"level": pages.field(form, "level", 20), "army": pages.field(form, "army", 20) or "random"}, strict=False
+            )
+        except ValidationError as exc:
+            raise Problem(422, validation_message(exc.errors())) from None
+        t = await service.enter_bot(db, user, tid, enter)
+        await service.join_running(svc.sessions, svc.games, t)
+    elif op == "remove-bot":
+        await service.remove_bot(db, user, tid, pages.field(form, "level", 20))
     elif op == "withdraw":
         await service.withdraw(db, user, tid)
     elif op == "start":

@@ -22,7 +22,9 @@ from sqlalchemy import Table, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from lordsofwar import decks as deckrules
+from lordsofwar.bots import BOTS, ladder
 from lordsofwar.rules.cards import CORE
+from lordsofwar.web.accounts import service as accounts
 from lordsofwar.web.decks import service as deckweb
 from lordsofwar.web.fields import Declared, WholeNumber
 from lordsofwar.web.games.service import Army, GameOptions, GameService, Runtime
@@ -44,8 +46,15 @@ log = logging.getLogger(__name__)
 
 KINDS = {"swiss": "Swiss", "round_robin": "Round robin", "arena": "Arena"}
 MAX_ENTRANTS = 500
+ANCHOR_RATING = 1000
+"""A bot level missing from the stored ladder is seeded as greedy, the ladder's anchor."""
 TOURNAMENTS: Table = Tournament.__table__  # type: ignore[assignment]
 PAIRINGS: Table = TournamentPairing.__table__  # type: ignore[assignment]
+
+
+def _no_hints_declared() -> dict[str, Any]:
+    """The options' rules in a tournament: at least one army, and no hints."""
+    return {**some_army(), "properties": {"hints": {"const": False}}}
 
 
 class NewTournament(BaseModel):
@@ -57,7 +66,14 @@ class NewTournament(BaseModel):
     kind: Literal["swiss", "round_robin", "arena"] = "swiss"
     rounds: WholeNumber = Field(default=5, ge=1, le=20, description="Swiss rounds (a round robin plays everyone once)")
     minutes: WholeNumber = Field(default=60, ge=5, le=1440, description="an arena's length, from its start")
-    options: Annotated[GameOptions, Declared(some_army)] = Field(default_factory=lambda: GameOptions())
+    options: Annotated[GameOptions, Declared(_no_hints_declared)] = Field(default_factory=lambda: GameOptions())
+
+    @field_validator("options")
+    @classmethod
+    def _no_hints(cls, value: GameOptions) -> GameOptions:
+        if value.hints:
+            raise ValueError("hints are for casual games against a bot, not for tournament games")
+        return value
 
     @field_validator("name")
     @classmethod
@@ -103,7 +119,7 @@ async def _tournament(db: AsyncSession, tid: int) -> Tournament:
 
 async def join(db: AsyncSession, user: User, tid: int, body: Join) -> Tournament:
     t = await _tournament(db, tid)
-    if t.status != "upcoming" and not (t.kind == "arena" and t.status == "running"):
+    if not _open(t):
         raise Problem(409, "registration is closed: the tournament has started")
     if await db.get(TournamentEntry, (tid, user.id)) is not None:
         raise Problem(409, "you are registered already")
@@ -116,6 +132,68 @@ async def join(db: AsyncSession, user: User, tid: int, body: Join) -> Tournament
         deck = await deckweb.pick(db, user, body.deck, options.custom_decks, list(options.custom_armies))
     rating = (await ratings.player_ratings(db, user.id))[options.mode]["rating"]
     db.add(TournamentEntry(tournament_id=tid, user_id=user.id, rating=rating, army=body.army, deck=deck, withdrawn=False))
+    await db.commit()
+    return t
+
+
+class EnterBot(BaseModel):
+    """A built-in bot level entered by the tournament's creator, with the army it plays."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    level: Annotated[str, Declared(lambda: {"enum": list(BOTS)})] = Field(max_length=20, description="a bot level")
+    army: Army = "random"
+
+
+def _open(t: Tournament) -> bool:
+    return t.status == "upcoming" or (t.kind == "arena" and t.status == "running")
+
+
+async def _organiser(db: AsyncSession, user: User, tid: int) -> Tournament:
+    t = await _tournament(db, tid)
+    if t.created_by != user.id:
+        raise Problem(403, "only the tournament's creator enters and removes bots")
+    return t
+
+
+async def enter_bot(db: AsyncSession, user: User, tid: int, body: EnterBot) -> Tournament:
+    """The creator enters a bot level (one entry per level), seeded by its measured rating; its
+    games are played by the bot in the worker pool and are never rated."""
+    if body.level not in BOTS:
+        raise Problem(422, f"unknown bot {body.level[:20]!r} (known: {', '.join(BOTS)})")
+    t = await _organiser(db, user, tid)
+    if not _open(t):
+        raise Problem(409, "registration is closed: the tournament has started")
+    bot = await accounts.bot_account(db, body.level)
+    entry = await db.get(TournamentEntry, (tid, bot.id))
+    if entry is not None and not entry.withdrawn:
+        raise Problem(409, f"the {body.level} bot is entered already")
+    count = await db.scalar(select(func.count()).select_from(TournamentEntry).where(TournamentEntry.tournament_id == tid))
+    if entry is None and (count or 0) >= MAX_ENTRANTS:
+        raise Problem(409, f"the tournament is full ({MAX_ENTRANTS} players)")
+    rating = ladder.ratings().get(body.level, ANCHOR_RATING)
+    if entry is None:
+        db.add(TournamentEntry(tournament_id=tid, user_id=bot.id, rating=rating, army=body.army, deck=None, withdrawn=False))
+    else:  # back in a running arena after being taken out
+        entry.withdrawn, entry.army = False, body.army
+    await db.commit()
+    return t
+
+
+async def remove_bot(db: AsyncSession, user: User, tid: int, level: str) -> Tournament:
+    """The creator takes a bot out: as a player's withdrawal (before the start its entry goes;
+    after it, the bot is left out of the coming rounds and a game under way goes on)."""
+    t = await _organiser(db, user, tid)
+    bot = await accounts.find_user(db, accounts.BOT_ACCOUNTS.get(level, ""))
+    entry = None if bot is None else await db.get(TournamentEntry, (tid, bot.id))
+    if bot is None or entry is None or entry.withdrawn:
+        raise Problem(409, f"the {level[:20]} bot is not entered in this tournament")
+    if t.status == "finished":
+        raise Problem(409, "the tournament is over")
+    if t.status == "upcoming":
+        await db.delete(entry)
+    else:
+        entry.withdrawn = True
     await db.commit()
     return t
 
@@ -303,7 +381,8 @@ async def _arena_wave(db: AsyncSession, games: GameService, t: Tournament) -> bo
     for p in sorted(rows, key=lambda p: (p.round, p.board)):
         if p.black_id is not None:
             last[p.white_id], last[p.black_id] = p.black_id, p.white_id
-    pairs = pair_arena(waiting, last)
+    users = {u.id: u for u in await db.scalars(select(User).where(User.id.in_(list(entries))))}
+    pairs = pair_arena(waiting, last, apart={u.id for u in users.values() if u.bot is not None})
     if not pairs:
         return False
     moved = await db.execute(
@@ -312,7 +391,6 @@ async def _arena_wave(db: AsyncSession, games: GameService, t: Tournament) -> bo
     if moved.rowcount != 1:  # type: ignore[attr-defined]  # another call paired this wave
         await db.rollback()
         return False
-    users = {u.id: u for u in await db.scalars(select(User).where(User.id.in_(list(entries))))}
     base = GameOptions.model_validate(t.options)
     created = []
     for number, (white_id, black_id) in enumerate(pairs, start=1):
@@ -416,6 +494,9 @@ async def detail(db: AsyncSession, tid: int, user: User | None) -> dict[str, Any
         )
     )
     names = await _names(db, [e.user_id for e in entries])
+    bots: dict[int, str] = dict(
+        (await db.execute(select(User.id, User.bot).where(User.id.in_([e.user_id for e in entries]), User.bot.is_not(None)))).all()  # type: ignore[arg-type]
+    )
     arena = arena_standings(_entrants(entries, names), _pairings(rows)) if t.kind == "arena" else None
     table = standings(_entrants(entries, names), _pairings(rows)) if arena is None else []
     rounds: dict[int, list[dict[str, Any]]] = {}
@@ -430,19 +511,29 @@ async def detail(db: AsyncSession, tid: int, user: User | None) -> dict[str, Any
             }
         )
     mine = next((e for e in entries if user is not None and e.user_id == user.id), None)
+    entered = {bots[e.user_id] for e in entries if e.user_id in bots and not e.withdrawn}
+    measured = ladder.ratings()
     finished = sum(1 for p in rows if p.result is not None)
     return {
         **summary(t, len(entries)),
         "options": t.options,
         "creator": (await _names(db, [t.created_by] if t.created_by else [])).get(t.created_by or 0),
         "entries": [
-            {"name": names.get(e.user_id, "?"), "rating": e.rating, "army": e.army, "deck": e.deck is not None, "withdrawn": e.withdrawn}
+            {
+                "name": names.get(e.user_id, "?"),
+                "bot": bots.get(e.user_id),
+                "rating": e.rating,
+                "army": e.army,
+                "deck": e.deck is not None,
+                "withdrawn": e.withdrawn,
+            }
             for e in sorted(entries, key=lambda e: (-e.rating, names.get(e.user_id, "")))
         ],
         "standings": [
             {
                 "rank": s.rank,
                 "name": s.name,
+                "bot": bots.get(s.id),
                 "score": s.score,
                 "buchholz": s.buchholz,
                 "sonneborn_berger": s.sonneborn_berger,
@@ -458,6 +549,7 @@ async def detail(db: AsyncSession, tid: int, user: User | None) -> dict[str, Any
             {
                 "rank": s.rank,
                 "name": s.name,
+                "bot": bots.get(s.id),
                 "points": s.points,
                 "games": s.games,
                 "wins": s.wins,
@@ -471,5 +563,12 @@ async def detail(db: AsyncSession, tid: int, user: User | None) -> dict[str, Any
         "rounds_played": [{"round": r, "boards": boards} for r, boards in sorted(rounds.items())],
         "you": None if mine is None else {"withdrawn": mine.withdrawn},
         "can_start": user is not None and t.created_by == user.id and t.status == "upcoming" and len(entries) >= 2,
+        "can_enter_bots": user is not None and t.created_by == user.id and _open(t),
+        "can_remove_bots": user is not None and t.created_by == user.id and t.status != "finished",
+        "bot_levels": [
+            {"level": level, "name": accounts.BOT_ACCOUNTS[level], "rating": measured.get(level)}
+            for level in BOTS
+            if level not in entered
+        ],
         "progress": f"{t.status}:{t.current_round}:{len(entries)}:{finished}",
     }
