@@ -12,7 +12,10 @@ rating (Bradley-Terry by maximum likelihood, one virtual draw per pair played as
 fixed at 1000) with a 95% bootstrap interval (games resampled within each pair), and its
 milliseconds per decision (p50, p99; decisions with a single legal action are not counted).
 ``--json`` prints one object; ``--write FILE`` also stores the ratings for the lobby
-(``lordsofwar/bots/ladder.json``).
+(``lordsofwar/bots/ladder.json``). ``--combine OLD.json NEW.json --changed LEVELS`` plays
+nothing: it joins stored runs into one ladder (the new run's pairs replace the old ones, the old
+pairs of the changed levels are dropped) and fits the ratings again, so a change to one level
+is measured by re-running its pairs only.
 """
 
 from __future__ import annotations
@@ -129,6 +132,61 @@ def run_on_ray(
         ray.shutdown()
 
 
+def scores_of(pair: dict[str, Any]) -> list[float]:
+    """A stored pair's games as scores (their order matters neither to the fit nor to the
+    bootstrap, which resamples within the pair)."""
+    return [1.0] * pair["wins"] + [0.5] * pair["draws"] + [0.0] * pair["losses"]
+
+
+def combine(docs: Sequence[dict[str, Any]], changed: Sequence[str], samples: int, seed: int) -> dict[str, Any]:
+    """Stored runs (``--write`` files or ``--json`` output), oldest first, as one ladder: a later
+    run's pair replaces an earlier run's pair of the same two levels; the earlier pairs of the
+    ``changed`` levels (whose settings changed since) are dropped, so every figure of a level
+    comes from games with its present settings; each level's decision times come from the
+    latest run it played in; ratings and intervals are fitted again over all the pairs."""
+    pairs: dict[tuple[str, str], dict[str, Any]] = {}
+    origin: dict[tuple[str, str], int] = {}
+    rows: dict[str, dict[str, Any]] = {}
+    for i, doc in enumerate(docs):
+        if i == len(docs) - 1:
+            pairs = {k: v for k, v in pairs.items() if not set(k) & set(changed)}
+        for pair in doc["pairs"]:
+            pairs[(pair["a"], pair["b"])] = pair
+            origin[(pair["a"], pair["b"])] = i
+        for row in doc["levels"]:
+            rows[row["name"]] = row
+    levels = [name for name in BOTS if any(name in k for k in pairs)]
+    scores = {k: scores_of(v) for k, v in pairs.items()}
+    ratings = fit(levels, scores)
+    intervals = bootstrap(levels, scores, samples, seed)
+    latest = docs[-1]
+    return {
+        "date": latest["date"],
+        "levels": [
+            {
+                **{k: rows[name][k] for k in ("ms_p50", "ms_p99", "decisions")},
+                "name": name,
+                "rating": round(ratings[name]),
+                "interval": [round(intervals[name][0]), round(intervals[name][1])],
+            }
+            for name in levels
+        ],
+        "pairs": list(pairs.values()),
+        "games": sum(p["games"] for p in pairs.values()),
+        "runs": [  # what each run gives to this ladder
+            {
+                "date": d["date"],
+                "games": sum(p["games"] for k, p in pairs.items() if origin[k] == i),
+                "pairs": [f"{a} v {b}" for a, b in pairs if origin[(a, b)] == i],
+            }
+            for i, d in enumerate(docs)
+        ],
+        "anchor": {anchor_of(levels): ANCHOR_RATING},
+        "python": latest.get("python"),
+        "machine": latest.get("machine"),
+    }
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--levels", default=",".join(BOTS), help="comma-separated, weakest first")
@@ -142,7 +200,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--bootstrap", type=int, default=500, help="bootstrap samples for the intervals")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--write", default=None, metavar="FILE", help="store the ratings (lordsofwar/bots/ladder.json)")
+    parser.add_argument("--combine", nargs="+", default=None, metavar="FILE",
+                        help="play nothing: combine stored runs (oldest first) into one ladder")
+    parser.add_argument("--changed", default="", metavar="LEVELS",
+                        help="with --combine: levels changed since the earlier runs (their earlier pairs are dropped)")
     args = parser.parse_args(argv)
+    if args.combine:
+        changed = [x.strip() for x in args.changed.split(",") if x.strip()]
+        if unknown := [x for x in changed if x not in BOTS]:
+            parser.error(f"--changed: unknown levels {', '.join(unknown)}")
+        docs = [json.loads(Path(f).read_text()) for f in args.combine]
+        return report(combine(docs, changed, args.bootstrap, args.seed), args)
 
     levels = [x.strip() for x in args.levels.split(",") if x.strip()]
     unknown = [x for x in levels if x not in BOTS]
@@ -209,8 +277,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         "anchor": {anchor_of(levels): ANCHOR_RATING},
     }
     add_platform(figures)
+    return report(figures, args)
+
+
+def report(figures: dict[str, Any], args: argparse.Namespace) -> int:
+    """Store (``--write``) and print the figures."""
     if args.write:
-        keep = {k: figures[k] for k in ("date", "levels", "pairs", "games", "anchor", "python", "machine")}
+        keys = ("date", "levels", "pairs", "games", "runs", "anchor", "python", "machine")
+        keep = {k: figures[k] for k in keys if k in figures}
         Path(args.write).write_text(json.dumps(keep, indent=1) + "\n")
     if args.json:
         print(json.dumps(figures))
@@ -254,7 +328,10 @@ def show_tables(figures: dict[str, Any]) -> None:
             f"{100 * lo:.1f}% to {100 * hi:.1f}%",
         )
     console.print(pairs)
-    console.print(f"{figures['games']} games in {figures['seconds']} s ({figures['workers']} workers)")
+    if "seconds" in figures:
+        console.print(f"{figures['games']} games in {figures['seconds']} s ({figures['workers']} workers)")
+    for run in figures.get("runs", []):
+        console.print(f"from the run of {run['date']}: {run['games']} games ({', '.join(run['pairs'])})")
 
 
 if __name__ == "__main__":

@@ -75,3 +75,36 @@ def test_ratings_follow_the_scores() -> None:
     assert ratings["a"] < ratings["b"] < ratings["c"]
     # 75% is about 191 Elo points (one virtual draw per pair pulls it in a little)
     assert 150 < ratings["b"] - ratings["a"] < 200
+
+
+def test_combining_runs_replaces_the_pairs_played_again(tmp_path: Path) -> None:
+    """``--combine``: a new run's pairs replace the old ones, the old pairs of a changed level go,
+    decision times come from a level's latest run, and the ratings are fitted over the result."""
+    old = run("--levels", "random,recruit,greedy", "--games", "3", "--cross-games", "2", "--workers", "2",
+              "--bootstrap", "20", "--seed", "1")
+    new = run("--levels", "recruit,greedy", "--games", "4", "--cross-games", "0", "--anchor-games", "0",
+              "--workers", "2", "--bootstrap", "20", "--seed", "7")
+    files = []
+    for i, doc in enumerate((old, new)):
+        files.append(tmp_path / f"run{i}.json")
+        files[-1].write_text(json.dumps(doc))
+    out = tmp_path / "ladder.json"
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "bots.py"), "--combine", *map(str, files), "--changed", "recruit",
+         "--write", str(out), "--json", "--bootstrap", "20"],
+        capture_output=True, text=True, timeout=120, cwd=ROOT,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    doc = json.loads(proc.stdout)
+    pairs = {(p["a"], p["b"]): p for p in doc["pairs"]}
+    # recruit changed: its old pair with random is dropped, greedy v recruit is the new run's
+    assert set(pairs) == {("greedy", "random"), ("greedy", "recruit")}
+    assert pairs[("greedy", "recruit")] == next(p for p in new["pairs"] if (p["a"], p["b"]) == ("greedy", "recruit"))
+    assert pairs[("greedy", "random")]["games"] == 2
+    assert [r["name"] for r in doc["levels"]] == ["random", "recruit", "greedy"]
+    rows = {r["name"]: r for r in doc["levels"]}
+    assert rows["recruit"]["decisions"] == next(r for r in new["levels"] if r["name"] == "recruit")["decisions"]
+    assert rows["random"]["decisions"] == next(r for r in old["levels"] if r["name"] == "random")["decisions"]
+    assert rows["greedy"]["rating"] == 1000 and doc["games"] == 2 + 4
+    assert [r["pairs"] for r in doc["runs"]] == [["greedy v random"], ["greedy v recruit"]]
+    assert json.loads(out.read_text())["levels"] == doc["levels"]

@@ -258,7 +258,7 @@ LEVELS: dict[str, SearchLevel] = {
             blurb="a beginner: looks a turn ahead, often wrongly",
         ),
         SearchLevel("veteran", 600, 0.25, **_STRONG, title="Veteran", blurb="searches a few hundred lines"),
-        SearchLevel("elite", 5000, 0.5, **_STRONG, title="Elite", blurb="searches thousands of lines"),
+        SearchLevel("elite", 3500, 0.5, **_STRONG, title="Elite", blurb="searches thousands of lines"),
         SearchLevel("general", 40000, 1.0, **_STRONG, title="General", blurb="the strongest: 40,000 lines a decision"),
     )
 }
