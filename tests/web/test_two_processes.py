@@ -24,11 +24,12 @@ from tests.web.server import running_server
 
 
 class Client:
-    """One signed-in player talking to one server process."""
+    """One signed-in player talking to one server process (``options`` go to httpx.Client: a
+    transport with a certificate to trust or an address to connect from)."""
 
-    def __init__(self, base: str, cookies: httpx.Cookies | None = None, name: str = ""):
+    def __init__(self, base: str, cookies: httpx.Cookies | None = None, name: str = "", **options: Any):
         self.name = name
-        self.http = httpx.Client(base_url=base, timeout=30, cookies=cookies)
+        self.http = httpx.Client(base_url=base, timeout=30, cookies=cookies, **options)
         self.csrf = self.http.get("/api/session").json()["csrf"]
 
     def post(self, path: str, body: Any = None) -> httpx.Response:
