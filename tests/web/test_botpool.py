@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import time
+from typing import Any
 
 import pytest
 
@@ -86,3 +87,44 @@ def test_a_dead_worker_is_replaced_and_a_closed_pool_refuses() -> None:
             await pool.run(int, 1)
 
     asyncio.run(go())
+
+
+def test_workers_leave_when_the_server_is_killed(tmp_path: Any) -> None:
+    """A server killed outright (no chance to close its pool) leaves no worker behind."""
+    import signal
+    import subprocess
+    import sys
+
+    script = tmp_path / "server.py"
+    script.write_text(
+        "import asyncio, os, sys\n"
+        "from lordsofwar.web.games.botpool import BotPool\n"
+        "async def main():\n"
+        "    pool = BotPool(2)\n"
+        "    pids = set(await asyncio.gather(*(pool.run(os.getpid) for _ in range(6))))\n"
+        "    print(' '.join(map(str, pids)), flush=True)\n"
+        "    await asyncio.sleep(3600)\n"
+        "if __name__ == '__main__':\n"
+        "    asyncio.run(main())\n"
+    )
+    proc = subprocess.Popen([sys.executable, str(script)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert proc.stdout is not None
+        pids = [int(x) for x in proc.stdout.readline().split()]
+        assert pids and all(alive(pid) for pid in pids)
+    finally:
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+    deadline = time.monotonic() + 15
+    while any(alive(pid) for pid in pids):
+        assert time.monotonic() < deadline, f"workers left behind: {[p for p in pids if alive(p)]}"
+        time.sleep(0.1)
+
+
+def alive(pid: int) -> bool:
+    """Whether the process runs (a zombie, dead but not yet reaped by init, does not)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False

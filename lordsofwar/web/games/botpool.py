@@ -25,12 +25,16 @@ import logging
 import multiprocessing
 import os
 import signal
+import threading
 import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
 log = logging.getLogger("lordsofwar.web.bots")
 
+
+PARENT_CHECK_SECONDS = 1.0
+"""How often a worker looks whether the server that started it still runs."""
 
 TURN, HINT, ANALYSIS = 0, 1, 2
 """Job priorities, most urgent first."""
@@ -46,6 +50,17 @@ def _init_worker() -> None:
     # Ctrl+C in a terminal reaches the whole process group: the server stops itself and then
     # the pool; a worker killed mid-search by it would only break the jobs under way.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # A server killed outright (SIGKILL, the OOM killer) cannot close its pool: its workers,
+    # waiting on a queue whose other end they hold themselves, would wait for ever. Each one
+    # notices its parent gone within a second and leaves.
+    parent = os.getppid()
+
+    def leave_with_the_parent() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_CHECK_SECONDS)
+        os._exit(0)
+
+    threading.Thread(target=leave_with_the_parent, name="parent-watch", daemon=True).start()
     # Import the bots and the core once per worker, not on the first decision.
     import lordsofwar.bots.search  # noqa: F401
 
