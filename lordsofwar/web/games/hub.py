@@ -64,7 +64,10 @@ class Connection:
 
     async def _sender(self) -> None:
         try:
-            while True:
+            # not `while True`: on Python 3.11 a cancel that lands as a send completes can be
+            # swallowed by wait_for, and the loop would wait on the queue for ever; stop() has
+            # set ``closed`` before cancelling
+            while not self.closed:
                 text = await self.queue.get()
                 if self.ws.client_state != WebSocketState.CONNECTED:
                     break
