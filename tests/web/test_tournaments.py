@@ -252,3 +252,19 @@ def test_joining_with_a_custom_deck_from_the_page(client: Any, alice: Player, bo
     assert r.status_code == 303
     entries = {e["name"]: e for e in alice.get(f"/api/tournaments/{tid}").json()["entries"]}
     assert entries["alice"]["army"] == "elves" and not entries["alice"]["deck"]
+
+
+def test_the_page_follows_every_change_of_the_entries(client: Any, alice: Player) -> None:
+    """The entrants, standings and boards are kept worked out between changes: a withdrawal and
+    a registration that leave the count as it was still show (the kept copy is not reused)."""
+    people = players(client, 3)
+    tid = alice.post("/api/tournaments", {"name": "Churn"}).json()["tournament"]
+    for name in ("tp0", "tp1"):
+        assert people[name].post(f"/api/tournaments/{tid}/join", {}).status_code == 200
+    assert {e["name"] for e in alice.get(f"/api/tournaments/{tid}").json()["entries"]} == {"tp0", "tp1"}
+    assert people["tp0"].post(f"/api/tournaments/{tid}/withdraw").status_code == 200
+    assert people["tp2"].post(f"/api/tournaments/{tid}/join", {"army": "undead"}).status_code == 200
+    t = alice.get(f"/api/tournaments/{tid}").json()
+    assert {e["name"]: e["army"] for e in t["entries"]} == {"tp1": "random", "tp2": "undead"}
+    assert people["tp0"].get(f"/api/tournaments/{tid}").json()["you"] is None
+    assert people["tp2"].get(f"/api/tournaments/{tid}").json()["you"] == {"withdrawn": False}

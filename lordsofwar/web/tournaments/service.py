@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import OrderedDict
 from collections.abc import Iterable
 from datetime import timedelta
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
-from sqlalchemy import Table, func, select, update
+from sqlalchemy import Row, Table, func, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from lordsofwar import decks as deckrules
@@ -50,6 +51,8 @@ ANCHOR_RATING = 1000
 """A bot level missing from the stored ladder is seeded as greedy, the ladder's anchor."""
 TOURNAMENTS: Table = Tournament.__table__  # type: ignore[assignment]
 PAIRINGS: Table = TournamentPairing.__table__  # type: ignore[assignment]
+ENTRIES: Table = TournamentEntry.__table__  # type: ignore[assignment]
+USERS: Table = User.__table__  # type: ignore[assignment]
 
 
 def _no_hints_declared() -> dict[str, Any]:
@@ -174,8 +177,8 @@ async def enter_bot(db: AsyncSession, user: User, tid: int, body: EnterBot) -> T
     rating = ladder.ratings().get(body.level, ANCHOR_RATING)
     if entry is None:
         db.add(TournamentEntry(tournament_id=tid, user_id=bot.id, rating=rating, army=body.army, deck=None, withdrawn=False))
-    else:  # back in a running arena after being taken out
-        entry.withdrawn, entry.army = False, body.army
+    else:  # back in a running arena after being taken out (a new joined_at: see _fingerprint)
+        entry.withdrawn, entry.army, entry.joined_at = False, body.army, utcnow()
     await db.commit()
     return t
 
@@ -242,7 +245,7 @@ async def start(db: AsyncSession, sessions: async_sessionmaker[AsyncSession], ga
         raise Problem(403, "only the tournament's creator can start it")
     if t.status != "upcoming":
         raise Problem(409, "the tournament has started already")
-    entries = list(await db.scalars(select(TournamentEntry).where(TournamentEntry.tournament_id == tid)))
+    entries = await _entry_rows(db, tid)
     if len(entries) < 2:
         raise Problem(409, "a tournament needs at least two players")
     rounds = {"swiss": t.rounds, "round_robin": round_robin_rounds(len(entries)), "arena": 0}[t.kind]
@@ -261,11 +264,35 @@ async def start(db: AsyncSession, sessions: async_sessionmaker[AsyncSession], ga
     return t
 
 
-def _entrants(entries: Iterable[TournamentEntry], names: dict[int, str]) -> list[Entrant]:
+async def _entry_rows(db: AsyncSession, tid: int) -> list[Row[Any]]:
+    """The tournament's entries as plain rows (``user_id``, ``rating``, ``army``, ``deck``,
+    ``withdrawn``...): reading hundreds of them on every look at a running arena, rows cost a
+    fraction of what ORM objects do, in the event loop."""
+    return list((await db.execute(select(ENTRIES).where(ENTRIES.c.tournament_id == tid))).all())
+
+
+async def _pairing_rows(db: AsyncSession, tid: int) -> list[Row[Any]]:
+    """The tournament's boards as plain rows, in the order they were paired."""
+    query = select(PAIRINGS).where(PAIRINGS.c.tournament_id == tid).order_by(PAIRINGS.c.round, PAIRINGS.c.board)
+    return list((await db.execute(query)).all())
+
+
+async def _bots(db: AsyncSession, ids: Iterable[int]) -> dict[int, str]:
+    """The bot level of each of these users that is a bot's account."""
+    query = select(USERS.c.id, USERS.c.bot).where(USERS.c.id.in_(list(ids)), USERS.c.bot.is_not(None))
+    return dict((await db.execute(query)).all())
+
+
+async def _users(db: AsyncSession, ids: Iterable[int]) -> dict[int, User]:
+    wanted = list(set(ids))
+    return {u.id: u for u in await db.scalars(select(User).where(User.id.in_(wanted)))} if wanted else {}
+
+
+def _entrants(entries: Iterable[Any], names: dict[int, str]) -> list[Entrant]:
     return [Entrant(e.user_id, names.get(e.user_id, "?"), e.rating, e.withdrawn) for e in entries]
 
 
-def _pairings(rows: Iterable[TournamentPairing]) -> list[Pairing]:
+def _pairings(rows: Iterable[Any]) -> list[Pairing]:
     return [Pairing(p.round, p.white_id, p.black_id, None if p.result == "bye" else p.result) for p in rows]
 
 
@@ -273,7 +300,7 @@ async def _names(db: AsyncSession, ids: Iterable[int]) -> dict[int, str]:
     wanted = set(ids)
     if not wanted:
         return {}
-    return {u.id: u.name for u in await db.scalars(select(User).where(User.id.in_(wanted)))}
+    return dict((await db.execute(select(USERS.c.id, USERS.c.name).where(USERS.c.id.in_(wanted)))).all())
 
 
 async def advance(sessions: async_sessionmaker[AsyncSession], games: GameService, tid: int) -> bool:
@@ -313,11 +340,11 @@ async def advance(sessions: async_sessionmaker[AsyncSession], games: GameService
         if moved.rowcount != 1:  # type: ignore[attr-defined]  # another call paired this round
             await db.rollback()
             return False
-        entries = {e.user_id: e for e in await db.scalars(select(TournamentEntry).where(TournamentEntry.tournament_id == tid))}
+        entries = {e.user_id: e for e in await _entry_rows(db, tid)}
         names = await _names(db, entries)
-        previous = list(await db.scalars(select(TournamentPairing).where(TournamentPairing.tournament_id == tid)))
+        previous = await _pairing_rows(db, tid)
         boards = pair_round(t.kind, _entrants(entries.values(), names), _pairings(previous), r + 1, t.rounds)
-        users = {u.id: u for u in await db.scalars(select(User).where(User.id.in_(list(entries))))}
+        users = await _users(db, (u for b in boards for u in (b.white, b.black) if u is not None))
         base = GameOptions.model_validate(t.options)
         for number, b in enumerate(boards, start=1):
             row = TournamentPairing(tournament_id=tid, round=r + 1, board=number, white_id=b.white, black_id=b.black)
@@ -344,7 +371,7 @@ async def _new_game(
     games: GameService,
     t: Tournament,
     base: GameOptions,
-    seats: tuple[TournamentEntry, TournamentEntry],
+    seats: tuple[Any, Any],
     users: dict[int, User],
 ) -> Game:
     """A tournament game: the event's options, each side's army or deck, player 1 ``seats[0]``."""
@@ -360,7 +387,7 @@ async def _arena_wave(db: AsyncSession, games: GameService, t: Tournament) -> bo
     """One pairing wave of an arena: every waiting player paired with another, in one
     transaction with the raise of its wave number (so no player is paired twice at once)."""
     wave = t.current_round
-    rows = list(await db.scalars(select(TournamentPairing).where(TournamentPairing.tournament_id == t.id)))
+    rows = await _pairing_rows(db, t.id)
     playing = {u for p in rows if p.result is None for u in (p.white_id, p.black_id) if u is not None}
     now = utcnow()
     if t.ends_at is not None and now >= t.ends_at:
@@ -373,16 +400,14 @@ async def _arena_wave(db: AsyncSession, games: GameService, t: Tournament) -> bo
         )
         await db.commit()
         return bool(done.rowcount == 1)  # type: ignore[attr-defined]
-    entries = {e.user_id: e for e in await db.scalars(select(TournamentEntry).where(TournamentEntry.tournament_id == t.id))}
-    names = await _names(db, entries)
-    table = {s.id: s for s in arena_standings(_entrants(entries.values(), names), _pairings(rows))}
+    entries = {e.user_id: e for e in await _entry_rows(db, t.id)}
+    table = {s.id: s for s in arena_standings(_entrants(entries.values(), {}), _pairings(rows))}
     waiting = [table[u] for u, e in entries.items() if u not in playing and not e.withdrawn]
     last: dict[int, int] = {}
     for p in sorted(rows, key=lambda p: (p.round, p.board)):
         if p.black_id is not None:
             last[p.white_id], last[p.black_id] = p.black_id, p.white_id
-    users = {u.id: u for u in await db.scalars(select(User).where(User.id.in_(list(entries))))}
-    pairs = pair_arena(waiting, last, apart={u.id for u in users.values() if u.bot is not None})
+    pairs = pair_arena(waiting, last, apart=set(await _bots(db, (s.id for s in waiting))))
     if not pairs:
         return False
     moved = await db.execute(
@@ -391,6 +416,7 @@ async def _arena_wave(db: AsyncSession, games: GameService, t: Tournament) -> bo
     if moved.rowcount != 1:  # type: ignore[attr-defined]  # another call paired this wave
         await db.rollback()
         return False
+    users = await _users(db, (u for pair in pairs for u in pair))
     base = GameOptions.model_validate(t.options)
     created = []
     for number, (white_id, black_id) in enumerate(pairs, start=1):
@@ -417,26 +443,43 @@ async def advance_all(sessions: async_sessionmaker[AsyncSession], games: GameSer
 
 
 class Advancer:
-    """After a tournament game ends, pair the next round when it is due (in the background)."""
+    """After a tournament game ends, pair the next round when it is due (in the background).
+
+    Games of one tournament ending close together (an arena's) make one pairing at a time: an
+    end that arrives while the tournament is being paired asks for one more pass after it,
+    instead of a pass of its own reading every board at the same moment."""
 
     def __init__(self, sessions: async_sessionmaker[AsyncSession], games: GameService):
         self.sessions = sessions
         self.games = games
         self.tasks: set[asyncio.Task[Any]] = set()
+        self.again: dict[int, bool] = {}  # tournaments being paired: True when asked once more
         games.listeners.append(self.changed)
 
     async def changed(self, rt: Runtime, entries: list[dict[str, Any]]) -> None:
-        if rt.game.tournament_id is None or rt.game.status != "over":
+        tid = rt.game.tournament_id
+        if tid is None or rt.game.status != "over":
             return
-        task = asyncio.get_running_loop().create_task(self._advance(rt.game.tournament_id))
+        if tid in self.again:
+            self.again[tid] = True
+            return
+        self.again[tid] = False
+        task = asyncio.get_running_loop().create_task(self._advance(tid))
         self.tasks.add(task)
         task.add_done_callback(self.tasks.discard)
 
     async def _advance(self, tid: int) -> None:
         try:
-            await advance(self.sessions, self.games, tid)
-        except Exception:
-            log.exception("pairing tournament %s failed", tid)
+            while True:
+                try:
+                    await advance(self.sessions, self.games, tid)
+                except Exception:
+                    log.exception("pairing tournament %s failed", tid)
+                if not self.again.get(tid):
+                    return
+                self.again[tid] = False
+        finally:
+            self.again.pop(tid, None)
 
     async def close(self) -> None:
         for task in list(self.tasks):
@@ -482,21 +525,44 @@ async def listing(db: AsyncSession) -> dict[str, list[dict[str, Any]]]:
     return out
 
 
-async def detail(db: AsyncSession, tid: int, user: User | None) -> dict[str, Any]:
-    """Everything the tournament page shows: entrants, standings, every round's boards."""
-    t = await _tournament(db, tid)
-    entries = list(await db.scalars(select(TournamentEntry).where(TournamentEntry.tournament_id == tid)))
-    rows = list(
-        await db.scalars(
-            select(TournamentPairing)
-            .where(TournamentPairing.tournament_id == tid)
-            .order_by(TournamentPairing.round, TournamentPairing.board)
+DETAIL_CACHE = 64
+"""Tournaments whose entrants, standings and boards each process keeps worked out."""
+_details: OrderedDict[int, tuple[tuple[Any, ...], dict[str, Any]]] = OrderedDict()
+
+
+async def _fingerprint(db: AsyncSession, t: Tournament) -> tuple[Any, ...]:
+    """What the entrants, standings and boards depend on, in two small aggregate queries. It
+    changes with every change to them: an entry is added (a later ``joined_at``) or deleted (one
+    fewer), or withdrawn (one more), and a bot entered again gets a new ``joined_at``; a board is
+    added (one more) or gets its result (one more finished), and results never change."""
+    entries = (
+        await db.execute(
+            select(func.count(), func.max(ENTRIES.c.joined_at), func.count().filter(ENTRIES.c.withdrawn.is_(True))).where(
+                ENTRIES.c.tournament_id == t.id
+            )
         )
-    )
+    ).one()
+    boards = (
+        await db.execute(
+            select(func.count(), func.count(PAIRINGS.c.result)).where(PAIRINGS.c.tournament_id == t.id)
+        )
+    ).one()
+    return (t.kind, *entries, *boards)
+
+
+async def _table(db: AsyncSession, t: Tournament) -> dict[str, Any]:
+    """The entrants, standings and boards of ``t``, the same for every viewer: worked out again
+    only when its :func:`_fingerprint` changed (a running arena's page is read by its players
+    every few seconds, and each working-out reads every board)."""
+    key = await _fingerprint(db, t)
+    cached = _details.get(t.id)
+    if cached is not None and cached[0] == key:
+        _details.move_to_end(t.id)
+        return cached[1]
+    entries = await _entry_rows(db, t.id)
+    rows = await _pairing_rows(db, t.id)
     names = await _names(db, [e.user_id for e in entries])
-    bots: dict[int, str] = dict(
-        (await db.execute(select(User.id, User.bot).where(User.id.in_([e.user_id for e in entries]), User.bot.is_not(None)))).all()  # type: ignore[arg-type]
-    )
+    bots = await _bots(db, (e.user_id for e in entries))
     arena = arena_standings(_entrants(entries, names), _pairings(rows)) if t.kind == "arena" else None
     table = standings(_entrants(entries, names), _pairings(rows)) if arena is None else []
     rounds: dict[int, list[dict[str, Any]]] = {}
@@ -510,14 +576,7 @@ async def detail(db: AsyncSession, tid: int, user: User | None) -> dict[str, Any
                 "result": p.result,
             }
         )
-    mine = next((e for e in entries if user is not None and e.user_id == user.id), None)
-    entered = {bots[e.user_id] for e in entries if e.user_id in bots and not e.withdrawn}
-    measured = ladder.ratings()
-    finished = sum(1 for p in rows if p.result is not None)
-    return {
-        **summary(t, len(entries)),
-        "options": t.options,
-        "creator": (await _names(db, [t.created_by] if t.created_by else [])).get(t.created_by or 0),
+    doc = {
         "entries": [
             {
                 "name": names.get(e.user_id, "?"),
@@ -561,14 +620,38 @@ async def detail(db: AsyncSession, tid: int, user: User | None) -> dict[str, Any
             for s in arena
         ],
         "rounds_played": [{"round": r, "boards": boards} for r, boards in sorted(rounds.items())],
-        "you": None if mine is None else {"withdrawn": mine.withdrawn},
-        "can_start": user is not None and t.created_by == user.id and t.status == "upcoming" and len(entries) >= 2,
+        "withdrawn": {e.user_id: e.withdrawn for e in entries},
+        "entered_bots": {bots[e.user_id] for e in entries if e.user_id in bots and not e.withdrawn},
+        "finished": sum(1 for p in rows if p.result is not None),
+    }
+    _details[t.id] = (key, doc)
+    while len(_details) > DETAIL_CACHE:
+        _details.popitem(last=False)
+    return doc
+
+
+async def detail(db: AsyncSession, tid: int, user: User | None) -> dict[str, Any]:
+    """Everything the tournament page shows: entrants, standings, every round's boards."""
+    t = await _tournament(db, tid)
+    table = await _table(db, t)
+    count = len(table["entries"])
+    mine = None if user is None else table["withdrawn"].get(user.id)
+    measured = ladder.ratings()
+    return {
+        **summary(t, count),
+        "options": t.options,
+        "creator": (await _names(db, [t.created_by] if t.created_by else [])).get(t.created_by or 0),
+        "entries": table["entries"],
+        "standings": table["standings"],
+        "rounds_played": table["rounds_played"],
+        "you": None if mine is None else {"withdrawn": mine},
+        "can_start": user is not None and t.created_by == user.id and t.status == "upcoming" and count >= 2,
         "can_enter_bots": user is not None and t.created_by == user.id and _open(t),
         "can_remove_bots": user is not None and t.created_by == user.id and t.status != "finished",
         "bot_levels": [
             {"level": level, "name": accounts.BOT_ACCOUNTS[level], "rating": measured.get(level)}
             for level in BOTS
-            if level not in entered
+            if level not in table["entered_bots"]
         ],
-        "progress": f"{t.status}:{t.current_round}:{len(entries)}:{finished}",
+        "progress": f"{t.status}:{t.current_round}:{count}:{table['finished']}",
     }
