@@ -12,14 +12,21 @@ from typing import Any
 from tests.web.test_browser import server, shot, sign_up, visit, wait_live  # noqa: F401 - fixtures
 
 
-def test_register_play_and_see_the_standings_and_the_rating(browser: Any, server: str) -> None:  # noqa: F811
-    host = sign_up(browser, server, "hostess")
+def create(host: Any, server: str, name: str, kind: str = "swiss", rounds: str = "5") -> str:  # noqa: F811
+    """Create a tournament from the tournaments page; its page's address."""
     visit(host, server + "/tournaments")
-    host.fill("#new-tournament-form input[name=name]", "Autumn Swiss")
-    host.fill("#new-tournament-form input[name=rounds]", "3")
+    host.fill("#new-tournament-form input[name=name]", name)
+    host.select_option("#new-tournament-form select[name=kind]", kind)
+    if kind == "swiss":
+        host.fill("#new-tournament-form input[name=rounds]", rounds)
     host.click("#new-tournament-form button:has-text('Create')")
     host.wait_for_url("**/tournaments/*")
-    url = host.url
+    return str(host.url)
+
+
+def test_register_play_and_see_the_standings_and_the_rating(browser: Any, server: str) -> None:  # noqa: F811
+    host = sign_up(browser, server, "hostess")
+    url = create(host, server, "Autumn Swiss", rounds="3")
     assert "open for registration" in host.inner_text("#tournament")
 
     pages = {}
@@ -68,12 +75,7 @@ def test_the_creator_enters_bots_and_they_play(browser: Any, server: str) -> Non
     import httpx
 
     host = sign_up(browser, server, "organiser")
-    visit(host, server + "/tournaments")
-    host.fill("#new-tournament-form input[name=name]", "Bots' league")
-    host.select_option("#new-tournament-form select[name=kind]", "round_robin")
-    host.click("#new-tournament-form button:has-text('Create')")
-    host.wait_for_url("**/tournaments/*")
-    url = host.url
+    url = create(host, server, "Bots' league", kind="round_robin")
     tid = url.rstrip("/").rsplit("/", 1)[1]
 
     def offered() -> list[tuple[str, str]]:

@@ -191,13 +191,7 @@ async def remove_bot(db: AsyncSession, user: User, tid: int, level: str) -> Tour
     entry = None if bot is None else await db.get(TournamentEntry, (tid, bot.id))
     if bot is None or entry is None or entry.withdrawn:
         raise Problem(409, f"the {level[:20]} bot is not entered in this tournament")
-    if t.status == "finished":
-        raise Problem(409, "the tournament is over")
-    if t.status == "upcoming":
-        await db.delete(entry)
-    else:
-        entry.withdrawn = True
-    await db.commit()
+    await _leave(db, t, entry)
     return t
 
 
@@ -228,6 +222,12 @@ async def withdraw(db: AsyncSession, user: User, tid: int) -> Tournament:
     entry = await db.get(TournamentEntry, (tid, user.id))
     if entry is None or entry.withdrawn:
         raise Problem(409, "you are not registered in this tournament")
+    await _leave(db, t, entry)
+    return t
+
+
+async def _leave(db: AsyncSession, t: Tournament, entry: TournamentEntry) -> None:
+    """An entrant leaves: before the start the entry goes; after it, it is marked withdrawn."""
     if t.status == "finished":
         raise Problem(409, "the tournament is over")
     if t.status == "upcoming":
@@ -235,7 +235,6 @@ async def withdraw(db: AsyncSession, user: User, tid: int) -> Tournament:
     else:
         entry.withdrawn = True
     await db.commit()
-    return t
 
 
 async def start(db: AsyncSession, sessions: async_sessionmaker[AsyncSession], games: GameService, user: User, tid: int) -> Tournament:
