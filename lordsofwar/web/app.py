@@ -24,6 +24,8 @@ from lordsofwar.web.games.hub import Hub
 from lordsofwar.web.games.router import router as games_router
 from lordsofwar.web.games.service import GameService
 from lordsofwar.web.lobby.router import router as lobby_router
+from lordsofwar.web.notify.router import router as notify_router
+from lordsofwar.web.notify.service import Mailer
 from lordsofwar.web.ratings.router import router as ratings_router
 from lordsofwar.web.settings import Settings
 from lordsofwar.web.tournaments import service as tournaments
@@ -50,6 +52,7 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
         csrf=accounts.CsrfTokens(),
     )
     advancer = tournaments.Advancer(sessions, games)
+    mailer = Mailer(settings, sessions)
 
     async def sweep_forever() -> None:
         while True:
@@ -65,6 +68,7 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         async with sessions() as db:
             svc.csrf.key = await accounts.server_key(db, settings)
+        mailer.start(svc.csrf.key)  # its own loop (only with LOW_SMTP_URL): the outbox, SMTP, retries
         await svc.hub.start()
         await games.credit_downtime()
         await games.heartbeat()
@@ -76,6 +80,7 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
             sweeper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await sweeper
+            await mailer.close()
             await advancer.close()
             await games.close()
             await svc.hub.close()
@@ -87,9 +92,18 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
     app.state.settings = settings  # kept for tools and tests that read them
     app.state.service = games
     app.state.hub = svc.hub
+    app.state.mailer = mailer
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     middleware.install(app)
     errors.install(app)
-    for router in (accounts_router, lobby_router, games_router, decks_router, ratings_router, tournaments_router):
+    for router in (
+        accounts_router,
+        lobby_router,
+        games_router,
+        decks_router,
+        ratings_router,
+        tournaments_router,
+        notify_router,
+    ):
         app.include_router(router)
     return app

@@ -5,7 +5,19 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import JSON, BigInteger, Boolean, DateTime, Float, ForeignKey, Index, Integer, String, UniqueConstraint
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Boolean,
+    DateTime,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    String,
+    Text,
+    UniqueConstraint,
+)
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
 
@@ -262,4 +274,49 @@ class Heartbeat(Base):
     at: Mapped[datetime] = mapped_column(UTCDateTime())
 
 
+class MailSettings(Base):
+    """A player's email address (optional) and which mails they want (lordsofwar.web.notify)."""
+
+    __tablename__ = "mail_settings"
+
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    email: Mapped[str | None] = mapped_column(String(254))
+    confirmed: Mapped[bool] = mapped_column(Boolean, default=False)
+    """The address was confirmed by the link mailed to it; no other mail goes to it before."""
+    notify: Mapped[str] = mapped_column(String(8), default="off")
+    """``off``, ``turn`` ("your turn", at most once per game a day) or ``digest`` (one a day)."""
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class MailOutbox(Base):
+    """A mail to send (the outbox): written first, sent by the mailer's background task, which
+    claims a row with a conditional update so that no two processes send it."""
+
+    __tablename__ = "mail_outbox"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    kind: Mapped[str] = mapped_column(String(8))
+    """``confirm``, ``turn`` or ``digest``."""
+    game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    key: Mapped[str | None] = mapped_column(String(80), unique=True)
+    """What makes it once only: a "your turn" mail's game, player and game version (one per wait);
+    a digest's player and day."""
+    to_addr: Mapped[str] = mapped_column(String(254))
+    subject: Mapped[str] = mapped_column(String(200))
+    body: Mapped[str] = mapped_column(Text)
+    headers: Mapped[dict[str, str]] = mapped_column(JSON, default=dict)
+    status: Mapped[str] = mapped_column(String(8), default="queued")
+    """``queued``, ``sending`` (claimed until ``claimed_until``), ``sent``, ``failed`` (gave up) or
+    ``dropped`` (no longer wanted when its turn came: unsubscribed, address changed, game moved on)."""
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    next_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    claimed_until: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    error: Mapped[str | None] = mapped_column(String(200))
+
+
 Index("ix_games_status_deadline", Game.status, Game.deadline_at)
+Index("ix_mail_outbox_status_next", MailOutbox.status, MailOutbox.next_at)
+Index("ix_mail_outbox_kind_created", MailOutbox.kind, MailOutbox.created_at)

@@ -33,7 +33,9 @@ class Settings:
     """Append each bot decision's figures to this file (benchmarks): level, search seconds, wall
     seconds (queue included), budget."""
     analysis_iterations: int | None = field(
-        default_factory=lambda: int(os.environ["LOW_ANALYSIS_ITERATIONS"]) if os.environ.get("LOW_ANALYSIS_ITERATIONS") else None
+        default_factory=lambda: (
+            int(os.environ["LOW_ANALYSIS_ITERATIONS"]) if os.environ.get("LOW_ANALYSIS_ITERATIONS") else None
+        )
     )
     """Iterations per decision of a game's analysis (default: the top level's own cap)."""
     login_attempts: int = field(default_factory=lambda: int(os.environ.get("LOW_LOGIN_ATTEMPTS", "5")))
@@ -54,6 +56,22 @@ class Settings:
     secret_key: str | None = field(default_factory=lambda: os.environ.get("LOW_SECRET_KEY") or None)
     """The key CSRF tokens are derived with; without it, one is made once and kept in the database."""
     session_days: int = 30
+    smtp_url: str | None = field(default_factory=lambda: os.environ.get("LOW_SMTP_URL") or None)
+    """Where mail goes (smtp://user:pass@host:port, smtps:// for TLS, ?starttls=1 to require
+    STARTTLS); without it no mail is sent and the settings page says email is not available."""
+    mail_from: str = field(
+        default_factory=lambda: os.environ.get("LOW_MAIL_FROM") or "Lords of War <noreply@localhost>"
+    )
+    public_url: str = field(
+        default_factory=lambda: (os.environ.get("LOW_PUBLIC_URL") or "http://127.0.0.1:8000").rstrip("/")
+    )
+    """The site's address as players reach it, for the links in mails."""
+    mail_interval: float = field(default_factory=lambda: float(os.environ.get("LOW_MAIL_INTERVAL", "30")))
+    """Seconds between the mailer's looks for games waiting (mails queued by a request go at once)."""
+    mail_retry: float = field(default_factory=lambda: float(os.environ.get("LOW_MAIL_RETRY", "30")))
+    """The first wait before sending a mail again after an SMTP failure; it doubles each time (at most an hour)."""
+    mail_attempts: int = field(default_factory=lambda: int(os.environ.get("LOW_MAIL_ATTEMPTS", "10")))
+    """SMTP attempts before a mail is given up (marked failed)."""
     sweep_interval: float = field(default_factory=lambda: float(os.environ.get("LOW_SWEEP_INTERVAL", "1.0")))
     # Argon2id cost: the library's defaults unless a test or benchmark lowers them.
     argon2_time_cost: int = field(default_factory=lambda: int(os.environ.get("LOW_ARGON2_TIME_COST", "3")))

@@ -1,0 +1,1 @@
+"""Email notifications for turn-based games (docs/web.md, "Email notifications")."""

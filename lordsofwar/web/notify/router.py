@@ -1,0 +1,135 @@
+"""Email settings (page and JSON API), the confirmation link, and the one-click unsubscribe
+link (RFC 8058), which needs no sign-in: its signature is the authority."""
+
+# no `from __future__ import annotations`: FastAPI reads the route annotations
+
+from typing import Literal
+
+from fastapi import APIRouter, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from pydantic import BaseModel, ConfigDict, Field
+from starlette.requests import HTTPConnection
+
+from lordsofwar.web import pages
+from lordsofwar.web.deps import Csrf, Db, MaybeUser, SignedIn, check_csrf
+from lordsofwar.web.errors import COMMON, refusals
+from lordsofwar.web.notify import service as notify
+from lordsofwar.web.problem import Problem
+
+router = APIRouter(responses=COMMON)
+
+
+def mailer(conn: HTTPConnection) -> notify.Mailer:
+    m: notify.Mailer = conn.app.state.mailer
+    return m
+
+
+class MailSettingsOut(BaseModel):
+    email: str | None = Field(description="your address as kept (normalised), or null")
+    confirmed: bool = Field(description="the address was confirmed by the link mailed to it")
+    notifications: Literal["off", "turn", "digest"] = Field(
+        description="off; 'turn': a mail when a turn-based game waits for you (at most one per game a day); "
+        "'digest': one mail a day listing the games waiting"
+    )
+    available: bool = Field(description="whether this server sends email at all")
+
+
+class MailSettingsIn(BaseModel):
+    """A change: only the fields sent change."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    email: str | None = Field(
+        default=None,
+        max_length=notify.EMAIL_MAX,
+        description="a new address (a confirmation mail goes to it; nothing else until confirmed); "
+        "null or '' removes it",
+    )
+    notifications: Literal["off", "turn", "digest"] | None = Field(default=None, description="the mails you want")
+
+
+@router.get("/api/settings", responses=refusals(401))
+async def api_settings(request: Request, user: SignedIn, db: Db) -> MailSettingsOut:
+    """Your email address and the mails you get."""
+    row = await notify.settings_of(db, user.id)
+    return MailSettingsOut(**notify.describe(row, mailer(request).available))
+
+
+@router.post("/api/settings", dependencies=[Csrf], responses=refusals(401, 403, 409, 429))
+async def api_change_settings(request: Request, body: MailSettingsIn, user: SignedIn, db: Db) -> MailSettingsOut:
+    """Change your address or the mails you get; a new address gets a confirmation mail (409:
+    this server sends no email; 429: too many confirmation mails lately)."""
+    done = await mailer(request).change(db, user, set(body.model_fields_set), body.email, body.notifications)
+    return MailSettingsOut(**done)
+
+
+async def _page(
+    request: Request, user: MaybeUser, db: Db, message: str | None, error: str | None, status: int = 200
+) -> Response:
+    assert user is not None
+    row = await notify.settings_of(db, user.id)
+    ctx = {"mail": notify.describe(row, mailer(request).available), "message": message, "error": error}
+    return pages.render(request, "settings.html", ctx, user, status)
+
+
+@router.get("/settings", response_class=HTMLResponse, include_in_schema=False)
+async def settings_page(request: Request, user: MaybeUser, db: Db) -> Response:
+    if user is None:
+        return RedirectResponse("/signin?next=/settings", 303)
+    return await _page(request, user, db, None, None)
+
+
+@router.post("/settings", response_class=HTMLResponse, include_in_schema=False)
+async def settings_form(request: Request, user: MaybeUser, db: Db) -> Response:
+    form = await pages.read_form(request)
+    check_csrf(request, pages.field(form, "csrf"))
+    if user is None:
+        raise Problem(401, "sign in first")
+    email = pages.field(form, "email", 1000)
+    choice = pages.field(form, "notifications", 20) or None
+    fields = {"notifications"} | ({"email"} if "email" in form else set())
+    try:
+        await mailer(request).change(db, user, fields, email, choice)
+    except Problem as exc:
+        await db.rollback()
+        return await _page(request, user, db, None, exc.message, exc.status)
+    return await _page(request, user, db, "Saved.", None)
+
+
+@router.get("/settings/confirm", response_class=HTMLResponse, include_in_schema=False)
+async def confirm_page(request: Request, user: MaybeUser, db: Db, token: str = "") -> Response:
+    if not token:
+        raise Problem(400, "this confirmation link is incomplete")
+    player, email = await mailer(request).confirm(db, token)
+    ctx = {"title": "Address confirmed", "text": f"{email} is confirmed for {player.name}: game mail can go to it now."}
+    return pages.render(request, "mail_done.html", ctx, user)
+
+
+@router.get("/unsubscribe", response_class=HTMLResponse, include_in_schema=False)
+async def unsubscribe_page(request: Request, user: MaybeUser, db: Db, token: str = "") -> Response:
+    """Asks before turning mail off (a GET changes nothing: link checkers open links)."""
+    if not token:
+        raise Problem(400, "this unsubscribe link is incomplete")
+    player, row, email = await mailer(request).unsubscribe_target(db, token)
+    ctx = {"player": player.name, "email": email, "token": token, "current": row is not None}
+    return pages.render(request, "unsubscribe.html", ctx, user)
+
+
+@router.post("/unsubscribe", response_class=HTMLResponse, include_in_schema=False)
+async def unsubscribe(request: Request, user: MaybeUser, db: Db) -> Response:
+    """The one-click unsubscribe (RFC 8058: the mail client POSTs ``List-Unsubscribe=One-Click``
+    to the link), or the confirm page's button. No sign-in and no CSRF token: the link's
+    signature is the proof."""
+    token = request.query_params.get("token", "")
+    if not token and request.headers.get("content-type", "").startswith(
+        ("application/x-www-form-urlencoded", "multipart/")
+    ):
+        token = pages.field(await pages.read_form(request), "token", 2000)
+    if not token:
+        raise Problem(400, "this unsubscribe link is incomplete")
+    player, email, current = await mailer(request).unsubscribe(db, token)
+    if current:
+        text = f"No more game mail goes to {email} for {player.name}. You can turn it on again on your settings page."
+    else:
+        text = f"{email} is no longer {player.name}'s address here: no game mail goes to it."
+    ctx = {"title": "Unsubscribed", "text": text}
+    return pages.render(request, "mail_done.html", ctx, user)
