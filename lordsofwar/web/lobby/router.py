@@ -5,7 +5,7 @@
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Path, Request
+from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import ValidationError
 from starlette.datastructures import FormData
@@ -17,13 +17,14 @@ from lordsofwar.web.deps import Csrf, Db, MaybeUser, SignedIn, Svc, check_csrf
 from lordsofwar.web.errors import COMMON, refusals, validation_message
 from lordsofwar.web.games.service import BOT_NAMES, GameError, GameOptions
 from lordsofwar.web.lobby import service
-from lordsofwar.web.lobby.schemas import Answer, Answered, Created, NewInvitation, NoDeck
+from lordsofwar.web.lobby.schemas import Answer, Answered, Created, NewInvitation, NoDeck, Waiting
 from lordsofwar.web.models import User
 from lordsofwar.web.problem import Problem
 
 router = APIRouter(responses=COMMON)
 InvitationId = Annotated[int, Path(ge=1, le=2**31 - 1, description="an invitation number")]
 Op = Annotated[Literal["decline", "cancel"], Path(description="the answer")]
+Exclude = Annotated[int, Query(ge=0, le=2**31 - 1, description="a game to leave out (the one on the screen); 0: none")]
 
 
 async def _lobby_page(
@@ -43,6 +44,14 @@ async def _lobby_page(
 async def api_lobby(db: Db, user: MaybeUser) -> dict[str, Any]:
     """Open challenges, your challenges, games waiting for you, your games, games to watch."""
     return await service.lobby(db, user)
+
+
+@router.get("/api/your-turn", responses=refusals(401))
+async def api_your_turn(db: Db, user: SignedIn, response: Response, exclude: Exclude = 0) -> Waiting:
+    """The number of your running games waiting for you, and which: what the turn counter on
+    every page shows. Cheap enough to ask every few seconds (one query, no game rebuilt)."""
+    response.headers["Cache-Control"] = "no-store"
+    return Waiting.model_validate(await service.waiting(db, user, exclude or None))
 
 
 @router.get("/", response_class=HTMLResponse, include_in_schema=False)

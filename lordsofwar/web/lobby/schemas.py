@@ -5,7 +5,8 @@ for custom decks."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from datetime import datetime
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -74,3 +75,20 @@ class Created(BaseModel):
 
 class Answered(BaseModel):
     game: int | None = Field(description="the game started by accepting, else null")
+
+
+class WaitingGame(BaseModel):
+    id: int = Field(description="the game")
+    opponent: str = Field(description="the other player's name (a bot's name for a bot)")
+    mode: Literal["live", "turn"] = Field(description="live or turn-based")
+    since: datetime = Field(
+        description="when the running clock began: when the game came to you, or in a live game your last action in this turn"
+    )
+    deadline: datetime | None = Field(description="when you lose on time if you do not act (null: none)")
+
+
+class Waiting(BaseModel):
+    """The running games waiting for you to act: the turn counter of every page."""
+
+    count: int = Field(ge=0, description="how many games wait for you (all of them)")
+    games: list[WaitingGame] = Field(description="those games, longest waiting first (at most 50)")
