@@ -17,6 +17,8 @@ from lordsofwar.web import errors, middleware
 from lordsofwar.web.accounts import service as accounts
 from lordsofwar.web.accounts.limits import Guard
 from lordsofwar.web.accounts.router import router as accounts_router
+from lordsofwar.web.botapi.router import router as botapi_router
+from lordsofwar.web.botapi.service import BotApi
 from lordsofwar.web.db import make_engine, make_sessionmaker, migrate
 from lordsofwar.web.decks.router import router as decks_router
 from lordsofwar.web.deps import Services
@@ -52,6 +54,7 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
         csrf=accounts.CsrfTokens(),
     )
     advancer = tournaments.Advancer(sessions, games)
+    botapi = BotApi(settings, sessions, games, svc.hub, svc.guard)
     mailer = Mailer(settings, sessions)
 
     async def sweep_forever() -> None:
@@ -74,9 +77,11 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
         await games.heartbeat()
         sweeper = asyncio.get_running_loop().create_task(sweep_forever())
         await games.resume_bots()
+        botapi.start()  # the bot API's streams end as soon as the server is told to stop
         try:
             yield
         finally:
+            botapi.stop()
             sweeper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await sweeper
@@ -93,6 +98,7 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
     app.state.service = games
     app.state.hub = svc.hub
     app.state.mailer = mailer
+    app.state.botapi = botapi
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     middleware.install(app)
     errors.install(app)
@@ -104,6 +110,7 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
         ratings_router,
         tournaments_router,
         notify_router,
+        botapi_router,
     ):
         app.include_router(router)
     return app

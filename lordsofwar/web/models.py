@@ -17,6 +17,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    false,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
@@ -58,6 +59,9 @@ class User(Base):
     bot: Mapped[str | None] = mapped_column(String(20))
     """A built-in bot level's account (lordsofwar.bots.BOTS): made when the level is first entered
     in a tournament, named so that no player can sign up as it, and never signed in to."""
+    bot_account: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    """An external bot's account (the bot API, lordsofwar.web.botapi): a player's account that had no
+    games when its owner turned it into one; it plays through the bot API with a token."""
 
 
 class AuthSession(Base):
@@ -67,6 +71,21 @@ class AuthSession(Base):
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
+class ApiToken(Base):
+    """A personal access token of the bot API: the database keeps only its SHA-256; the token
+    itself is shown once, when it is made. Revoking deletes the row."""
+
+    __tablename__ = "api_tokens"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    description: Mapped[str] = mapped_column(String(60))
+    scopes: Mapped[list[str]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    last_used_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
 
 
 class ServerSecret(Base):

@@ -72,6 +72,12 @@ class Settings:
     """The first wait before sending a mail again after an SMTP failure; it doubles each time (at most an hour)."""
     mail_attempts: int = field(default_factory=lambda: int(os.environ.get("LOW_MAIL_ATTEMPTS", "10")))
     """SMTP attempts before a mail is given up (marked failed)."""
+    bot_api_rate: int = field(default_factory=lambda: int(os.environ.get("LOW_BOT_API_RATE", "300")))
+    """Requests one bot API token may make a minute (streams opened included); past it 429."""
+    bot_stream_keepalive: float = field(default_factory=lambda: float(os.environ.get("LOW_BOT_KEEPALIVE", "7")))
+    """Seconds of silence after which a bot API stream sends a keep-alive (an empty line)."""
+    bot_stream_poll: float = field(default_factory=lambda: float(os.environ.get("LOW_BOT_STREAM_POLL", "1.0")))
+    """Seconds between an event stream's looks at the database for new challenges and games."""
     sweep_interval: float = field(default_factory=lambda: float(os.environ.get("LOW_SWEEP_INTERVAL", "1.0")))
     # Argon2id cost: the library's defaults unless a test or benchmark lowers them.
     argon2_time_cost: int = field(default_factory=lambda: int(os.environ.get("LOW_ARGON2_TIME_COST", "3")))

@@ -16,7 +16,7 @@ import logging
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from starlette.websockets import WebSocket, WebSocketState
 
@@ -31,6 +31,19 @@ CHANNEL = "lordsofwar:games"
 
 QUEUE_LIMIT = 256
 SEND_TIMEOUT = 10.0
+
+
+class Watcher(Protocol):
+    """What the hub sends a game's messages to: a WebSocket (:class:`Connection`) or a bot API
+    game stream (lordsofwar.web.botapi)."""
+
+    game_id: int
+    seat: int | None
+    user_id: int | None
+
+    def send(self, doc: dict[str, Any] | str) -> None: ...
+
+    def close(self, code: int) -> None: ...
 
 
 @dataclass(eq=False)
@@ -99,7 +112,7 @@ class Connection:
 class Hub:
     def __init__(self, service: GameService, redis_url: str | None = None):
         self.service = service
-        self.games: dict[int, set[Connection]] = {}
+        self.games: dict[int, set[Watcher]] = {}
         self.redis_url = redis_url
         self.redis: Redis | None = None
         self.origin = f"{os.getpid()}-{id(self)}"
@@ -109,10 +122,10 @@ class Hub:
         service.listeners.append(self.changed)
         service.watched = lambda game_id: game_id in self.games
 
-    def join(self, conn: Connection) -> None:
+    def join(self, conn: Watcher) -> None:
         self.games.setdefault(conn.game_id, set()).add(conn)
 
-    def leave(self, conn: Connection) -> None:
+    def leave(self, conn: Watcher) -> None:
         conns = self.games.get(conn.game_id)
         if conns is not None:
             conns.discard(conn)
