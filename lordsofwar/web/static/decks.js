@@ -595,12 +595,14 @@
           if ((c ? c.rank : null) !== r) return;
           const el = h('div', {
             class: 'deck-card' + (i === S.selected ? ' selected' : '') + (fresh && id === fresh ? ' fresh' : ''),
-            'data-card': id, 'data-index': i, 'data-army': c.army, tabindex: 0, role: 'button',
-            'aria-pressed': i === S.selected ? 'true' : 'false',
-            'aria-label': `${cardLabel(c)}: select to swap`,
+            'data-card': id, 'data-index': i, 'data-army': c.army,
           },
           LoW.cardEl(id, { side: 'bottom' }),
           h('i', { class: 'army-mark', title: cap(c.army) }),
+          // the focusable part: a transparent button over the card (a control holding the card's
+          // text, or the remove button, would be named by neither)
+          h('button', { type: 'button', class: 'dc-pick', 'aria-pressed': i === S.selected ? 'true' : 'false',
+            'aria-label': `${cardLabel(c)}: select to swap` }),
           h('button', { type: 'button', class: 'remove-card', title: `Take out ${c.name}`, 'aria-label': `Take out ${c.name}`, text: '×' }));
           slots.append(el);
         });
@@ -617,7 +619,7 @@
       ranksEl.replaceChildren(...groups);
       if (focusIndex !== null) {
         const again = $(`.deck-card[data-index="${Math.min(focusIndex, S.cards.length - 1)}"]`, ranksEl);
-        if (again) again.focus({ preventScroll: true });
+        if (again) again.querySelector('.dc-pick').focus({ preventScroll: true });
       }
     }
 
@@ -1025,8 +1027,8 @@
     ranksEl.addEventListener('keydown', (ev) => {
       const slot = ev.target.closest('.deck-card');
       if (!slot || ev.target.closest('.remove-card')) return;
-      if (ev.key === 'Enter' || ev.key === ' ') { ev.preventDefault(); select(Number(slot.dataset.index)); }
-      else if (ev.key === 'Delete' || ev.key === 'Backspace') { ev.preventDefault(); removeAt(Number(slot.dataset.index)); }
+      if (ev.key === 'Enter' || ev.key === ' ') return; // the button's own click selects
+      if (ev.key === 'Delete' || ev.key === 'Backspace') { ev.preventDefault(); removeAt(Number(slot.dataset.index)); }
     });
     const onSelectionAct = (ev) => {
       const b = ev.target.closest('[data-act]');

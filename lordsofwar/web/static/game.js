@@ -35,6 +35,13 @@
  *   #conn                          "reconnecting…" indicator
  *   #toasts .toast(.error|.info|.hint)   messages, over #status (they cover no control): refusals
  *                                  from the server, and why a click did nothing (.hint)
+ *   Keyboard: each square holds a button .sq-key (one with tabindex 0: a roving tabindex; the
+ *                                  arrow keys move it, Enter clicks), named by what stands and may be
+ *                                  done there; each own hand card a button .card-pick (Enter chooses it
+ *                                  and focuses its first lit square). #btn-sr: the screen-reader mode
+ *                                  (localStorage low.screenReader): #sr-panel (#sr-text: players, hands,
+ *                                  the mat as text); #sr-live (aria-live) announces each event as it
+ *                                  arrives, and the lit squares of each choice.
  *   Clicks: a click acts (select, choose a destination); one that cannot says why in a .hint;
  *   double-click or right-click magnifies a card (a click too where nothing can be done).
  *   Replay (replay.js): #replay-first #replay-prev #replay-next #replay-last #replay-ply (range),
@@ -202,8 +209,14 @@
         c.moves && c.moves.length ? h('p', { text: 'Moves: ' + c.moves.map((d) => DIRN[d]).join(', ') }) : null,
         h('p', { class: 'mi-id', text: c.id }),
         h('button', { class: 'btn', type: 'button', id: 'magnify-close', text: 'Close' }))));
+    const before = document.activeElement;
     ov.hidden = false;
-    ov.onclick = () => { ov.hidden = true; };
+    ov._close = () => {
+      ov.hidden = true;
+      if (before && before !== document.body && before.isConnected) before.focus({ preventScroll: true });
+    };
+    ov.onclick = ov._close;
+    $('#magnify-close', ov).focus({ preventScroll: true });
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -266,7 +279,7 @@
         if (o.selected === name) cls.push('selected');
         if (last.has(name)) cls.push('last');
         if (o.hinted && o.hinted.has(name)) cls.push('hinted');
-        const sq = h('div', { class: cls.join(' '), 'data-square': name, style: `left:${cx * cell}px;top:${cy * cell}px` });
+        const sq = h('div', { class: cls.join(' '), 'data-square': name, 'data-col': cx, 'data-row': cy, style: `left:${cx * cell}px;top:${cy * cell}px` });
         if (onMat(x, y)) {
           if (bottom === 1 ? y === 0 : y === 5) sq.append(h('span', { class: 'coord file', text: FILES[x] }));
           if (bottom === 1 ? x === 0 : x === 6) sq.append(h('span', { class: 'coord rank', text: y + 1 }));
@@ -570,8 +583,8 @@
     });
     btn.replaceChildren(h('span', { class: 'pb-label', text: hidden ? '▸ Players' : '▾ Players' }), ...parts);
     btn.setAttribute('aria-pressed', hidden ? 'false' : 'true');
-    btn.setAttribute('aria-label', (hidden ? 'Show' : 'Hide') + ' the player panels; ' + parts.map((e) => e.title).join('; '));
-    btn.title = (hidden ? 'Show' : 'Hide') + ' the player panels (the rings: command units and units eliminated)';
+    btn.removeAttribute('aria-label');
+    btn.title = (hidden ? 'Show' : 'Hide') + ' the player panels (the rings: command units and units eliminated): ' + parts.map((e) => e.title).join('; ');
   }
 
   const RANK_ORDER = ['general', 'command', 'special', 'elite', 'veteran', 'regular', 'recruit'];
@@ -662,6 +675,10 @@
       zoom: store.get('zoom', 'fit'),
       ghosts: [], fresh: new Set(),
       clockBase: null,        // {t: performance.now(), clocks: {...}}
+      sr: !!store.get('screenReader', false), // the screen-reader mode (text view, events announced)
+      cursor: null,           // the square of the mat that has the keyboard focus (roving tabindex)
+      wantFocus: null,        // where the focus goes after the next render: {mat: square} | {firstTarget: true}
+      lastSelKey: null,       // the selection last announced
     };
     let ws = null, backoff = 500, reconnectTimer = null, pingTimer = null, pongTimer = null, everOpened = false;
 
@@ -722,6 +739,7 @@
       const v = S.view, g = S.game, b = bottom(), N = names();
       const logEl = $('#log'); // follows the newest entry unless scrolled back (decided before the layout changes)
       const logStick = !logEl.childElementCount || logEl.scrollHeight - logEl.scrollTop - logEl.clientHeight < 40;
+      const refocus = focusBefore();
       const acts = parsedLegal();
       const canAct = !UI.pending && acts.length > 0;
       root.classList.toggle('busy', UI.pending);
@@ -772,6 +790,188 @@
       renderHands(acts, canAct);
       renderPanels();
       renderLog(logStick);
+      decorateMat(targets, sources);
+      announceSelection(targets);
+      renderScreenReader(acts);
+      focusAfter(refocus);
+    }
+
+    // ---- keyboard and screen reader ------------------------------------------------------------------
+    // The mat is one tab stop (a roving tabindex): each square holds a transparent button named by
+    // what stands there and what may be done there; the arrow keys move from square to square as
+    // they lie on the screen, Enter (a click) acts. A hand card is a button too (Enter chooses it
+    // and takes the focus to the first lit square). Announcements go to #sr-live (aria-live).
+    const DIR_WORDS = { F: 'front', FR: 'front-right', R: 'right', BR: 'back-right', B: 'back', BL: 'back-left', L: 'left', FL: 'front-left' };
+    const DO_WORDS = { deploy: 'deploy here', shoot: 'shoot at this', move: 'move here', advance: 'advance here' };
+
+    function cardWords(id) {
+      const c = card(id);
+      if (!c) return 'a hidden card';
+      const a = DIRS.filter((d) => c.attacks && c.attacks[d]).map((d) => `${DIR_WORDS[d]} ${c.attacks[d]}`);
+      let t = `${c.name} (${c.rank} ${c.class}, defence ${c.defence}; ` + (a.length ? 'attacks ' + a.join(', ') : 'no attack arrows');
+      if (c.ranged) t += `; ranged ${c.ranged.damage}`;
+      if (c.moves && c.moves.length) t += '; moves ' + c.moves.map((d) => DIR_WORDS[d]).join(', ');
+      return t + ')';
+    }
+    function unitWords(u) {
+      return (u.owner === you() ? 'your ' : `${names()[u.owner]}'s `) + cardWords(u.card);
+    }
+
+    function squareLabel(name, targets, sources) {
+      const u = unitAt(name);
+      let t = name + ', ' + (u ? unitWords(u) : 'empty');
+      if (targets.has(name)) t += ', lit: ' + (DO_WORDS[targets.get(name)] || targets.get(name));
+      if (sources.has(name)) t += ', can ' + sources.get(name).join(' or ');
+      if (UI.sel && UI.sel.from === name) t += ', chosen';
+      return t;
+    }
+
+    /** The squares in screen order (top row first, left to right). */
+    function screenSquares() {
+      return [...$('#mat').querySelectorAll('.sq')].sort((a, b) => a.dataset.row - b.dataset.row || a.dataset.col - b.dataset.col);
+    }
+
+    function decorateMat(targets, sources) {
+      const sqs = screenSquares();
+      if (!sqs.some((e) => e.dataset.square === UI.cursor)) {
+        const pick = sqs.find((e) => targets.has(e.dataset.square)) || sqs.find((e) => UI.sel && e.dataset.square === UI.sel.from)
+          || sqs.find((e) => sources.has(e.dataset.square)) || sqs.find((e) => e.dataset.square === 'd4') || sqs[0];
+        UI.cursor = pick ? pick.dataset.square : null;
+      }
+      for (const e of sqs) {
+        const name = e.dataset.square;
+        e.prepend(h('button', { type: 'button', class: 'sq-key', tabindex: name === UI.cursor ? '0' : '-1', 'aria-label': squareLabel(name, targets, sources) }));
+      }
+    }
+
+    function focusSquare(name, scroll) {
+      const key = name != null && $(`#mat [data-square="${name}"] > .sq-key`);
+      if (!key) return false;
+      for (const k of $('#mat').querySelectorAll('.sq-key[tabindex="0"]')) k.tabIndex = -1;
+      key.tabIndex = 0;
+      UI.cursor = name;
+      key.focus({ preventScroll: !scroll });
+      return true;
+    }
+
+    /** Where the focus is, to put it back on the same square or card after a render. */
+    function focusBefore() {
+      const want = UI.wantFocus;
+      UI.wantFocus = null;
+      if (want) return want;
+      const ae = document.activeElement;
+      if (!ae || ae === document.body) return null;
+      if (ae.classList.contains('sq-key')) return { mat: ae.parentElement.dataset.square };
+      if (ae.classList.contains('card-pick')) return { hand: ae.parentElement.dataset.index, top: !!ae.closest('#hand-top') };
+      return null;
+    }
+    function focusAfter(f) {
+      if (!f) return;
+      if (f.firstTarget) {
+        const t = screenSquares().find((e) => e.classList.contains('target'));
+        if (t) { focusSquare(t.dataset.square, true); return; }
+        f = f.fallback || null;
+        if (!f) return;
+      }
+      if (f.mat) { focusSquare(f.mat, false); return; }
+      if (f.hand != null) {
+        const hand = f.top ? $('#hand-top') : $('#hand-bottom');
+        const picks = [...hand.querySelectorAll('.card-pick')];
+        const same = picks.find((b) => b.parentElement.dataset.index === String(f.hand)) || picks[picks.length - 1];
+        if (same) same.focus({ preventScroll: true });
+      }
+    }
+
+    function onMatKey(e) {
+      const key = e.target.closest('.sq-key');
+      if (!key) return;
+      const step = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] }[e.key];
+      if (!step) return;
+      e.preventDefault();
+      const sq = key.parentElement;
+      const next = $(`#mat .sq[data-col="${Number(sq.dataset.col) + step[0]}"][data-row="${Number(sq.dataset.row) + step[1]}"]`);
+      if (next) focusSquare(next.dataset.square, true);
+    }
+    function onHandKey(e) {
+      const pick = e.target.closest('.card-pick');
+      if (!pick || (e.key !== 'ArrowLeft' && e.key !== 'ArrowRight')) return;
+      e.preventDefault();
+      const picks = [...pick.closest('.hand').querySelectorAll('.card-pick')];
+      const i = picks.indexOf(pick) + (e.key === 'ArrowRight' ? 1 : -1);
+      if (picks[i]) picks[i].focus();
+    }
+    function onPopupKey(e) {
+      if (e.key !== 'ArrowDown' && e.key !== 'ArrowUp') return;
+      e.preventDefault();
+      const items = [...$('#popup').querySelectorAll('[role=menuitem]')];
+      const i = items.indexOf(document.activeElement);
+      const n = items.length;
+      if (n) items[((i < 0 ? 0 : i + (e.key === 'ArrowDown' ? 1 : -1)) + n) % n].focus();
+    }
+
+    /** A sentence for screen readers (and the visible Announcements list in the screen-reader mode). */
+    function announce(text) {
+      const box = $('#sr-live');
+      if (!box || !text) return;
+      box.append(h('p', { text }));
+      while (box.childElementCount > 12) box.firstElementChild.remove();
+      const wrap = $('#sr-live-box');
+      wrap.scrollTop = wrap.scrollHeight; // the newest in view
+    }
+
+    function announceSelection(targets) {
+      const key = UI.sel && targets.size ? JSON.stringify(UI.sel) : null;
+      if (key === UI.lastSelKey) return;
+      UI.lastSelKey = key;
+      if (!key) return;
+      const squares = [...targets.keys()].sort();
+      const n = squares.length + (squares.length === 1 ? ' square' : ' squares');
+      const sel = UI.sel;
+      const what = sel.kind === 'deploy' ? `${cardName(sel.card)} chosen` : `${unitAt(sel.from) ? cardName(unitAt(sel.from).card) : 'the unit'} on ${sel.from} chosen to ${sel.kind}`;
+      announce(`${what}: ${n} lit: ${squares.join(', ')}`);
+    }
+
+    function renderScreenReader(acts) {
+      const btn = $('#btn-sr');
+      if (btn) { btn.setAttribute('aria-pressed', UI.sr ? 'true' : 'false'); btn.classList.toggle('on', UI.sr); }
+      root.classList.toggle('sr-mode', UI.sr);
+      $('#sr-panel').hidden = !UI.sr;
+      $('#sr-live-box').classList.toggle('sr-only', !UI.sr);
+      $('#sr-live-box').tabIndex = UI.sr ? 0 : -1; // a scrolling region the keyboard reaches
+      if (!UI.sr) return;
+      const v = S.view, N = names(), me = you(), d = decider();
+      const deployable = new Set(acts.filter((a) => a.type === 'deploy').map((a) => a.card));
+      const order = me ? [me, 3 - me] : [1, 2];
+      const out = [h('p', { class: 'sr-status', text: `Turn ${v.turn}. ${$('#status').textContent}` })];
+      out.push(h('h3', { text: 'Players' }), h('ul', null, order.map((p) => {
+        const vp = (v.players || {})[p] || {};
+        const deck = Array.isArray(vp.deck) ? vp.deck.length : vp.deck;
+        const sc = scoreOf(v, p, false);
+        return h('li', { text: `${N[p]}${me === p ? ' (you)' : ''}, player ${p}${vp.army ? ', ' + vp.army : ''}${d === p ? ', to move' : ''}: `
+          + `${(vp.hand || []).length} cards in hand, ${deck == null ? 'unknown' : deck} in the deck; has eliminated ${sc.cmd} of ${sc.cNeed} command units and ${sc.units} of ${sc.uNeed} units` });
+      })));
+      for (const p of order) {
+        const hand = ((v.players || {})[p] || {}).hand || [];
+        const known = hand.filter((x) => x != null);
+        const title = me === p ? 'Your hand' : `${N[p]}'s hand`;
+        out.push(h('h3', { text: `${title} (${hand.length})` }));
+        if (!hand.length) out.push(h('p', { text: 'empty' }));
+        else if (!known.length) out.push(h('p', { text: `${hand.length} hidden cards` }));
+        else out.push(h('ul', null, hand.map((id) => h('li', { text: id == null ? 'a hidden card' : cardWords(id) + (me === p && deployable.has(id) ? ': can be deployed now' : '') }))));
+      }
+      const units = (v.board || []).map((u) => ({ u, sq: norm(u.square) })).sort((a, b) => {
+        const [ax, ay] = parseSq(a.sq), [bx, by] = parseSq(b.sq);
+        return by - ay || ax - bx;
+      });
+      out.push(h('h3', { text: `Mat (${units.length} units)` }));
+      out.push(units.length ? h('ul', null, units.map(({ u, sq }) => h('li', { text: `${sq}: ${unitWords(u)}` }))) : h('p', { text: 'no unit yet' }));
+      const shots = Object.entries((v.turn_state && v.turn_state.shots) || {});
+      if (shots.length) out.push(h('p', { text: 'Declared shots: ' + shots.map(([a, b]) => `${norm(a)} at ${norm(b)}`).join(', ') }));
+      if (UI.sel) {
+        const lit = [...$('#mat').querySelectorAll('.sq.target')].map((e) => e.dataset.square).sort();
+        out.push(h('p', { class: 'sr-lit', text: 'Lit squares: ' + (lit.join(', ') || 'none') }));
+      }
+      $('#sr-text').replaceChildren(...out);
     }
 
     function autoSelect(acts) {
@@ -814,6 +1014,9 @@
         e.addEventListener('dblclick', (ev) => { ev.preventDefault(); magnify(id, { colour: 'me' }); });
         e.addEventListener('contextmenu', (ev) => { ev.preventDefault(); magnify(id, { colour: 'me' }); });
         e.removeAttribute('title');
+        const can = canAct && deployable.has(id);
+        e.append(h('button', { type: 'button', class: 'card-pick', 'aria-pressed': e.classList.contains('selected') ? 'true' : 'false',
+          'aria-label': cardWords(id) + (can ? ', can be deployed' : '') }));
         return e;
       };
       // bottom hand
@@ -829,6 +1032,7 @@
       });
       hb.replaceChildren(...bcards);
       hb.dataset.player = b;
+      hb.setAttribute('aria-label', me === b ? 'Your hand' : `${names()[b]}'s hand`);
       hb.classList.toggle('is-own', me != null && b === me);
       hb.classList.toggle('faces', handOf(b).some((x) => x != null));
       // top hand: backs or faces (visible variant / game over), as they would stand on the mat;
@@ -845,6 +1049,7 @@
       });
       ht.replaceChildren(...tcards);
       ht.dataset.player = top;
+      ht.setAttribute('aria-label', me === top ? 'Your hand' : `${names()[top]}'s hand`);
       ht.classList.toggle('faces', handOf(top).some((x) => x != null));
       const hint = $('#hand-hint');
       const visible = v.variant && v.variant.hands === 'visible' && !over();
@@ -1105,6 +1310,7 @@
       }
       if (UI.sel && UI.sel.kind === 'deploy' && UI.sel.index === index) { magnify(id, { colour: 'me' }); return; }
       UI.sel = { kind: 'deploy', card: id, index };
+      if (ev.detail === 0) UI.wantFocus = { firstTarget: true }; // Enter or Space: on to the lit squares
       render();
     }
 
@@ -1216,7 +1422,8 @@
         onclick: (e) => {
           e.stopPropagation();
           closePopup();
-          if (k === 'magnify') { if (unit) magnify(unit.card, { colour: colourOf(unit.owner) }); return; }
+          if (k === 'magnify') { focusSquare(square, false); if (unit) magnify(unit.card, { colour: colourOf(unit.owner) }); return; }
+          UI.wantFocus = { mat: square };
           if (k === 'recall') { sendAction('recall ' + square); return; }
           UI.sel = { kind: k, from: square };
           render();
@@ -1361,6 +1568,7 @@
       noteClock();
       setPending(false);
       render();
+      if (UI.sr) for (const e of newEntries) announce(describeText(e, names()));
     }
 
     async function fetchState() {
@@ -1445,6 +1653,19 @@
 
     // ---- wiring ----------------------------------------------------------------------------------------
     $('#mat').addEventListener('click', onMatClick);
+    $('#mat').addEventListener('keydown', onMatKey);
+    $('#mat').addEventListener('focusin', (e) => { if (e.target.classList.contains('sq-key')) focusSquare(e.target.parentElement.dataset.square, false); });
+    $('#hand-bottom').addEventListener('keydown', onHandKey);
+    $('#hand-top').addEventListener('keydown', onHandKey);
+    $('#popup').addEventListener('keydown', onPopupKey);
+    if ($('#btn-sr')) {
+      $('#btn-sr').addEventListener('click', () => {
+        UI.sr = !UI.sr;
+        store.set('screenReader', UI.sr);
+        render();
+        announce(UI.sr ? 'Screen-reader mode on: the events of the game are read as they come' : 'Screen-reader mode off');
+      });
+    }
     $('#mat').addEventListener('dblclick', onMatMagnify);
     $('#mat').addEventListener('contextmenu', onMatMagnify);
     $('#btn-draw').addEventListener('click', () => { if (S.legal.includes('draw')) sendAction('draw'); });
@@ -1474,9 +1695,9 @@
     document.addEventListener('keydown', (e) => {
       if (e.key === 'Escape') {
         const m = $('#magnify');
-        if (m && !m.hidden) { m.hidden = true; return; }
-        if (!$('#popup').hidden) { closePopup(); return; }
-        if (!$('#confirm').hidden) { $('#confirm').hidden = true; return; }
+        if (m && !m.hidden) { if (m._close) m._close(); else m.hidden = true; return; }
+        if (!$('#popup').hidden) { const sq = $('#popup').dataset.square; closePopup(); focusSquare(sq, true); return; }
+        if (!$('#confirm').hidden) { $('#confirm').hidden = true; $('#btn-resign').focus(); return; }
         if (UI.sel) { UI.sel = null; render(); }
       }
     });
@@ -1492,7 +1713,7 @@
       .finally(connect);
 
     // for debugging and tests
-    window.LoW.live = { S, UI, render, sync, send: wsSend, toast };
+    window.LoW.live = { S, UI, render, sync, send: wsSend, toast, announce };
   }
 
   function boot() {

@@ -305,7 +305,7 @@
   document.addEventListener('keydown', (e) => {
     if (e.target.closest && e.target.closest('input:not([type=range]), textarea')) return;
     const m = $('#magnify');
-    if (e.key === 'Escape' && m && !m.hidden) { m.hidden = true; return; }
+    if (e.key === 'Escape' && m && !m.hidden) { if (m._close) m._close(); else m.hidden = true; return; }
     if (e.key === 'ArrowRight' || e.key === 'ArrowDown') { e.preventDefault(); go(R.ply + 1); }
     else if (e.key === 'ArrowLeft' || e.key === 'ArrowUp') { e.preventDefault(); go(R.ply - 1); }
     else if (e.key === 'Home') { e.preventDefault(); go(0); }
