@@ -18,14 +18,14 @@ from __future__ import annotations
 import os
 import random
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from lordsofwar.rules import mat
-from tests.web.server import chromium_path, running_server
+from tests.web.server import chromium_path
+from tests.web.test_browser import DATABASES, server  # noqa: F401 - a server of this module's own
 from tests.web.test_browser_ratings import Api
 
 CHROMIUM = chromium_path()
@@ -36,15 +36,6 @@ SHOTS = Path(os.environ["LOW_SCREENSHOT_DIR"]) if os.environ.get("LOW_SCREENSHOT
 WIDE = {"width": 1366, "height": 768}
 
 
-DATABASES: dict[str, Path] = {}
-
-
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    data = tmp_path_factory.mktemp("server")
-    with running_server(data) as base:
-        DATABASES[base] = data / "low.sqlite3"
-        yield base
 
 
 def new_page(browser: Any, viewport: dict[str, int] = WIDE) -> Any:
@@ -101,7 +92,7 @@ def audit(page: Any, label: str) -> list[str]:
 
 
 @pytest.mark.skipif(not AXE.exists(), reason="axe-core is not installed (scripts/install-browser)")
-def test_axe_finds_no_serious_violation_on_any_page(browser: Any, server: str) -> None:
+def test_axe_finds_no_serious_violation_on_any_page(browser: Any, server: str) -> None:  # noqa: F811
     base = server
     # the world the pages show: players, a deck, a tournament, a running game, a finished one
     ada, bo = Api(base, "ada"), Api(base, "bors")
@@ -280,7 +271,7 @@ def legal_of(api: Any, game: int) -> dict[str, Any]:
     return dict(api.http.get(f"/api/games/{game}").json())
 
 
-def test_a_turn_played_from_the_keyboard_with_the_screen_reader_mode(browser: Any, server: str) -> None:
+def test_a_turn_played_from_the_keyboard_with_the_screen_reader_mode(browser: Any, server: str) -> None:  # noqa: F811
     base = server
     kim = Api(base, "kimi")
     r = kim.post("/api/invitations", {"bot": "random", "options": {"creator_side": "1", "mode": "live", "minutes": 30}})
@@ -405,7 +396,7 @@ def test_a_turn_played_from_the_keyboard_with_the_screen_reader_mode(browser: An
     page.context.close()
 
 
-def test_a_berserker_choice_from_the_keyboard(browser: Any, server: str) -> None:
+def test_a_berserker_choice_from_the_keyboard(browser: Any, server: str) -> None:  # noqa: F811
     """A berserker's advance: the choice is announced, the squares the arrow keys find lit are
     exactly the legal ones, and Enter on one of them is the action the server applies."""
     from tests.helpers import berserker_choice_game

@@ -27,7 +27,7 @@ from sqlalchemy import delete, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from lordsofwar.web.accounts.limits import Guard
-from lordsofwar.web.games.hub import Hub
+from lordsofwar.web.games.hub import Hub, queue_message
 from lordsofwar.web.games.service import GameService, state_doc
 from lordsofwar.web.lobby.service import game_json, invitation_json
 from lordsofwar.web.models import ApiToken, Game, Invitation, User, utcnow
@@ -289,12 +289,7 @@ class Feed:
     over: bool = False
 
     def send(self, doc: dict[str, Any] | str) -> None:
-        if self.closed:
-            return
-        text = doc if isinstance(doc, str) else json.dumps(doc, separators=(",", ":"))
-        try:
-            self.queue.put_nowait(text)
-        except asyncio.QueueFull:
+        if not self.closed and not queue_message(self.queue, doc):
             log.warning("closing a bot's game stream of game %s: its client does not read", self.game_id)
             self.close(1013)
 

@@ -33,6 +33,17 @@ QUEUE_LIMIT = 256
 SEND_TIMEOUT = 10.0
 
 
+def queue_message(queue: asyncio.Queue[Any], doc: dict[str, Any] | str) -> bool:
+    """Queue a message (a document as compact JSON) for a watcher's sender; False when the queue
+    is full: its client does not read, and the watcher should close."""
+    text = doc if isinstance(doc, str) else json.dumps(doc, separators=(",", ":"))
+    try:
+        queue.put_nowait(text)
+    except asyncio.QueueFull:
+        return False
+    return True
+
+
 class Watcher(Protocol):
     """What the hub sends a game's messages to: a WebSocket (:class:`Connection`) or a bot API
     game stream (lordsofwar.web.botapi)."""
@@ -66,12 +77,7 @@ class Connection:
 
     def send(self, doc: dict[str, Any] | str) -> None:
         """Queue a message; never waits."""
-        if self.closed:
-            return
-        text = doc if isinstance(doc, str) else json.dumps(doc, separators=(",", ":"))
-        try:
-            self.queue.put_nowait(text)
-        except asyncio.QueueFull:
+        if not self.closed and not queue_message(self.queue, doc):
             log.warning("closing a socket of game %s: its client does not read", self.game_id)
             self.close(1013)
 
