@@ -13,9 +13,9 @@ fixed at 1000) with a 95% bootstrap interval (games resampled within each pair),
 milliseconds per decision (p50, p99; decisions with a single legal action are not counted).
 ``--json`` prints one object; ``--write FILE`` also stores the ratings for the lobby
 (``lordsofwar/bots/ladder.json``). ``--combine OLD.json NEW.json --changed LEVELS`` plays
-nothing: it joins stored runs into one ladder (the new run's pairs replace the old ones, the old
-pairs of the changed levels are dropped) and fits the ratings again, so a change to one level
-is measured by re-running its pairs only.
+nothing: it joins stored runs into one ladder (the old pairs of the changed levels are dropped,
+a pair played again adds its games) and fits the ratings again, so a change to one level is
+measured by re-running its pairs only, and a pair gets more games by playing it again.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.report import add_platform  # noqa: E402
 from lordsofwar.bots import BOTS  # noqa: E402
-from lordsofwar.bots.play import match_game, percentile, run_games, summarise  # noqa: E402
+from lordsofwar.bots.play import match_game, percentile, run_games, summarise, wilson  # noqa: E402
 
 ANCHOR = "greedy"
 ANCHOR_RATING = 1000.0
@@ -138,21 +138,46 @@ def scores_of(pair: dict[str, Any]) -> list[float]:
     return [1.0] * pair["wins"] + [0.5] * pair["draws"] + [0.0] * pair["losses"]
 
 
+def added(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """Two runs of the same pair as one: their games added up, the score and its interval again,
+    the decision times of the newer run."""
+    wins, draws, games = old["wins"] + new["wins"], old["draws"] + new["draws"], old["games"] + new["games"]
+    lo, hi = wilson(wins + 0.5 * draws, games)
+    return {
+        **new,
+        "games": games,
+        "wins": wins,
+        "draws": draws,
+        "losses": games - wins - draws,
+        "score": (wins + 0.5 * draws) / games,
+        "interval": [lo, hi],
+    }
+
+
 def combine(docs: Sequence[dict[str, Any]], changed: Sequence[str], samples: int, seed: int) -> dict[str, Any]:
-    """Stored runs (``--write`` files or ``--json`` output), oldest first, as one ladder: a later
-    run's pair replaces an earlier run's pair of the same two levels; the earlier pairs of the
-    ``changed`` levels (whose settings changed since) are dropped, so every figure of a level
-    comes from games with its present settings; each level's decision times come from the
-    latest run it played in; ratings and intervals are fitted again over all the pairs."""
+    """Stored runs (``--write`` files or ``--json`` output), oldest first, as one ladder. The
+    pairs of a ``changed`` level (whose settings changed after the first run) from the runs
+    before the first later run it plays in are dropped, so every figure of a level comes from games with its present settings; a pair
+    played in more than one run adds up its games (the decision times of its latest run); each
+    level's decision times come from the latest run it played in; ratings and intervals are
+    fitted again over all the pairs."""
     pairs: dict[tuple[str, str], dict[str, Any]] = {}
-    origin: dict[tuple[str, str], int] = {}
+    origin: dict[tuple[str, str], set[int]] = {}
     rows: dict[str, dict[str, Any]] = {}
+    renewed: set[str] = set()
     for i, doc in enumerate(docs):
-        if i == len(docs) - 1:
-            pairs = {k: v for k, v in pairs.items() if not set(k) & set(changed)}
+        # a changed level's first run after the change: its pairs from before it go
+        now = {row["name"] for row in doc["levels"]} & set(changed) - renewed if i else set()
+        pairs = {k: v for k, v in pairs.items() if not set(k) & now}
+        renewed |= now
         for pair in doc["pairs"]:
-            pairs[(pair["a"], pair["b"])] = pair
-            origin[(pair["a"], pair["b"])] = i
+            key = (pair["a"], pair["b"])
+            if key in pairs:
+                pair = added(pairs[key], pair)
+            else:
+                origin[key] = set()
+            pairs[key] = pair
+            origin[key].add(i)
         for row in doc["levels"]:
             rows[row["name"]] = row
     levels = [name for name in BOTS if any(name in k for k in pairs)]
@@ -176,8 +201,8 @@ def combine(docs: Sequence[dict[str, Any]], changed: Sequence[str], samples: int
         "runs": [  # what each run gives to this ladder
             {
                 "date": d["date"],
-                "games": sum(p["games"] for k, p in pairs.items() if origin[k] == i),
-                "pairs": [f"{a} v {b}" for a, b in pairs if origin[(a, b)] == i],
+                "games": sum(p["games"] for p in d["pairs"] if (p["a"], p["b"]) in pairs and i in origin[(p["a"], p["b"])]),
+                "pairs": [f"{a} v {b}" for a, b in pairs if i in origin[(a, b)]],
             }
             for i, d in enumerate(docs)
         ],

@@ -77,8 +77,8 @@ def test_ratings_follow_the_scores() -> None:
     assert 150 < ratings["b"] - ratings["a"] < 200
 
 
-def test_combining_runs_replaces_the_pairs_played_again(tmp_path: Path) -> None:
-    """``--combine``: a new run's pairs replace the old ones, the old pairs of a changed level go,
+def test_combining_runs_drops_the_changed_and_adds_the_pairs_played_again(tmp_path: Path) -> None:
+    """``--combine``: the old pairs of a changed level go, a pair played again adds its games,
     decision times come from a level's latest run, and the ratings are fitted over the result."""
     old = run("--levels", "random,recruit,greedy", "--games", "3", "--cross-games", "2", "--workers", "2",
               "--bootstrap", "20", "--seed", "1")
@@ -108,3 +108,17 @@ def test_combining_runs_replaces_the_pairs_played_again(tmp_path: Path) -> None:
     assert rows["greedy"]["rating"] == 1000 and doc["games"] == 2 + 4
     assert [r["pairs"] for r in doc["runs"]] == [["greedy v random"], ["greedy v recruit"]]
     assert json.loads(out.read_text())["levels"] == doc["levels"]
+    # nothing changed: greedy v recruit has the games of both runs
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "bots.py"), "--combine", *map(str, files), "--json", "--bootstrap", "20"],
+        capture_output=True, text=True, timeout=120, cwd=ROOT,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    both = {(p["a"], p["b"]): p for p in json.loads(proc.stdout)["pairs"]}
+    old_pair = next(p for p in old["pairs"] if (p["a"], p["b"]) == ("greedy", "recruit"))
+    new_pair = pairs[("greedy", "recruit")]
+    added = both[("greedy", "recruit")]
+    assert added["games"] == old_pair["games"] + new_pair["games"] == 3 + 4
+    assert added["wins"] == old_pair["wins"] + new_pair["wins"] and added["draws"] == old_pair["draws"] + new_pair["draws"]
+    assert added["interval"][0] <= added["score"] <= added["interval"][1]
+    assert both[("recruit", "random")] == next(p for p in old["pairs"] if (p["a"], p["b"]) == ("recruit", "random"))
