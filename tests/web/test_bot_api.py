@@ -204,6 +204,17 @@ class Human:
         assert r.status_code == 201, r.text
         return str(r.json()["token"])
 
+    def random_move(self, game: int, rng: random.Random) -> tuple[int, str] | None:
+        """Play one of the legal actions at random: the version it was played on and the action
+        (None: nothing to play)."""
+        state = self.http.get(f"/api/games/{game}").json()
+        if not state["legal"]:
+            return None
+        action = rng.choice(state["legal"])
+        r = self.post(f"/api/games/{game}/actions", {"action": action, "version": state["game"]["version"]})
+        assert r.status_code == 200, r.text
+        return int(state["game"]["version"]), action
+
     def challenge(self, opponent: str, **options: Any) -> int:
         r = self.post("/api/invitations", {"opponent": opponent, "options": {"creator_side": "1", **options}})
         assert r.status_code == 201, r.text
@@ -320,14 +331,11 @@ def test_the_game_stream_is_the_players_own_view_and_hides_what_the_player_may_n
         rng = random.Random(7)
         updates = 0
         for _ in range(6):
-            state = human.http.get(f"/api/games/{game}").json()
-            if not state["legal"]:
+            if (played := human.random_move(game, rng)) is None:
                 break
-            action = rng.choice(state["legal"])
-            r = human.post(f"/api/games/{game}/actions", {"action": action, "version": state["game"]["version"]})
-            assert r.status_code == 200, r.text
+            before, action = played
             msg = stream.until("update")
-            assert msg["game"]["version"] == state["game"]["version"] + 1
+            assert msg["game"]["version"] == before + 1
             assert [e["action"] for e in msg["log"]] == [action]
             check_hidden(msg, 2)
             updates += 1
@@ -452,12 +460,9 @@ def test_a_game_stream_follows_changes_made_on_another_server_process(tmp_path: 
         version = first["game"]["version"]
         rng = random.Random(5)
         for _ in range(4):
-            state = human.http.get(f"/api/games/{game}").json()
-            if not state["legal"]:
+            if (played := human.random_move(game, rng)) is None:
                 break
-            action = rng.choice(state["legal"])
-            r = human.post(f"/api/games/{game}/actions", {"action": action, "version": state["game"]["version"]})
-            assert r.status_code == 200, r.text
+            before, action = played
             while True:  # an update, or a fresh state when the other process reloaded the game
                 line = stream.next()
                 if not line:
@@ -466,7 +471,7 @@ def test_a_game_stream_follows_changes_made_on_another_server_process(tmp_path: 
                 if msg["type"] in ("update", "state") and msg["game"]["version"] > version:
                     break
             version = msg["game"]["version"]
-            assert version == state["game"]["version"] + 1
+            assert version == before + 1
             assert msg["log"][-1]["action"] == action
             check_hidden(msg, 2)
         assert human.post(f"/api/games/{game}/resign").status_code == 200
