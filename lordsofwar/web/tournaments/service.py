@@ -526,7 +526,8 @@ async def listing(db: AsyncSession) -> dict[str, list[dict[str, Any]]]:
 
 DETAIL_CACHE = 64
 """Tournaments whose entrants, standings and boards each process keeps worked out."""
-_details: OrderedDict[int, tuple[tuple[Any, ...], dict[str, Any]]] = OrderedDict()
+_details: OrderedDict[tuple[str, int], tuple[tuple[Any, ...], dict[str, Any]]] = OrderedDict()
+"""Keyed by the database as well as the tournament: one process may serve several (tests do)."""
 
 
 async def _fingerprint(db: AsyncSession, t: Tournament) -> tuple[Any, ...]:
@@ -554,9 +555,10 @@ async def _table(db: AsyncSession, t: Tournament) -> dict[str, Any]:
     only when its :func:`_fingerprint` changed (a running arena's page is read by its players
     every few seconds, and each working-out reads every board)."""
     key = await _fingerprint(db, t)
-    cached = _details.get(t.id)
+    slot = (str(db.get_bind().engine.url), t.id)
+    cached = _details.get(slot)
     if cached is not None and cached[0] == key:
-        _details.move_to_end(t.id)
+        _details.move_to_end(slot)
         return cached[1]
     entries = await _entry_rows(db, t.id)
     rows = await _pairing_rows(db, t.id)
@@ -623,7 +625,7 @@ async def _table(db: AsyncSession, t: Tournament) -> dict[str, Any]:
         "entered_bots": {bots[e.user_id] for e in entries if e.user_id in bots and not e.withdrawn},
         "finished": sum(1 for p in rows if p.result is not None),
     }
-    _details[t.id] = (key, doc)
+    _details[slot] = (key, doc)
     while len(_details) > DETAIL_CACHE:
         _details.popitem(last=False)
     return doc
