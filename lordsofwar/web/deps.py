@@ -11,6 +11,8 @@ from fastapi import Depends, Request
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from starlette.requests import HTTPConnection
 
+from lordsofwar import i18n
+from lordsofwar.i18n import _
 from lordsofwar.web.accounts import service as accounts
 from lordsofwar.web.accounts.limits import Guard
 from lordsofwar.web.models import User
@@ -55,7 +57,10 @@ async def current_user(conn: HTTPConnection, svc: Svc) -> User | None:
     """The user of the session cookie, or None. A session of its own, closed at once: the
     connection is not held for the whole request."""
     async with svc.sessions() as db:
-        return await accounts.session_user(db, conn.cookies.get(accounts.SESSION_COOKIE))
+        user = await accounts.session_user(db, conn.cookies.get(accounts.SESSION_COOKIE))
+    if user is not None and user.locale:
+        i18n.activate(user.locale)  # the player's own setting wins over the cookie and the browser
+    return user
 
 
 MaybeUser = Annotated[User | None, Depends(current_user)]
@@ -63,7 +68,7 @@ MaybeUser = Annotated[User | None, Depends(current_user)]
 
 async def required_user(user: MaybeUser) -> User:
     if user is None:
-        raise Problem(401, "sign in first")
+        raise Problem(401, _("sign in first"))
     return user
 
 
@@ -74,7 +79,7 @@ def check_csrf(request: Request, token: str | None) -> None:
     """The token sent (form field or header) must be the one derived from this browser's
     session (or, signed out, from its pre-session cookie) with the server's key."""
     if not request.app.state.services.csrf.valid(request, token):
-        raise Problem(403, "CSRF token missing or wrong: reload the page")
+        raise Problem(403, _("CSRF token missing or wrong: reload the page"))
 
 
 async def csrf_header(request: Request) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import JSONResponse, Response
 
+from lordsofwar import i18n
 from lordsofwar.web.accounts import service as accounts
 
 BODY_LIMIT = 64 * 1024
@@ -25,7 +26,7 @@ class BodyLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        message = f"request body too large (at most {self.limit // 1024} KB)"
+        message = i18n.gettext("request body too large (at most {kb} KB)").format(kb=self.limit // 1024)
         length = dict(scope["headers"]).get(b"content-length")
         if length is not None and (not length.isdigit() or int(length) > self.limit):
             await JSONResponse({"detail": message}, 413)(scope, receive, send)
@@ -44,6 +45,35 @@ class BodyLimit:
         await self.app(scope, counted, send)
 
 
+LANGUAGE_COOKIE = "low_lang"
+
+
+def request_locale(headers: dict[bytes, bytes]) -> str:
+    """The language of a request before its player is known: the ``low_lang`` cookie (the menu's
+    choice), else the best of Accept-Language, else English. A signed-in player's own setting
+    replaces it (deps.current_user)."""
+    cookie = headers.get(b"cookie", b"").decode("latin-1")
+    for part in cookie.split(";"):
+        key, _, value = part.strip().partition("=")
+        if key == LANGUAGE_COOKIE and value in i18n.available():
+            return value
+    return i18n.negotiate(headers.get(b"accept-language", b"").decode("latin-1")) or i18n.DEFAULT
+
+
+class Locale:
+    """Sets the language of every HTTP request and WebSocket for what runs inside it."""
+
+    def __init__(self, app: Any):
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] in ("http", "websocket"):
+            with i18n.use(request_locale(dict(scope["headers"]))):
+                await self.app(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+
 def set_cookie(request: Request, response: Response, name: str, value: str, max_age: int | None = None) -> None:
     """A cookie as every cookie of the site: HttpOnly, SameSite=Lax, Secure on https."""
     settings = request.app.state.services.settings
@@ -53,6 +83,7 @@ def set_cookie(request: Request, response: Response, name: str, value: str, max_
 
 def install(app: FastAPI) -> None:
     app.add_middleware(BodyLimit)
+    app.add_middleware(Locale)
 
     @app.middleware("http")
     async def csrf_and_headers(request: Request, call_next: Any) -> Response:

@@ -62,6 +62,8 @@ class User(Base):
     bot_account: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
     """An external bot's account (the bot API, lordsofwar.web.botapi): a player's account that had no
     games when its owner turned it into one; it plays through the bot API with a token."""
+    locale: Mapped[str | None] = mapped_column(String(8))
+    """The player's language (lordsofwar.i18n.LOCALES) for pages and mails; None: the browser's."""
 
 
 class AuthSession(Base):

@@ -10,18 +10,29 @@ from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 from starlette.datastructures import FormData
 
+from lordsofwar import i18n
 from lordsofwar.web.models import User
 from lordsofwar.web.problem import Problem
 
 HERE = Path(__file__).parent
 templates = Jinja2Templates(directory=str(HERE / "templates"))
+templates.env.add_extension("jinja2.ext.i18n")
+templates.env.install_gettext_callables(i18n.gettext, i18n.ngettext, newstyle=True)  # type: ignore[attr-defined]
+templates.env.globals["current_locale"] = i18n.current
+templates.env.globals["js_catalogue"] = lambda: {"lang": i18n.current(), "messages": i18n.js_catalogue(i18n.current())}
+templates.env.filters["army"] = i18n.army_name
+templates.env.filters["rank"] = i18n.rank_name
+templates.env.filters["unitclass"] = i18n.class_name
+templates.env.globals["languages"] = lambda: [(code, i18n.NAMES.get(code, code)) for code in i18n.available()]
 
+N_ = i18n.N_
 FLASHES = {
-    "welcome": "Welcome! Start a game below: against a bot, or challenge a player.",
-    "signed-out": "Signed out.",
-    "posted": "Invitation posted.",
-    "cancel": "Invitation cancelled.",
-    "decline": "Invitation declined.",
+    "welcome": N_("Welcome! Start a game below: against a bot, or challenge a player."),
+    "signed-out": N_("Signed out."),
+    "posted": N_("Invitation posted."),
+    "cancel": N_("Invitation cancelled."),
+    "decline": N_("Invitation declined."),
+    "language": N_("Language changed."),
 }
 """The only messages a redirect can show (?flash=KEY): a link cannot put words on a page."""
 
@@ -33,7 +44,7 @@ def render(
     flashes = []
     flash = FLASHES.get(request.query_params.get("flash", ""))
     if flash:
-        flashes.append(("info", flash))
+        flashes.append(("info", i18n.gettext(flash)))
     ctx = {"user": user, "csrf": request.state.csrf, "flashes": flashes, **context}
     return templates.TemplateResponse(request, name, ctx, status_code=status)
 
@@ -52,7 +63,7 @@ def field(form: FormData, name: str, limit: int = 1000) -> str:
     if not isinstance(value, str):
         return ""
     if len(value) > limit:
-        raise Problem(413, f"{name}: too long (at most {limit} characters)")
+        raise Problem(413, i18n.gettext("{name}: too long (at most {limit} characters)").format(name=name, limit=limit))
     return value
 
 

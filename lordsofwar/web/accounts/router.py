@@ -11,14 +11,16 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy import or_, select
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from lordsofwar import i18n
 from lordsofwar.bots import ladder
+from lordsofwar.i18n import _
 from lordsofwar.web import fields, pages
 from lordsofwar.web.accounts import service as accounts
 from lordsofwar.web.accounts.limits import Busy
 from lordsofwar.web.deps import Csrf, Db, MaybeUser, Svc, check_csrf, client_ip
 from lordsofwar.web.errors import COMMON, refusals
 from lordsofwar.web.lobby.service import game_json
-from lordsofwar.web.middleware import set_cookie
+from lordsofwar.web.middleware import LANGUAGE_COOKIE, set_cookie
 from lordsofwar.web.models import Game, User
 from lordsofwar.web.problem import Problem
 from lordsofwar.web.ratings import service as ratings
@@ -68,7 +70,49 @@ async def _signed_in(request: Request, response: Response, db: AsyncSession, svc
     token = await accounts.open_session(db, user, svc.settings)
     await db.commit()
     set_cookie(request, response, accounts.SESSION_COOKIE, token, svc.settings.session_days * 86400)
+    if user.locale:  # the browser speaks the player's language from now on, signed in or out
+        set_cookie(request, response, LANGUAGE_COOKIE, user.locale, LANGUAGE_DAYS * 86400)
     return token
+
+
+LANGUAGE_DAYS = 365
+
+
+class LanguageChoice(BaseModel):
+    """A language for the pages (and, signed in, the player's mails)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    language: Annotated[str, Field(max_length=8, description="en, de or pl")]
+
+
+async def _set_language(request: Request, response: Response, db: AsyncSession, user: User | None, code: str) -> None:
+    if code not in i18n.available():
+        raise Problem(422, _("unknown language {code!r}: choose one of {known}").format(
+            code=code[:10], known=", ".join(i18n.LOCALES)))
+    if user is not None:
+        row = await db.get(User, user.id)
+        if row is not None:
+            row.locale = code
+            await db.commit()
+    i18n.activate(code)
+    set_cookie(request, response, LANGUAGE_COOKIE, code, LANGUAGE_DAYS * 86400)
+
+
+@router.post("/api/language", dependencies=[Csrf], responses=refusals(403))
+async def api_language(request: Request, choice: LanguageChoice, db: Db, user: MaybeUser, response: Response) -> LanguageChoice:
+    """Choose the language of the pages, the API's messages and, signed in, the player's mails
+    (kept with the account; signed out, in a cookie)."""
+    await _set_language(request, response, db, user, choice.language)
+    return LanguageChoice(language=choice.language)
+
+
+@router.post("/language", include_in_schema=False)
+async def language_form(request: Request, db: Db, user: MaybeUser) -> Response:
+    form = await pages.read_form(request)
+    check_csrf(request, pages.field(form, "csrf"))
+    response = RedirectResponse(pages.next_target(request, form), 303)
+    await _set_language(request, response, db, user, pages.field(form, "language", 20))
+    return response
 
 
 def _session(user: User | None, csrf: str) -> SessionInfo:

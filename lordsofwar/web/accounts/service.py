@@ -16,6 +16,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.requests import HTTPConnection
 
+from lordsofwar import i18n
 from lordsofwar.bots import BOTS
 from lordsofwar.web.accounts.limits import Guard
 from lordsofwar.web.db import upsert
@@ -174,7 +175,7 @@ async def sign_up(db: AsyncSession, passwords: Passwords, guard: Guard, name: st
         if not await guard.sign_up_attempt(ip):
             raise AuthError(too_many, 429)
         hashed = await guard.run(passwords.hash, password)
-    user = User(name=name, name_key=name.lower(), password_hash=hashed)
+    user = User(name=name, name_key=name.lower(), password_hash=hashed, locale=i18n.current())
     db.add(user)
     try:
         await db.flush()

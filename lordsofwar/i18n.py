@@ -1,0 +1,226 @@
+"""Languages: English, German and Polish, from gettext catalogues (docs/i18n.md).
+
+The catalogues live in ``lordsofwar/locale``: ``messages`` for the server's words (pages, errors,
+mails, the rules engine's refusals), ``js`` for the words the browser scripts write. The ``.po``
+files are the source; the set-up command compiles them to ``.mo`` (``scripts/i18n compile``). A
+catalogue whose ``.mo`` is missing or older than its ``.po`` is read from the ``.po`` itself, so
+an installed package without the compiled files still speaks every language.
+
+The language of the moment is a context variable: the web server sets it for each request (the
+player's setting, else the ``low_lang`` cookie, else Accept-Language) and the mailer for each mail.
+Outside of both, such as in the command line, it is English, the language the code is written in.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+from babel.support import NullTranslations, Translations
+
+LOCALE_DIR = Path(__file__).parent / "locale"
+DEFAULT = "en"
+LOCALES = ("en", "de", "pl")
+NAMES = {"en": "English", "de": "Deutsch", "pl": "Polski"}
+"""Each language by its own name, as a language menu shows it."""
+DOMAINS = ("messages", "js")
+PSEUDO = "qps"
+"""A test-only language (``LOW_I18N_PSEUDO=1``): every catalogued string in ⟦ ⟧, so that a test can
+find any word on a page that no catalogue holds."""
+
+_current: ContextVar[str] = ContextVar("lordsofwar_locale", default=DEFAULT)
+
+
+def pseudo_enabled() -> bool:
+    return os.environ.get("LOW_I18N_PSEUDO") == "1"
+
+
+def available() -> tuple[str, ...]:
+    return (*LOCALES, PSEUDO) if pseudo_enabled() else LOCALES
+
+
+def current() -> str:
+    return _current.get()
+
+
+def activate(locale: str | None) -> None:
+    """Make ``locale`` the language of the running task (unknown or None: unchanged)."""
+    if locale in available():
+        _current.set(locale)  # type: ignore[arg-type]
+
+
+@contextmanager
+def use(locale: str | None) -> Iterator[None]:
+    """Speak ``locale`` inside the block (an unknown one speaks English)."""
+    token = _current.set(locale if locale in available() else DEFAULT)  # type: ignore[arg-type]
+    try:
+        yield
+    finally:
+        _current.reset(token)
+
+
+class _Pseudo(NullTranslations):
+    """Every string of the catalogue template in ⟦ ⟧; a string not in it is left as it is."""
+
+    def __init__(self, known: set[str]):
+        super().__init__()
+        self.known = known
+
+    def gettext(self, message: str) -> str:
+        return f"⟦{message}⟧" if message in self.known else message
+
+    def ngettext(self, singular: str, plural: str, n: int) -> str:
+        return self.gettext(singular if n == 1 else plural)
+
+
+def _catalogue_path(locale: str, domain: str) -> Path:
+    return LOCALE_DIR / locale / "LC_MESSAGES" / f"{domain}.po"
+
+
+@cache
+def translations(locale: str, domain: str = "messages") -> NullTranslations:
+    """The compiled catalogue of ``locale`` (English: the strings as written)."""
+    if locale == PSEUDO:
+        with open(LOCALE_DIR / f"{domain}.pot", "rb") as f:
+            template = read_po(f)
+        known = {m.id if isinstance(m.id, str) else m.id[0] for m in template if m.id}
+        known |= {m.id[1] for m in template if m.id and not isinstance(m.id, str)}
+        return _Pseudo(known)
+    if locale not in LOCALES or locale == DEFAULT:
+        return NullTranslations()
+    po = _catalogue_path(locale, domain)
+    mo = po.with_suffix(".mo")
+    if mo.exists() and mo.stat().st_mtime >= po.stat().st_mtime:
+        with open(mo, "rb") as f:
+            return Translations(f, domain=domain)
+    with open(po, "rb") as f:
+        catalogue = read_po(f, locale=locale, domain=domain)
+    buf = io.BytesIO()
+    write_mo(buf, catalogue)
+    buf.seek(0)
+    return Translations(buf, domain=domain)
+
+
+def gettext(message: str) -> str:
+    """``message`` in the current language."""
+    return translations(_current.get()).gettext(message)
+
+
+def ngettext(singular: str, plural: str, n: int) -> str:
+    """The form of ``singular``/``plural`` for ``n``, in the current language."""
+    return translations(_current.get()).ngettext(singular, plural, n)
+
+
+_ = gettext
+
+
+def N_(message: str) -> str:
+    """Marks a string for the catalogue where it is written; it is translated where it is shown."""
+    return message
+
+
+_Q = re.compile(r"^\s*([A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*|\*)\s*(?:;\s*q\s*=\s*([0-9.]{1,5}))?\s*$")
+
+
+def negotiate(header: str | None) -> str | None:
+    """The best of our languages for an Accept-Language header, or None when it names none."""
+    if not header:
+        return None
+    ranked: list[tuple[float, int, str]] = []
+    for i, part in enumerate(header[:500].split(",")[:20]):
+        m = _Q.match(part)
+        if not m:
+            continue
+        try:
+            q = float(m.group(2)) if m.group(2) else 1.0
+        except ValueError:
+            continue
+        if q > 0:
+            ranked.append((-q, i, m.group(1).lower()))
+    for _q, _i, tag in sorted(ranked):
+        lang = tag.split("-")[0]
+        if lang in available():
+            return lang
+    return None
+
+
+@cache
+def js_catalogue(locale: str) -> dict[str, Any]:
+    """The ``js`` domain of ``locale`` for the browser: ``{msgid: msgstr}`` and, for plurals,
+    ``{msgid: [forms...]}`` (keyed by the singular); English is empty (the scripts' own words)."""
+    if locale == PSEUDO:
+        with open(LOCALE_DIR / "js.pot", "rb") as f:
+            template = read_po(f)
+        out: dict[str, Any] = {}
+        for m in template:
+            if not m.id:
+                continue
+            if isinstance(m.id, str):
+                out[m.id] = f"⟦{m.id}⟧"
+            else:
+                out[m.id[0]] = [f"⟦{m.id[0]}⟧", f"⟦{m.id[1]}⟧"]
+        return out
+    if locale not in LOCALES or locale == DEFAULT:
+        return {}
+    with open(_catalogue_path(locale, "js"), "rb") as f:
+        catalogue = read_po(f, locale=locale, domain="js")
+    out = {}
+    for m in catalogue:
+        if not m.id or m.fuzzy:
+            continue
+        if isinstance(m.id, str):
+            if m.string:
+                out[m.id] = m.string
+        elif all(m.string):
+            out[m.id[0]] = list(m.string)
+    return out
+
+
+
+ARMIES = {
+    "dwarves": N_("Dwarves"),
+    "elves": N_("Elves"),
+    "lizardmen": N_("Lizardmen"),
+    "orcs": N_("Orcs"),
+    "templars": N_("Templars"),
+    "undead": N_("Undead"),
+}
+RANKS = {
+    "general": N_("General"),
+    "command": N_("Command"),
+    "special": N_("Special"),
+    "elite": N_("Elite"),
+    "veteran": N_("Veteran"),
+    "regular": N_("Regular"),
+    "recruit": N_("Recruit"),
+}
+CLASSES = {
+    "infantry": N_("Infantry"),
+    "cavalry": N_("Cavalry"),
+    "berserker": N_("Berserker"),
+    "spear": N_("Spear"),
+    "ranged": N_("Ranged"),
+}
+"""The rules' words for the data's keys (armies, ranks, classes), in the current language; a key
+not listed is shown as it is. Card names stay as printed: the card data has them in English only."""
+
+
+def army_name(key: str) -> str:
+    return gettext(ARMIES[key]) if key in ARMIES else key.capitalize()
+
+
+def rank_name(key: str) -> str:
+    return gettext(RANKS[key]) if key in RANKS else key.capitalize()
+
+
+def class_name(key: str) -> str:
+    return gettext(CLASSES[key]) if key in CLASSES else key.capitalize()
