@@ -23,7 +23,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from lordsofwar.rules.cards import CLASSES, DECK_SIZE, DIRECTIONS, RANK_COUNTS, RANKS, Card, CardSet
+from lordsofwar.i18n import _, ngettext
+from lordsofwar.rules.cards import CLASSES, DECK_SIZE, DIRECTIONS, RANK_COUNTS, RANKS, Card, CardSet, rank_word
 from lordsofwar.rules.errors import DeckError, UnknownCardError, read_json
 
 NAME_LIMIT = 40
@@ -57,12 +58,14 @@ def clean_name(name: str) -> str:
     sent = len(name)
     name = " ".join(name.split())
     if not name:
-        raise ValueError("a deck needs a name")
+        raise ValueError(_("a deck needs a name"))
     bad = next((ch for ch in name if hidden(ch)), None)
     if bad is not None:
-        raise ValueError(f"the name holds an invisible or control character (U+{ord(bad):04X})")
+        raise ValueError(
+            _("the name holds an invisible or control character ({code})").format(code=f"U+{ord(bad):04X}")
+        )
     if sent > NAME_LIMIT:
-        raise ValueError(f"the name is too long ({sent} characters, at most {NAME_LIMIT})")
+        raise ValueError(_("the name is too long ({n} characters, at most {limit})").format(n=sent, limit=NAME_LIMIT))
     normal = unicodedata.normalize("NFC", name)
     return normal if len(normal) <= NAME_LIMIT else name
 
@@ -90,7 +93,9 @@ def parse(text: str, cards: CardSet, where: str = "") -> DeckFile:
     """
     prefix = f"{where}: " if where else ""
     if len(text) > FILE_LIMIT:
-        raise DeckError(f"{prefix}the file is too long ({len(text)} characters, at most {FILE_LIMIT})")
+        raise DeckError(
+            prefix + _("the file is too long ({n} characters, at most {limit})").format(n=len(text), limit=FILE_LIMIT)
+        )
     if text.lstrip().startswith(("{", "[")):
         return _parse_json(text, cards, where)
     return _parse_text(text, cards, prefix)
@@ -101,16 +106,18 @@ def _parse_text(text: str, cards: CardSet, prefix: str) -> DeckFile:
     ids: list[str] = []
     lines: list[int] = []
     for n, line in enumerate(text.split("\n"), 1):  # lines as editors count them
-        entry, _, comment = line.partition("#")
+        entry, _sep, comment = line.partition("#")
         entry = entry.strip()
         if not entry:
-            label, _, value = comment.strip().partition(":")
+            label, _sep, value = comment.strip().partition(":")
             if name is None and not ids and label.strip().lower() == "name" and value.strip():
-                name = _file_name(value, f"{prefix}line {n}")
+                name = _file_name(value, prefix + _("line {line}").format(line=n))
             continue
         if len(entry.split()) != 1:
-            raise DeckError(f"{prefix}line {n}: expected one card id a line, got {entry[:60]!r}")
-        _known(cards, entry, f"{prefix}line {n}")
+            raise DeckError(
+                prefix + _("line {line}: expected one card id a line, got {text}").format(line=n, text=repr(entry[:60]))
+            )
+        _known(cards, entry, prefix + _("line {line}").format(line=n))
         ids.append(entry)
         lines.append(n)
     return DeckFile(name, ids, lines)
@@ -122,8 +129,10 @@ def _file_name(value: str, where: str) -> str:
         value.encode("utf-8")
         return clean_name(" ".join(value.split())[:NAME_LIMIT])
     except (UnicodeEncodeError, ValueError) as exc:
-        reason = "it is not valid Unicode text" if isinstance(exc, UnicodeEncodeError) else str(exc)
-        raise DeckError(f"{where}: the deck's name cannot be kept: {reason}") from None
+        reason = _("it is not valid Unicode text") if isinstance(exc, UnicodeEncodeError) else str(exc)
+        raise DeckError(
+            _("{where}: the deck's name cannot be kept: {reason}").format(where=where, reason=reason)
+        ) from None
 
 
 def _line(text: str, index: int) -> int:
@@ -137,30 +146,53 @@ def _parse_json(text: str, cards: CardSet, where: str) -> DeckFile:
     if isinstance(doc, dict):
         unknown = sorted(set(doc) - {"format", "version", "name", "cards"})
         if unknown:
-            raise DeckError(f"{prefix}line 1: unknown field {unknown[0]!r} (expected format, version, name, cards)")
+            raise DeckError(
+                prefix
+                + _("line {line}: unknown field {field} (expected format, version, name, cards)").format(
+                    line=1, field=repr(unknown[0])
+                )
+            )
         if doc.get("format", FORMAT) != FORMAT:
-            raise DeckError(f"{prefix}line 1: format must be {FORMAT!r}, got {str(doc.get('format'))[:40]!r}")
+            raise DeckError(
+                prefix
+                + _("line {line}: format must be {format}, got {value}").format(
+                    line=1, format=repr(FORMAT), value=repr(str(doc.get("format"))[:40])
+                )
+            )
         if doc.get("version", 1) != 1:
-            raise DeckError(f"{prefix}line 1: unknown version {str(doc.get('version'))[:20]} (this program reads version 1)")
+            raise DeckError(
+                prefix
+                + _("line {line}: unknown version {version} (this program reads version 1)").format(
+                    line=1, version=str(doc.get("version"))[:20]
+                )
+            )
         raw_name = doc.get("name")
-        where = f"{prefix}line {_key_line(text, 'name')}"
+        where = prefix + _("line {line}").format(line=_key_line(text, "name"))
         if raw_name is not None and not isinstance(raw_name, str):
-            raise DeckError(f"{where}: name must be a string")
+            raise DeckError(_("{where}: name must be a string").format(where=where))
         name = _file_name(raw_name, where) if raw_name and raw_name.strip() else None
         if "cards" not in doc:
-            raise DeckError(f"{prefix}line 1: the field 'cards' (a list of card ids) is missing")
+            raise DeckError(prefix + _("line {line}: the field 'cards' (a list of card ids) is missing").format(line=1))
         items, start = doc["cards"], _key_value_start(text, "cards")
     else:
         items, start = doc, text.index("[")
     if not isinstance(items, list):
-        raise DeckError(f"{prefix}line {_line(text, start)}: expected a list of card ids such as [\"orcs:07\", ...]")
+        raise DeckError(
+            prefix
+            + _('line {line}: expected a list of card ids such as ["orcs:07", ...]').format(line=_line(text, start))
+        )
     lines = _item_lines(text, start)
     lines += [_line(text, start)] * (len(items) - len(lines))
     ids: list[str] = []
     for i, item in enumerate(items):
-        where = f"{prefix}line {lines[i]} (card {i + 1})"
         if not isinstance(item, str):
-            raise DeckError(f"{where}: expected a card id such as 'orcs:07', got {json.dumps(item)[:40]}")
+            where = prefix + _("line {line} (card {card})").format(line=lines[i], card=i + 1)
+            raise DeckError(
+                _("{where}: expected a card id such as 'orcs:07', got {value}").format(
+                    where=where, value=json.dumps(item)[:40]
+                )
+            )
+        where = prefix + _("line {line} (card {card})").format(line=lines[i], card=i + 1)
         _known(cards, item, where)
         ids.append(item)
     return DeckFile(name, ids, lines[: len(ids)])
@@ -209,7 +241,7 @@ def _known(cards: CardSet, card_id: str, where: str) -> None:
     try:
         cards.card(card_id)
     except UnknownCardError as exc:
-        raise DeckError(f"{where}: {exc}") from None
+        raise DeckError(_("{where}: {problem}").format(where=where, problem=exc)) from None
 
 
 # --- writing -----------------------------------------------------------------------------------
@@ -252,10 +284,11 @@ def add_problem(ids: Iterable[str], card_id: str, cards: CardSet) -> str | None:
     have = rank_counts(ids, cards)[card.rank]
     need = RANK_COUNTS[card.rank]
     if have >= need:
-        return (
-            f"the {card.rank} rank is full ({have} of {need}): take {'an' if card.rank[0] in 'aeiou' else 'a'} {card.rank} card out before adding "
-            f"{card.name}"
-        )
+        if card.rank[0] in "aeiou":
+            text = _("the {rank} rank is full ({have} of {need}): take an {rank} card out before adding {card}")
+        else:
+            text = _("the {rank} rank is full ({have} of {need}): take a {rank} card out before adding {card}")
+        return text.format(rank=rank_word(card.rank), have=have, need=need, card=card.name)
     return None
 
 
@@ -263,10 +296,16 @@ def draft_problem(ids: Iterable[str], cards: CardSet) -> str | None:
     """Why ``ids`` cannot be kept as a draft (a rank over its count), or None. Unknown ids raise."""
     ids = list(ids)
     counts = rank_counts(ids, cards)
-    over = [f"{counts[r]} {r} cards ({counts[r] - RANK_COUNTS[r]} over the {RANK_COUNTS[r]} allowed)"
-            for r in RANKS if counts[r] > RANK_COUNTS[r]]
+    over = [
+        _("{have} {rank} cards ({over} over the {need} allowed)").format(
+            have=counts[r], rank=rank_word(r), over=counts[r] - RANK_COUNTS[r], need=RANK_COUNTS[r]
+        )
+        for r in RANKS
+        if counts[r] > RANK_COUNTS[r]
+    ]
     if over:
-        return "the deck has " + "; ".join(over)
+        # TRANSLATORS: {problems} is a list of phrases such as "5 elite cards (1 over the 4 allowed)"
+        return _("the deck has {problems}").format(problems="; ".join(over))
     return None
 
 
@@ -285,7 +324,9 @@ def missing(ids: Iterable[str], cards: CardSet) -> list[str]:
     """What a draft still lacks, one phrase per rank (empty when complete)."""
     counts = rank_counts(ids, cards)
     return [
-        f"{RANK_COUNTS[r] - counts[r]} {r} card{'s' * (RANK_COUNTS[r] - counts[r] > 1)}"
+        ngettext("{n} {rank} card", "{n} {rank} cards", RANK_COUNTS[r] - counts[r]).format(
+            n=RANK_COUNTS[r] - counts[r], rank=rank_word(r)
+        )
         for r in RANKS
         if counts[r] < RANK_COUNTS[r]
     ]
@@ -297,7 +338,8 @@ def game_problem(ids: Iterable[str], cards: CardSet, allowed_armies: Iterable[st
     ids = list(ids)
     lacking = missing(ids, cards)
     if lacking:
-        return f"it is not complete: it needs {', '.join(lacking)} more"
+        # TRANSLATORS: {missing} is a list of phrases such as "2 elite cards, 1 recruit card"
+        return _("it is not complete: it needs {missing} more").format(missing=", ".join(lacking))
     try:
         cards.validate_deck(ids, allowed_armies)
     except DeckError as exc:
@@ -365,22 +407,32 @@ def check(ids: list[str], cards: CardSet, allowed_armies: Iterable[str] | None) 
         problems.append(draft_problem(ids, cards) or "")
     lacking = missing(ids, cards)
     if lacking:
-        problems.append(f"the deck lacks {', '.join(lacking)} (it holds {len(ids)} of {DECK_SIZE} cards)")
+        problems.append(
+            _("the deck lacks {missing} (it holds {n} of {size} cards)").format(
+                missing=", ".join(lacking), n=len(ids), size=DECK_SIZE
+            )
+        )
     if allowed_armies is not None:
         allowed = set(allowed_armies)
         outside = sorted({cards.card(c).army for c in ids} - allowed)
         for army in outside:
             which = [c for c in ids if cards.card(c).army == army]
             problems.append(
-                f"{len(which)} card{'s' * (len(which) > 1)} from army {army!r} ({_some(which)}), "
-                f"which the game does not allow (allowed: {', '.join(sorted(allowed))})"
+                ngettext(
+                    "{n} card from army {army} ({cards}), which the game does not allow (allowed: {allowed})",
+                    "{n} cards from army {army} ({cards}), which the game does not allow (allowed: {allowed})",
+                    len(which),
+                ).format(n=len(which), army=repr(army), cards=_some(which), allowed=", ".join(sorted(allowed)))
             )
     return problems
 
 
 def _some(ids: list[str], most: int = 5) -> str:
     distinct = list(dict.fromkeys(ids))
-    return ", ".join(distinct[:most]) + (f" and {len(distinct) - most} more" if len(distinct) > most else "")
+    shown = ", ".join(distinct[:most])
+    if len(distinct) <= most:
+        return shown
+    return _("{cards} and {n} more").format(cards=shown, n=len(distinct) - most)
 
 
 __all__ = [

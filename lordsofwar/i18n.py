@@ -180,7 +180,7 @@ def js_catalogue(locale: str) -> dict[str, Any]:
         if isinstance(m.id, str):
             if m.string:
                 out[m.id] = m.string
-        elif all(m.string):
+        elif isinstance(m.string, (tuple, list)) and all(m.string):
             out[m.id[0]] = list(m.string)
     return out
 
@@ -224,3 +224,62 @@ def rank_name(key: str) -> str:
 
 def class_name(key: str) -> str:
     return gettext(CLASSES[key]) if key in CLASSES else key.capitalize()
+
+
+_PLAYER = r"player ([12])"
+_REASONS: list[tuple[re.Pattern[str], str, str | None]] = [
+    (re.compile(r"^(\d+) command units eliminated$"), N_("{n} command unit eliminated"), "{n} command units eliminated"),
+    (re.compile(r"^(\d+) units eliminated$"), N_("{n} unit eliminated"), "{n} units eliminated"),
+    (re.compile(r"^no unit eliminated in (\d+) turns$"), N_("no unit eliminated in {n} turn"), "no unit eliminated in {n} turns"),
+    (re.compile(rf"^{_PLAYER} resigned$"), N_("{player} resigned"), None),
+    (re.compile(rf"^{_PLAYER} ran out of time$"), N_("{player} ran out of time"), None),
+    (re.compile(rf"^{_PLAYER} missed the turn deadline$"), N_("{player} missed the turn deadline"), None),
+    (re.compile(r"^draw agreed$"), N_("draw agreed"), None),
+    (re.compile(r"^neither player can deploy, draw or recall$"), N_("neither player can deploy, draw or recall"), None),
+    (re.compile(rf"^both reached a threshold; {_PLAYER} reached the command threshold$"),
+     N_("both reached a threshold; {player} reached the command threshold"), None),
+    (re.compile(rf"^both reached the unit threshold; {_PLAYER} eliminated more units$"),
+     N_("both reached the unit threshold; {player} eliminated more units"), None),
+    (re.compile(rf"^both reached the unit threshold; {_PLAYER} eliminated more command units$"),
+     N_("both reached the unit threshold; {player} eliminated more command units"), None),
+    (re.compile(rf"^both reached the command threshold; {_PLAYER} eliminated more units$"),
+     N_("both reached the command threshold; {player} eliminated more units"), None),
+    (re.compile(rf"^both reached the command threshold; {_PLAYER} eliminated more command units$"),
+     N_("both reached the command threshold; {player} eliminated more command units"), None),
+    (re.compile(r"^both reached the unit threshold with equal units and command units$"),
+     N_("both reached the unit threshold with equal units and command units"), None),
+    (re.compile(r"^both reached the command threshold with equal units and command units$"),
+     N_("both reached the command threshold with equal units and command units"), None),
+]
+"""The rules engine's reasons a game ended (lordsofwar.rules.engine: data, English in records and
+the API) and their sentences for people. Kept in step with the engine by tests/test_i18n.py; the
+browser has the same list (static/i18n.js)."""
+
+if False:  # the plural forms, for the catalogue (pybabel reads calls, not tables)
+    ngettext("{n} command unit eliminated", "{n} command units eliminated", 1)
+    ngettext("{n} unit eliminated", "{n} units eliminated", 1)
+    ngettext("no unit eliminated in {n} turn", "no unit eliminated in {n} turns", 1)
+
+
+def result_reason(reason: str | None, names: dict[int, str] | None = None) -> str:
+    """A game's ending reason in the current language, its players by name where given."""
+    text = reason or ""
+    for pattern, singular, plural in _REASONS:
+        m = pattern.match(text)
+        if not m:
+            continue
+        if plural is not None:
+            n = int(m.group(1))
+            return ngettext(singular, plural, n).format(n=n)
+        if "{player}" in singular:
+            p = int(m.group(1))
+            who = (names or {}).get(p) or gettext("player {n}").format(n=p)
+            return gettext(singular).format(player=who)
+        return gettext(singular)
+    return text
+
+
+def babel_locale() -> str:
+    """The current language as Babel's locale, for dates and numbers (the test language: English)."""
+    code = _current.get()
+    return code if code in LOCALES and code != DEFAULT else "en_GB"  # "25 November 2026", as before

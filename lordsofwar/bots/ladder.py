@@ -9,17 +9,19 @@ import json
 from pathlib import Path
 from typing import Any
 
+from lordsofwar.rules.i18n import N_
+
 LADDER = Path(__file__).with_name("ladder.json")
 
 BLURBS = {
-    "random": "plays random legal actions",
-    "recruit": "a beginner: a small search, a turn ahead",
-    "greedy": "takes the most value each turn",
-    "veteran": "searches hundreds of lines",
-    "elite": "searches thousands of lines",
-    "general": "the strongest: 40,000 lines a decision",
+    "random": N_("plays random legal actions"),
+    "recruit": N_("a beginner: a small search, a turn ahead"),
+    "greedy": N_("takes the most value each turn"),
+    "veteran": N_("searches hundreds of lines"),
+    "elite": N_("searches thousands of lines"),
+    "general": N_("the strongest: 40,000 lines a decision"),
 }
-"""What each bot does, in a few words."""
+"""What each bot does, in a few words (English; marked for the catalogues, translated where shown)."""
 
 
 @functools.cache

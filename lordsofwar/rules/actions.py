@@ -12,6 +12,7 @@ from typing import Any, NamedTuple, Protocol
 from lordsofwar.rules import mat
 from lordsofwar.rules.cards import CORE, CardSet
 from lordsofwar.rules.errors import InvalidActionError, NotationError, UnknownCardError, json_excerpt
+from lordsofwar.rules.i18n import _
 
 Event = dict[str, Any]
 """One thing an action caused, as notation.md lists it: ``{"type": "eliminated", ...}``."""
@@ -67,27 +68,39 @@ def parse_action(text: Any, pos: ActionContext | None = None, cards: CardSet | N
     is the engine's question, not this reader's.
     """
     if not isinstance(text, str):
-        raise InvalidActionError(f"action: expected a string, got {json_excerpt(text)}")
+        raise InvalidActionError(_("action: expected a string, got {value}").format(value=json_excerpt(text)))
     if len(text) > 200:
-        raise InvalidActionError(f"action {text[:40]!r}...: longer than 200 characters")
+        raise InvalidActionError(_("action {action}...: longer than 200 characters").format(action=repr(text[:40])))
     if not text.strip():
-        raise InvalidActionError("action: empty; expected a verb (shoot, deploy, advance, move, recall, draw or pass)")
+        raise InvalidActionError(
+            _("action: empty; expected a verb (shoot, deploy, advance, move, recall, draw or pass)")
+        )
     tokens = text.split(" ")
     if any(t == "" for t in tokens):
         raise InvalidActionError(
-            f"action {text!r}: tokens must be separated by single spaces, with none before or after"
+            _("action {action}: tokens must be separated by single spaces, with none before or after").format(
+                action=repr(text)
+            )
         )
     verb = tokens[0]
     if verb not in _VERBS:
         raise InvalidActionError(
-            f"action {text!r}: unknown verb {verb!r} (expected shoot, deploy, advance, move, recall, draw or pass)"
+            _(
+                "action {action}: unknown verb {verb} (expected shoot, deploy, advance, move, recall, draw or pass)"
+            ).format(action=repr(text), verb=repr(verb))
         )
     need = _VERBS[verb]
     if len(tokens) - 1 < need:
         missing = ["card", "square"] if verb == "deploy" else (["square"] if verb == "recall" else ["from", "to"])
-        raise InvalidActionError(f"action {text!r}: missing token <{missing[len(tokens) - 1]}> after {tokens[-1]!r}")
+        raise InvalidActionError(
+            _("action {action}: missing token <{token}> after {previous}").format(
+                action=repr(text), token=missing[len(tokens) - 1], previous=repr(tokens[-1])
+            )
+        )
     if len(tokens) - 1 > need:
-        raise InvalidActionError(f"action {text!r}: unexpected token {tokens[need + 1]!r}")
+        raise InvalidActionError(
+            _("action {action}: unexpected token {token}").format(action=repr(text), token=repr(tokens[need + 1]))
+        )
     bordered = pos.variant.bordered if pos is not None else False
     cardset = pos.cards if pos is not None else (cards or CORE)
 
@@ -95,14 +108,16 @@ def parse_action(text: Any, pos: ActionContext | None = None, cards: CardSet | N
         try:
             return mat.parse(token, bordered)
         except NotationError as exc:
-            raise InvalidActionError(f"action {text!r}: {exc}") from None
+            raise InvalidActionError(_("action {action}: {problem}").format(action=repr(text), problem=exc)) from None
 
     if verb == "deploy":
         card = tokens[1]
         try:
             cardset.card(card)
         except UnknownCardError:
-            raise InvalidActionError(f"action {text!r}: unknown card {card!r}") from None
+            raise InvalidActionError(
+                _("action {action}: unknown card {card}").format(action=repr(text), card=repr(card))
+            ) from None
         return Action("deploy", card, None, sq(tokens[2]))
     if verb == "recall":
         return Action("recall", None, sq(tokens[1]))

@@ -19,6 +19,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from lordsofwar.rules.errors import CardPackError, DeckError, UnknownCardError, read_json
+from lordsofwar.rules.i18n import N_, _
 
 DIRECTIONS: tuple[str, ...] = ("F", "FR", "R", "BR", "B", "BL", "L", "FL")
 """The eight arrow directions, in the card's own frame, clockwise from the front."""
@@ -38,6 +39,24 @@ RANK_COUNTS: dict[str, int] = {
     "recruit": 8,
 }
 """Cards of each rank in a deck (clarifications 8.4)."""
+
+RANK_WORDS: dict[str, str] = {
+    # TRANSLATORS: a rank inside a sentence, as in "the elite rank is full" or "3 elite cards"
+    "general": N_("general"),
+    "command": N_("command"),
+    "special": N_("special"),
+    "elite": N_("elite"),
+    "veteran": N_("veteran"),
+    "regular": N_("regular"),
+    "recruit": N_("recruit"),
+}
+"""Each rank as a word inside a message (English: the data's key), translated by :func:`rank_word`."""
+
+
+def rank_word(rank: str) -> str:
+    """``rank`` inside a message, in the current language (a rank not listed: as it is)."""
+    return _(RANK_WORDS[rank]) if rank in RANK_WORDS else rank
+
 
 CARD_ID_RE = re.compile(r"^([a-z][a-z0-9_-]{0,31}):([0-9]{2,3})$")
 _ARROW_RE = re.compile(r"^(FR|FL|BR|BL|F|B|L|R)([0-9]+)$")
@@ -290,12 +309,11 @@ class CardSet(Mapping[str, Card]):
         try:
             return self._cards[card_id]
         except (KeyError, TypeError):
-            shown = (
-                repr(card_id)
-                if isinstance(card_id, str)
-                else f"{type(card_id).__name__} value (expected an id such as 'orcs:07')"
-            )
-            raise UnknownCardError(f"unknown card {shown}") from None
+            if isinstance(card_id, str):
+                raise UnknownCardError(_("unknown card {card}").format(card=repr(card_id))) from None
+            raise UnknownCardError(
+                _("unknown card {type} value (expected an id such as 'orcs:07')").format(type=type(card_id).__name__)
+            ) from None
 
     @property
     def armies(self) -> list[str]:
@@ -306,7 +324,9 @@ class CardSet(Mapping[str, Card]):
     def army(self, name: str) -> list[Card]:
         """The cards of one army in card-number order."""
         if name not in self._armies:
-            raise UnknownCardError(f"unknown army {name!r} (known: {', '.join(self.armies)})")
+            raise UnknownCardError(
+                _("unknown army {army} (known: {armies})").format(army=repr(name), armies=", ".join(self.armies))
+            )
         return list(self._armies[name])
 
     def standard_deck(self, army: str) -> list[str]:
@@ -314,7 +334,11 @@ class CardSet(Mapping[str, Card]):
         cards = self.army(army)
         deck = [c.id for c in cards]
         if len(deck) != DECK_SIZE:
-            raise DeckError(f"army {army!r} has {len(deck)} cards, not a {DECK_SIZE}-card deck")
+            raise DeckError(
+                _("army {army} has {n} cards, not a {size}-card deck").format(
+                    army=repr(army), n=len(deck), size=DECK_SIZE
+                )
+            )
         return deck
 
     def with_pack(self, path: str | Path) -> CardSet:
@@ -351,29 +375,39 @@ class CardSet(Mapping[str, Card]):
         for card_id in ids:
             self.card(card_id)
         if len(ids) != DECK_SIZE:
-            raise DeckError(f"a deck holds {DECK_SIZE} cards, this one holds {len(ids)}")
+            raise DeckError(_("a deck holds {size} cards, this one holds {n}").format(size=DECK_SIZE, n=len(ids)))
         counts = Counter(self._cards[c].rank for c in ids)
         problems = []
         for rank in RANKS:
             have, need = counts.get(rank, 0), RANK_COUNTS[rank]
             if have > need:
-                problems.append(f"{have} {rank} cards ({have - need} over the {need} allowed)")
+                problems.append(
+                    _("{have} {rank} cards ({over} over the {need} allowed)").format(
+                        have=have, rank=rank_word(rank), over=have - need, need=need
+                    )
+                )
             elif have < need:
-                problems.append(f"{have} {rank} cards ({need - have} under the {need} needed)")
+                problems.append(
+                    _("{have} {rank} cards ({under} under the {need} needed)").format(
+                        have=have, rank=rank_word(rank), under=need - have, need=need
+                    )
+                )
         if problems:
-            raise DeckError("the deck has " + "; ".join(problems) + " (clarifications 8.4)")
+            # TRANSLATORS: {problems} is a list of phrases such as "3 elite cards (1 under the 4 needed)"
+            raise DeckError(_("the deck has {problems} (clarifications 8.4)").format(problems="; ".join(problems)))
         allowed = None if allowed_armies is None else set(allowed_armies)
         if allowed is not None:
             for card_id in ids:
                 army = self._cards[card_id].army
                 if army not in allowed:
                     raise DeckError(
-                        f"{card_id} is from army {army!r}, which this game does not allow "
-                        f"(allowed: {', '.join(sorted(allowed))})"
+                        _("{card} is from army {army}, which this game does not allow (allowed: {allowed})").format(
+                            card=card_id, army=repr(army), allowed=", ".join(sorted(allowed))
+                        )
                     )
         if not custom and self.standard_army_of(ids) is None:
             raise DeckError(
-                "this game allows only standard army decks, and this deck is a custom one (clarifications 8.4)"
+                _("this game allows only standard army decks, and this deck is a custom one (clarifications 8.4)")
             )
         return ids
 

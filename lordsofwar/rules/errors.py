@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from lordsofwar.rules.i18n import _
+
 
 class LordsOfWarError(ValueError):
     """Base of every error the rules package raises on bad input."""
@@ -46,11 +48,16 @@ def read_json(text: str, error: type[LordsOfWarError], where: str = "") -> Any:
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise error(f"{prefix}line {exc.lineno}: not valid JSON: {exc.msg} (column {exc.colno})") from None
+        raise error(
+            prefix
+            + _("line {line}: not valid JSON: {problem} (column {column})").format(
+                line=exc.lineno, problem=exc.msg, column=exc.colno
+            )
+        ) from None
     except ValueError as exc:  # e.g. a number with more digits than Python converts
-        raise error(f"{prefix}not readable JSON: {exc}") from None
+        raise error(prefix + _("not readable JSON: {problem}").format(problem=exc)) from None
     except RecursionError:
-        raise error(f"{prefix}not readable JSON: nested too deeply") from None
+        raise error(prefix + _("not readable JSON: nested too deeply")) from None
 
 
 def json_excerpt(value: Any) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 
 from lordsofwar.rules.errors import NotationError
+from lordsofwar.rules.i18n import _
 
 WIDTH = 7
 HEIGHT = 6
@@ -113,21 +114,35 @@ def name(sq: int) -> str:
 _XY_RE = re.compile(r"^(-?[0-9]{1,6}),(-?[0-9]{1,6})$")
 
 
+def _label(what: str) -> str:
+    """The label of a square in an error: the default one is a word of the player's language; a
+    field of a notation document (``turn_state.shots``) stays as written."""
+    return _("square") if what == "square" else what
+
+
 def parse(text: str, bordered: bool = True, what: str = "square") -> int:
     """Read ``d3`` or ``x,y``; an off-mat square on the bordered mat is refused."""
     if not isinstance(text, str):
-        raise NotationError(f"{what}: expected a square such as 'd3', got {text!r}")
+        raise NotationError(
+            _("{what}: expected a square such as 'd3', got {value}").format(what=_label(what), value=repr(text))
+        )
     sq = _BY_NAME.get(text)
     if sq is not None:
         return sq
     m = _XY_RE.fullmatch(text)
     if not m:
         shown = repr(text) if len(text) <= 20 else repr(text[:20]) + "..."
-        raise NotationError(f"{what}: {shown} is not a square (write 'd3', or 'x,y' off the mat)")
+        raise NotationError(
+            _("{what}: {text} is not a square (write 'd3', or 'x,y' off the mat)").format(what=_label(what), text=shown)
+        )
     x, y = int(m.group(1)), int(m.group(2))
     if abs(x) > LIMIT or abs(y) > LIMIT:
-        raise NotationError(f"{what}: {text!r} is too far from the mat")
+        raise NotationError(_("{what}: {text} is too far from the mat").format(what=_label(what), text=repr(text)))
     sq = square(x, y)
     if bordered and sq not in ON_MAT:
-        raise NotationError(f"{what}: {text!r} is off the bordered mat (columns a-g, rows 1-6)")
+        raise NotationError(
+            _("{what}: {text} is off the bordered mat (columns a-g, rows 1-6)").format(
+                what=_label(what), text=repr(text)
+            )
+        )
     return sq

@@ -27,6 +27,7 @@ from lordsofwar.rules.errors import (
     json_excerpt,
     read_json,
 )
+from lordsofwar.rules.i18n import _
 from lordsofwar.rules.position import (
     DEPLOYED,
     FLAG_NAMES,
@@ -475,7 +476,9 @@ def deal(
         generals = [c for c in deck if cards.card(c).rank == "general"]
         if len(generals) != 1:
             raise DeckError(
-                f"player {p}'s deck holds {len(generals)} generals; a deck holds exactly one (clarifications 8.4)"
+                _("player {player}'s deck holds {n} generals; a deck holds exactly one (clarifications 8.4)").format(
+                    player=p, n=len(generals)
+                )
             )
         deck.remove(generals[0])
         rng.shuffle(deck)

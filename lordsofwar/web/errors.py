@@ -12,6 +12,7 @@ from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match, Route
 
+from lordsofwar.i18n import _
 from lordsofwar.web import pages
 from lordsofwar.web.accounts.service import AuthError
 from lordsofwar.web.deps import current_user, services
@@ -52,7 +53,10 @@ def validation_message(errors: Any) -> str:
     parts = []
     for err in list(errors)[:3]:
         where = ".".join(str(p) for p in err.get("loc", ()) if p != "body")
-        parts.append(f"{where or 'body'}: {err.get('msg', 'invalid')}")
+        msg = err.get("msg")
+        parts.append(
+            _("{field}: {problem}").format(field=where or _("body"), problem=_("invalid") if msg is None else msg)
+        )
     return "; ".join(parts)
 
 
@@ -84,12 +88,12 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def on_http(request: Request, exc: StarletteHTTPException) -> Response:
-        message = exc.detail if isinstance(exc.detail, str) else "request refused"
+        message = exc.detail if isinstance(exc.detail, str) else _("request refused")
         if exc.status_code == 404:
-            message = f"there is no page {request.url.path[:200]}"
+            message = _("there is no page {path}").format(path=request.url.path[:200])
         headers = dict(exc.headers or {})
         if exc.status_code == 405:
-            message = f"{request.method} is not allowed on {request.url.path[:200]}"
+            message = _("{method} is not allowed on {path}").format(method=request.method, path=request.url.path[:200])
             headers["Allow"] = allowed_methods(request)
         return await _refuse(request, exc.status_code, message, headers)
 

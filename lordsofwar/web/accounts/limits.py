@@ -26,6 +26,7 @@ from limits import RateLimitItem, RateLimitItemPerHour, RateLimitItemPerSecond
 from limits.aio.storage import MemoryStorage, RedisStorage, Storage
 from limits.aio.strategies import MovingWindowRateLimiter
 
+from lordsofwar.i18n import _
 from lordsofwar.web.problem import Problem
 from lordsofwar.web.settings import Settings
 
@@ -109,7 +110,7 @@ class Guard:
     async def hashing(self) -> AsyncIterator[None]:
         """A slot to compute a password hash in; raises Busy when too many already wait."""
         if self._slots.locked() and self._waiting >= self._queue:
-            raise Busy("the server is busy checking passwords; try again in a few seconds")
+            raise Busy(_("the server is busy checking passwords; try again in a few seconds"))
         self._waiting += 1
         try:
             await self._slots.acquire()

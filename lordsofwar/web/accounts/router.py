@@ -82,7 +82,9 @@ class LanguageChoice(BaseModel):
     """A language for the pages (and, signed in, the player's mails)."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
-    language: Annotated[str, Field(max_length=8, description="en, de or pl")]
+    language: Annotated[
+        str, Field(max_length=8, description="en, de or pl"), fields.Declared(lambda: {"enum": list(i18n.LOCALES)})
+    ]
 
 
 async def _set_language(request: Request, response: Response, db: AsyncSession, user: User | None, code: str) -> None:
@@ -175,7 +177,7 @@ async def signup_form(request: Request, db: Db, svc: Svc) -> Response:
     name, password = pages.field(form, "name"), pages.field(form, "password")
     try:
         if password != pages.field(form, "password2"):
-            raise accounts.AuthError("the two passwords differ")
+            raise accounts.AuthError(_("the two passwords differ"))
         user = await accounts.sign_up(db, svc.passwords, svc.guard, name, password, client_ip(request))
     except (accounts.AuthError, Busy) as exc:
         return pages.render(request, "signup.html", {"error": str(exc), "name": name[:30]}, None, exc.status)
@@ -213,7 +215,7 @@ async def signout_form(request: Request, db: Db, svc: Svc) -> Response:
 async def profile_page(request: Request, name: str, db: Db, user: MaybeUser) -> Response:
     player = await accounts.find_user(db, name)
     if player is None:
-        raise Problem(404, f"there is no player called {name[:30]!r}")
+        raise Problem(404, _("there is no player called {name!r}").format(name=name[:30]))
     query = select(Game).where(or_(Game.player1_id == player.id, Game.player2_id == player.id))
     if user is None:
         query = query.where(Game.public.is_(True))
@@ -236,7 +238,7 @@ async def profile_page(request: Request, name: str, db: Db, user: MaybeUser) -> 
         "drawn": drawn,
         "ratings": await ratings.player_ratings(db, player.id),
         "charts": {pool: ratings.chart(points) for pool, points in histories.items()},
-        "pools": ratings.POOL_NAMES,
+        "pools": ratings.pool_names(),
         "results": ratings.results_by(games, player.id),
         "bot": None
         if player.bot is None

@@ -18,6 +18,7 @@ from starlette.requests import HTTPConnection
 
 from lordsofwar import i18n
 from lordsofwar.bots import BOTS
+from lordsofwar.i18n import N_, _
 from lordsofwar.web.accounts.limits import Guard
 from lordsofwar.web.db import upsert
 from lordsofwar.web.models import AuthSession, ServerSecret, User, utcnow
@@ -60,11 +61,17 @@ class Passwords:
 def check_name(name: str) -> str:
     name = name.strip()
     if not NAME_MIN <= len(name) <= NAME_MAX:
-        raise AuthError(f"the name must be {NAME_MIN} to {NAME_MAX} characters long (it has {len(name)})")
+        raise AuthError(
+            _("the name must be {min} to {max} characters long (it has {length})").format(
+                min=NAME_MIN, max=NAME_MAX, length=len(name)
+            )
+        )
     if not NAME_RE.match(name):
-        raise AuthError("the name may hold only letters, digits, '_', '.' and '-', and must start with a letter or digit")
+        raise AuthError(
+            _("the name may hold only letters, digits, '_', '.' and '-', and must start with a letter or digit")
+        )
     if name.lower() in RESERVED:
-        raise AuthError(f"the name {name!r} is reserved; choose another")
+        raise AuthError(_("the name {name!r} is reserved; choose another").format(name=name))
     return name
 
 
@@ -90,7 +97,9 @@ async def bot_account(db: AsyncSession, level: str) -> User:
     """The account a built-in bot level plays under (in tournaments), made on first use; one
     statement makes it, so two processes doing it at once get the same account."""
     if level not in BOT_ACCOUNTS:
-        raise AuthError(f"there is no bot level {level[:20]!r} (known: {', '.join(BOT_ACCOUNTS)})", 422)
+        raise AuthError(
+            _("there is no bot level {level!r} (known: {known})").format(level=level[:20], known=", ".join(BOT_ACCOUNTS)), 422
+        )
     name = BOT_ACCOUNTS[level]
     values = {"name": name, "name_key": name.lower(), "password_hash": NO_PASSWORD, "created_at": utcnow(), "bot": level}
     await upsert(db, USERS, values, "name_key")
@@ -101,9 +110,9 @@ async def bot_account(db: AsyncSession, level: str) -> User:
 
 def check_password(password: str) -> str:
     if len(password) < PASSWORD_MIN:
-        raise AuthError(f"the password must be at least {PASSWORD_MIN} characters long")
+        raise AuthError(_("the password must be at least {n} characters long").format(n=PASSWORD_MIN))
     if len(password) > PASSWORD_MAX:
-        raise AuthError(f"the password must be at most {PASSWORD_MAX} characters long")
+        raise AuthError(_("the password must be at most {n} characters long").format(n=PASSWORD_MAX))
     return password
 
 
@@ -161,13 +170,15 @@ async def sign_up(db: AsyncSession, passwords: Passwords, guard: Guard, name: st
     taken, this address made too many accounts lately, or too many hashes wait (429)."""
     name = check_name(name)
     check_password(password)
-    too_many = f"too many new accounts from your address; try again in an hour (at most {guard.signups} an hour)"
+    too_many = _("too many new accounts from your address; try again in an hour (at most {n} an hour)").format(
+        n=guard.signups
+    )
     if not await guard.sign_up_allowed(ip):  # refused at once, without waiting for a hash slot
         raise AuthError(too_many, 429)
     taken = await db.scalar(select(User.id).where(User.name_key == name.lower()))
     await db.rollback()  # hand the connection back while hashing
     if taken is not None:
-        raise AuthError(f"the name {name!r} is taken; choose another", 409)
+        raise AuthError(_("the name {name!r} is taken; choose another").format(name=name), 409)
     # Argon2 takes a good fraction of a second by design: off the event loop, on a thread of
     # lower priority, one (by default) at a time, so that games go on
     async with guard.hashing():
@@ -181,8 +192,18 @@ async def sign_up(db: AsyncSession, passwords: Passwords, guard: Guard, name: st
         await db.flush()
     except IntegrityError:  # the same name, signed up at the same moment
         await db.rollback()
-        raise AuthError(f"the name {name!r} is taken; choose another", 409) from None
+        raise AuthError(_("the name {name!r} is taken; choose another").format(name=name), 409) from None
     return user
+
+
+SIGN_IN_BLOCKED = {
+    "for this name from your address": N_(
+        "too many failed sign-ins for this name from your address; try again in {minutes} minutes"
+    ),
+    "from your address": N_("too many failed sign-ins from your address; try again in {minutes} minutes"),
+    "for this name": N_("too many failed sign-ins for this name; try again in {minutes} minutes"),
+}
+"""The refusal for each limit :meth:`Guard.sign_in_attempt` names, a whole sentence each."""
 
 
 async def sign_in(db: AsyncSession, passwords: Passwords, guard: Guard, name: str, password: str, ip: str) -> User:
@@ -197,7 +218,7 @@ async def sign_in(db: AsyncSession, passwords: Passwords, guard: Guard, name: st
     key = name.lower()
     blocked = await guard.sign_in_attempt(key, ip)
     if blocked is not None:
-        raise AuthError(f"too many failed sign-ins {blocked}; try again in {guard.login_minutes} minutes", 429)
+        raise AuthError(_(SIGN_IN_BLOCKED[blocked]).format(minutes=guard.login_minutes), 429)
     user = await find_user(db, name)
     await db.commit()  # the connection goes back while verifying
     ok = False
@@ -205,7 +226,7 @@ async def sign_in(db: AsyncSession, passwords: Passwords, guard: Guard, name: st
         async with guard.hashing():
             ok = await guard.run(passwords.verify, user.password_hash, password)
     if not ok or user is None:
-        raise AuthError("wrong name or password", 401)
+        raise AuthError(_("wrong name or password"), 401)
     if passwords.hasher.check_needs_rehash(user.password_hash):
         async with guard.hashing():
             user.password_hash = await guard.run(passwords.hash, password)

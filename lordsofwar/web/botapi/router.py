@@ -14,6 +14,7 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from lordsofwar.i18n import _
 from lordsofwar.web import pages
 from lordsofwar.web.botapi import service
 from lordsofwar.web.botapi.service import SCOPES, Bearer, BotApi
@@ -116,7 +117,7 @@ async def _bearer(request: Request, creds: HTTPAuthorizationCredentials | None) 
     if found is None:
         raise StarletteHTTPException(
             401,
-            "send a valid token: Authorization: Bearer <token> (made at POST /api/tokens)",
+            _("send a valid token: Authorization: Bearer <token> (made at POST /api/tokens)"),
             {"WWW-Authenticate": "Bearer"},
         )
     return found
@@ -131,9 +132,9 @@ def scoped(scope: str, bot: bool) -> Callable[..., Coroutine[Any, Any, Bearer]]:
     ) -> Bearer:
         who = await _bearer(request, creds)
         if scope not in who.scopes:
-            raise Problem(403, f"this token lacks the scope {scope}")
+            raise Problem(403, _("this token lacks the scope {scope}").format(scope=scope))
         if bot and not who.user.bot_account:
-            raise Problem(403, "this is not a bot account: turn it into one first (POST /api/bot/account/upgrade)")
+            raise Problem(403, _("this is not a bot account: turn it into one first (POST /api/bot/account/upgrade)"))
         await botapi(request).hit(who.token_id)
         return who
 
@@ -179,7 +180,12 @@ async def _tokens_page(
     error: str | None = None,
     status: int = 200,
 ) -> Response:
-    ctx = {"tokens": await service.list_tokens(db, user), "scopes": SCOPES, "made": made, "error": error}
+    ctx = {
+        "tokens": await service.list_tokens(db, user),
+        "scopes": {scope: _(text) for scope, text in SCOPES.items()},
+        "made": made,
+        "error": error,
+    }
     response = pages.render(request, "tokens.html", ctx, user, status)
     response.headers["Cache-Control"] = "no-store"  # a new token is on it
     return response
@@ -201,7 +207,7 @@ async def new_token_form(request: Request, db: Db, user: SignedIn) -> Response:
         row, token = await service.create_token(db, user, body.description, list(body.scopes))
     except ValueError:
         return await _tokens_page(
-            request, db, user, None, "choose at least one scope, and a description of at most 60 characters", 422
+            request, db, user, None, _("choose at least one scope, and a description of at most 60 characters"), 422
         )
     except Problem as exc:
         return await _tokens_page(request, db, user, None, exc.message, exc.status)
@@ -260,7 +266,7 @@ async def api_bot_game_stream(request: Request, game_id: GameId, who: Playing, s
     /api/games/{id} for the bot's seat), then each message a player's WebSocket gets."""
     _rt, seat = await visible(svc, game_id, who.user)
     if seat is None:
-        raise Problem(403, "you are not playing in this game")
+        raise Problem(403, _("you are not playing in this game"))
     _feed, lines = botapi(request).game_stream(game_id, seat, who.user.id)
     return NdjsonResponse(lines, headers={"Cache-Control": "no-store"})
 

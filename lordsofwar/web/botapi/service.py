@@ -26,6 +26,7 @@ from limits import RateLimitItem, RateLimitItemPerMinute
 from sqlalchemy import delete, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from lordsofwar.i18n import N_, _
 from lordsofwar.web.accounts.limits import Guard
 from lordsofwar.web.games.hub import Hub, queue_message
 from lordsofwar.web.games.service import GameService, state_doc
@@ -37,9 +38,11 @@ from lordsofwar.web.settings import Settings
 log = logging.getLogger("lordsofwar.web")
 
 SCOPES = {
-    "bot:play": "play as a bot: the streams, moves, resigning, draws, accepting and declining challenges, "
-    "turning the account into a bot account",
-    "challenge:write": "challenge players",
+    "bot:play": N_(
+        "play as a bot: the streams, moves, resigning, draws, accepting and declining challenges, "
+        "turning the account into a bot account"
+    ),
+    "challenge:write": N_("challenge players"),
 }
 TOKEN_PREFIX = "low_"
 TOKENS_PER_USER = 20
@@ -69,7 +72,7 @@ async def create_token(db: AsyncSession, user: User, description: str, scopes: l
     which is never stored nor shown again."""
     count = len(list(await db.scalars(select(ApiToken.id).where(ApiToken.user_id == user.id))))
     if count >= TOKENS_PER_USER:
-        raise Problem(409, f"you have {TOKENS_PER_USER} tokens; revoke one first")
+        raise Problem(409, _("you have {n} tokens; revoke one first").format(n=TOKENS_PER_USER))
     token = TOKEN_PREFIX + secrets.token_urlsafe(32)
     row = ApiToken(
         user_id=user.id,
@@ -92,7 +95,7 @@ async def revoke_token(db: AsyncSession, user: User, token_id: int) -> None:
     done = await db.execute(delete(ApiToken).where(ApiToken.id == token_id, ApiToken.user_id == user.id))
     await db.commit()
     if done.rowcount != 1:  # type: ignore[attr-defined]
-        raise Problem(404, f"you have no token {token_id}")
+        raise Problem(404, _("you have no token {token}").format(token=token_id))
 
 
 @dataclass
@@ -130,15 +133,15 @@ async def upgrade(db: AsyncSession, user: User) -> User:
     """Turn a player's account into a bot account: only an account that has played no game."""
     fresh = await db.get(User, user.id)
     if fresh is None:
-        raise Problem(404, "your account no longer exists")
+        raise Problem(404, _("your account no longer exists"))
     if fresh.bot is not None:
-        raise Problem(409, "a built-in bot's account cannot be changed")
+        raise Problem(409, _("a built-in bot's account cannot be changed"))
     played = await db.scalar(
         select(Game.id).where(or_(Game.player1_id == user.id, Game.player2_id == user.id)).limit(1)
     )
     if played is not None:
         raise Problem(
-            409, "an account that has played games cannot become a bot account: make a new account for the bot"
+            409, _("an account that has played games cannot become a bot account: make a new account for the bot")
         )
     fresh.bot_account = True
     await db.commit()
@@ -163,7 +166,9 @@ class BotApi:
 
     async def hit(self, token_id: int) -> None:
         if not await self.guard.limiter.hit(self.rate, "bot-token", str(token_id)):
-            raise Problem(429, f"too many requests with this token (at most {self.rate.amount} a minute); slow down")
+            raise Problem(
+                429, _("too many requests with this token (at most {n} a minute); slow down").format(n=self.rate.amount)
+            )
 
     def start(self) -> None:
         """Streams end at once when the server is told to stop (SIGTERM, SIGINT), not only when
@@ -205,7 +210,7 @@ class BotApi:
         try:
             while not self.stopping.is_set():
                 work = asyncio.ensure_future(source(keepalive))
-                done, _ = await asyncio.wait({work, stop}, return_when=asyncio.FIRST_COMPLETED)
+                done, _pending = await asyncio.wait({work, stop}, return_when=asyncio.FIRST_COMPLETED)
                 if work not in done:
                     work.cancel()
                     with contextlib.suppress(asyncio.CancelledError, Exception):

@@ -15,11 +15,13 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from lordsofwar import decks as rules
+from lordsofwar.i18n import _
 from lordsofwar.rules.cards import CORE, CORE_ARMIES, RANK_COUNTS, CardSet
 from lordsofwar.rules.errors import LordsOfWarError
 from lordsofwar.web.decks.schemas import DeckChange, DeckCopy, DeckImport, NewDeck
 from lordsofwar.web.models import Deck, User
 from lordsofwar.web.problem import Problem
+from lordsofwar.web.words import rank_word
 
 DECKS_PER_PLAYER = 100
 
@@ -40,12 +42,14 @@ def known_cards(ids: list[str], cards: CardSet = CORE) -> None:
         try:
             cards.card(c)
         except LordsOfWarError as exc:
-            raise Problem(422, f"card {i}: {exc}") from None
+            raise Problem(422, _("card {n}: {problem}").format(n=i, problem=exc)) from None
 
 
 def known_army(army: str) -> None:
     if army not in CORE_ARMIES:
-        raise Problem(422, f"unknown army {army[:20]!r} (core armies: {', '.join(CORE_ARMIES)})")
+        raise Problem(
+            422, _("unknown army {army!r} (core armies: {known})").format(army=army[:20], known=", ".join(CORE_ARMIES))
+        )
 
 
 def checked_cards(ids: list[str], cards: CardSet = CORE) -> list[str]:
@@ -53,7 +57,7 @@ def checked_cards(ids: list[str], cards: CardSet = CORE) -> list[str]:
     known_cards(ids, cards)
     over = rules.draft_problem(ids, cards)
     if over:
-        raise Problem(422, over + " (clarifications 8.4)")
+        raise Problem(422, _("{problem} (clarifications 8.4)").format(problem=over))
     return sorted(ids, key=rules.sort_key(cards))
 
 
@@ -85,9 +89,9 @@ async def owned(db: AsyncSession, user: User, deck_id: int) -> Deck:
     """The user's deck ``deck_id``; another player's deck is refused (403), a missing one 404."""
     deck = await db.get(Deck, deck_id)
     if deck is None:
-        raise Problem(404, f"there is no deck {deck_id}")
+        raise Problem(404, _("there is no deck {deck}").format(deck=deck_id))
     if deck.owner_id != user.id:
-        raise Problem(403, f"deck {deck_id} belongs to another player")
+        raise Problem(403, _("deck {deck} belongs to another player").format(deck=deck_id))
     return deck
 
 
@@ -108,7 +112,7 @@ async def _free_name(db: AsyncSession, user: User, base: str) -> str:
         name = base[: rules.NAME_LIMIT - len(suffix)] + suffix
         if not await _name_taken(db, user, name):
             return name
-    raise Problem(409, f"you already have decks called {base!r} and every numbered copy of it")
+    raise Problem(409, _("you already have decks called {name!r} and every numbered copy of it").format(name=base))
 
 
 _adding: weakref.WeakValueDictionary[int, asyncio.Lock] = weakref.WeakValueDictionary()
@@ -126,10 +130,10 @@ async def _add(db: AsyncSession, user: User, name: str, ids: list[str]) -> Deck:
         count = await db.scalar(select(func.count()).select_from(Deck).where(Deck.owner_id == user.id))
         if (count or 0) >= DECKS_PER_PLAYER:
             await db.rollback()
-            raise Problem(409, f"you have {DECKS_PER_PLAYER} decks, the most a player may keep; delete one first")
+            raise Problem(409, _("you have {n} decks, the most a player may keep; delete one first").format(n=DECKS_PER_PLAYER))
         if await _name_taken(db, user, name):
             await db.rollback()
-            raise Problem(409, f"you already have a deck called {name!r}")
+            raise Problem(409, _("you already have a deck called {name!r}").format(name=name))
         now = datetime.now(UTC)
         deck = Deck(
             owner_id=user.id, name=name, name_key=rules.name_key(name), cards=ids, version=1, created_at=now, updated_at=now
@@ -139,14 +143,14 @@ async def _add(db: AsyncSession, user: User, name: str, ids: list[str]) -> Deck:
             await db.commit()
         except IntegrityError:  # the same name, saved meanwhile from another process
             await db.rollback()
-            raise Problem(409, f"you already have a deck called {name!r}") from None
+            raise Problem(409, _("you already have a deck called {name!r}").format(name=name)) from None
         return deck
 
 
 async def create(db: AsyncSession, user: User, body: NewDeck) -> Deck:
     name = clean_name(body.name)
     if body.army is not None and body.cards is not None:
-        raise Problem(422, "start from an army or from a list of cards, not both")
+        raise Problem(422, _("start from an army or from a list of cards, not both"))
     if body.army is not None:
         known_army(body.army)
         ids = CORE.standard_deck(body.army)
@@ -161,10 +165,13 @@ async def change(db: AsyncSession, user: User, deck_id: int, body: DeckChange) -
     ids = checked_cards(list(body.cards))
     if body.version != deck.version:
         raise Problem(
-            409, f"the deck was changed elsewhere (you edited version {body.version}, it is now {deck.version}): reload it"
+            409,
+            _("the deck was changed elsewhere (you edited version {version}, it is now {current}): reload it").format(
+                version=body.version, current=deck.version
+            ),
         )
     if await _name_taken(db, user, name, but=deck.id):
-        raise Problem(409, f"you already have a deck called {name!r}")
+        raise Problem(409, _("you already have a deck called {name!r}").format(name=name))
     from sqlalchemy import update
 
     try:
@@ -177,11 +184,11 @@ async def change(db: AsyncSession, user: User, deck_id: int, body: DeckChange) -
         )
         if done.rowcount != 1:  # type: ignore[attr-defined]
             await db.rollback()
-            raise Problem(409, "the deck was changed elsewhere meanwhile: reload it")
+            raise Problem(409, _("the deck was changed elsewhere meanwhile: reload it"))
         await db.commit()
     except IntegrityError:  # another deck took the name meanwhile
         await db.rollback()
-        raise Problem(409, f"you already have a deck called {name!r}") from None
+        raise Problem(409, _("you already have a deck called {name!r}").format(name=name)) from None
     await db.refresh(deck)
     return deck
 
@@ -191,7 +198,8 @@ async def copy(db: AsyncSession, user: User, deck_id: int, body: DeckCopy) -> De
     if body.name is not None:
         name = clean_name(body.name)
     else:
-        name = await _free_name(db, user, deck.name[: rules.NAME_LIMIT - 7] + " (copy)")
+        copied = _("{name} (copy)")
+        name = await _free_name(db, user, copied.format(name=deck.name[: rules.NAME_LIMIT - len(copied.format(name=""))]))
     return await _add(db, user, name, list(deck.cards))
 
 
@@ -205,19 +213,28 @@ async def import_deck(db: AsyncSession, user: User, body: DeckImport) -> Deck:
     try:
         parsed = rules.parse(body.text, CORE)
     except LordsOfWarError as exc:
-        raise Problem(422, f"the file was not imported: {exc}") from None
+        raise Problem(422, _("the file was not imported: {problem}").format(problem=exc)) from None
     over_at = rules.first_over(parsed.cards, CORE)
     if over_at is not None:
         card = CORE.card(parsed.cards[over_at])
         raise Problem(
             422,
-            f"the file was not imported: line {parsed.lines[over_at]} (card {over_at + 1}): {card.id} ({card.name}) is "
-            f"one {card.rank} card too many (a deck holds {RANK_COUNTS[card.rank]}) (clarifications 8.4)",
+            _(
+                "the file was not imported: line {line} (card {n}): {card} ({name}) is "
+                "one {rank} card too many (a deck holds {count}) (clarifications 8.4)"
+            ).format(
+                line=parsed.lines[over_at],
+                n=over_at + 1,
+                card=card.id,
+                name=card.name,
+                rank=rank_word(card.rank),
+                count=RANK_COUNTS[card.rank],
+            ),
         )
     if body.name is not None and body.name.strip():
         name = clean_name(body.name)
     else:
-        name = await _free_name(db, user, parsed.name or "Imported deck")
+        name = await _free_name(db, user, parsed.name or _("Imported deck"))
     return await _add(db, user, name, sorted(parsed.cards, key=rules.sort_key(CORE)))
 
 
@@ -246,11 +263,11 @@ class Choices:
 async def pick(db: AsyncSession, user: User, deck_id: int, custom_decks: bool, allowed: list[str]) -> dict[str, Any]:
     """The copy of ``deck_id`` that goes into a game with these options: {"name", "cards"}."""
     if not custom_decks:
-        raise Problem(409, "this game does not allow custom decks: you play a core army's standard deck")
+        raise Problem(409, _("this game does not allow custom decks: you play a core army's standard deck"))
     deck = await owned(db, user, deck_id)
     problem = rules.game_problem(deck.cards, CORE, allowed)
     if problem:
-        raise Problem(409, f"your deck {deck.name!r} does not fit this game: {problem}")
+        raise Problem(409, _("your deck {name!r} does not fit this game: {problem}").format(name=deck.name, problem=problem))
     return {"name": deck.name, "cards": list(deck.cards)}
 
 

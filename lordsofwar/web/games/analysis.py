@@ -27,6 +27,7 @@ from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 
 from lordsofwar.bots.analysis import TOP, decisions_of, summary
+from lordsofwar.i18n import _
 from lordsofwar.web.models import GameAnalysis, utcnow
 
 if TYPE_CHECKING:
@@ -70,7 +71,7 @@ class Analyses:
         if rt.game.status != "over":
             from lordsofwar.web.games.service import GameError
 
-            raise GameError("the game is still running: it can be analysed once it is over", 409)
+            raise GameError(_("the game is still running: it can be analysed once it is over"), 409)
         async with self.games.sessions() as db:
             row = await db.get(GameAnalysis, game_id)
             if row is not None:

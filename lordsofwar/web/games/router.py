@@ -14,6 +14,7 @@ from fastapi import APIRouter, Path, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import HTMLResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
+from lordsofwar.i18n import _
 from lordsofwar.rules import notation
 from lordsofwar.rules.cards import CORE
 from lordsofwar.web import pages
@@ -67,7 +68,7 @@ async def visible(svc: Services, game_id: int, user: User | None) -> tuple[Runti
         raise Problem(exc.status, str(exc)) from None
     seat = rt.seat_of(user.id if user else None)
     if seat is None and not rt.game.public:
-        raise Problem(403, "this game is private: only its players can see it")
+        raise Problem(403, _("this game is private: only its players can see it"))
     return rt, seat
 
 
@@ -81,7 +82,7 @@ async def game_page(request: Request, game_id: GameId, user: MaybeUser, svc: Svc
 async def replay_page(request: Request, game_id: GameId, user: MaybeUser, svc: Svc) -> Response:
     rt, _seat = await visible(svc, game_id, user)
     if rt.game.status != "over":
-        raise Problem(409, "the replay opens once the game is over")
+        raise Problem(409, _("the replay opens once the game is over"))
     return pages.render(request, "replay.html", {"game_id": game_id, "names": rt.names}, user)
 
 
@@ -147,7 +148,7 @@ async def api_analysis(game_id: GameId, user: MaybeUser, svc: Svc) -> dict[str, 
     await visible(svc, game_id, user)
     doc = await svc.games.analyses.get(game_id)
     if doc is None:
-        raise Problem(404, "this game has not been analysed yet: ask for an analysis first")
+        raise Problem(404, _("this game has not been analysed yet: ask for an analysis first"))
     return doc
 
 
@@ -157,10 +158,10 @@ async def api_rematch(game_id: GameId, db: Db, user: SignedIn, svc: Svc) -> dict
     a challenge to the opponent (it waits in their lobby)."""
     rt, seat = await visible(svc, game_id, user)
     if seat is None:
-        raise Problem(403, "only the players of a game can ask for a rematch")
+        raise Problem(403, _("only the players of a game can ask for a rematch"))
     g = rt.game
     if g.status != "over":
-        raise Problem(409, "the game is still running")
+        raise Problem(409, _("the game is still running"))
     options = rematch_options(g, seat)
     bot = rt.bot_of(3 - seat)
     kept = None  # a custom deck is played again, as it was in this game
@@ -173,7 +174,7 @@ async def api_rematch(game_id: GameId, db: Db, user: SignedIn, svc: Svc) -> dict
         return {"game": game.id}
     opponent = await db.get(User, g.player2_id if seat == 1 else g.player1_id)
     if opponent is None:
-        raise Problem(404, "the opponent's account no longer exists")
+        raise Problem(404, _("the opponent's account no longer exists"))
     body = NewInvitation(options=options, opponent=opponent.name, bot=None, deck=None)
     inv, _game = await lobby.invite(db, svc.games, user, body, kept)
     assert inv is not None
@@ -188,7 +189,7 @@ async def api_record(game_id: GameId, user: MaybeUser, svc: Svc) -> Response:
     """The game record (notation.md section 5), once the game is over."""
     rt, _seat = await visible(svc, game_id, user)
     if rt.game.status != "over":
-        raise Problem(409, "the record can be downloaded once the game is over (it holds the seed and decks)")
+        raise Problem(409, _("the record can be downloaded once the game is over (it holds the seed and decks)"))
     body = json.dumps(record_of(rt).to_json(), indent=1, ensure_ascii=False)
     headers = {"Content-Disposition": f'attachment; filename="lordsofwar-game-{game_id}.json"'}
     return Response(body, media_type="application/json", headers=headers)
@@ -199,7 +200,7 @@ async def api_replay(game_id: GameId, user: MaybeUser, svc: Svc) -> dict[str, An
     """The record, every position of the game and the log, once the game is over."""
     rt, _seat = await visible(svc, game_id, user)
     if rt.game.status != "over":
-        raise Problem(409, "the replay opens once the game is over")
+        raise Problem(409, _("the replay opens once the game is over"))
     record = record_of(rt)
     positions = notation.replay(record)
     return {
@@ -244,7 +245,7 @@ async def game_socket(ws: WebSocket, game_id: GameId) -> None:
                 break
             text = message.get("text")
             if text is None:
-                conn.send({"type": "error", "message": "binary messages are not understood; send JSON text", "version": None})
+                conn.send({"type": "error", "message": _("binary messages are not understood; send JSON text"), "version": None})
                 continue
             try:
                 await _on_message(svc, conn, text)
@@ -252,7 +253,7 @@ async def game_socket(ws: WebSocket, game_id: GameId) -> None:
                 raise
             except Exception:  # a message must never kill the socket: refuse it and go on
                 log.exception("a socket message of game %s could not be handled", game_id)
-                _refuse(svc, conn, "the server could not handle this message; nothing changed")
+                _refuse(svc, conn, _("the server could not handle this message; nothing changed"))
     except (WebSocketDisconnect, RuntimeError):  # the socket closed under us
         pass
     finally:
@@ -268,13 +269,13 @@ def _refuse(svc: Services, conn: Connection, message: str) -> None:
 def _parse(text: str) -> dict[str, Any] | str:
     """The message as a JSON object, or why it is refused."""
     if len(text) > WS_MESSAGE_LIMIT:
-        return f"message too long ({len(text)} characters, at most {WS_MESSAGE_LIMIT})"
+        return _("message too long ({length} characters, at most {max})").format(length=len(text), max=WS_MESSAGE_LIMIT)
     try:
         msg = json.loads(text)
     except RecursionError:
-        return "message nested too deeply"
+        return _("message nested too deeply")
     except ValueError:
-        return "message is not JSON"
+        return _("message is not JSON")
     return msg if isinstance(msg, dict) else {"type": None}
 
 
@@ -290,17 +291,21 @@ async def _on_message(svc: Services, conn: Connection, text: str) -> None:
     if kind == "sync":
         now = time.monotonic()
         if now - conn.last_sync < 1.0:
-            _refuse(svc, conn, "too many sync requests: at most one a second")
+            _refuse(svc, conn, _("too many sync requests: at most one a second"))
             return
         conn.last_sync = now
         rt = await svc.games.runtime(conn.game_id)
         conn.send({"type": "state", **state_doc(rt, conn.seat)})
         return
     if kind not in ("action", "resign", "draw"):
-        _refuse(svc, conn, f"unknown message type {str(kind)[:20]!r} (expected action, resign, draw, sync or ping)")
+        _refuse(
+            svc,
+            conn,
+            _("unknown message type {kind!r} (expected action, resign, draw, sync or ping)").format(kind=str(kind)[:20]),
+        )
         return
     if conn.user_id is None or conn.seat is None:
-        _refuse(svc, conn, "spectators cannot act; sign in as a player of this game")
+        _refuse(svc, conn, _("spectators cannot act; sign in as a player of this game"))
         return
     try:
         if kind == "action":

@@ -27,6 +27,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, a
 
 from lordsofwar import decks
 from lordsofwar.bots import BOTS, make_bot
+from lordsofwar.i18n import N_, _, ngettext, result_reason
 from lordsofwar.rules import engine, notation
 from lordsofwar.rules.cards import CORE, CORE_ARMIES, CardSet
 from lordsofwar.rules.errors import LordsOfWarError
@@ -40,6 +41,7 @@ from lordsofwar.web.models import Game, Heartbeat, User, utcnow
 from lordsofwar.web.ratings import service as ratings
 from lordsofwar.web.settings import Settings
 from lordsofwar.web.tournaments import results as tournament_results
+from lordsofwar.web.words import army_word, hands_words, option_word
 
 log = logging.getLogger("lordsofwar.web")
 
@@ -47,12 +49,12 @@ CoreArmy = Literal["orcs", "dwarves", "elves", "lizardmen", "templars", "undead"
 Army = Literal["orcs", "dwarves", "elves", "lizardmen", "templars", "undead", "random"]
 ACTION_MAX = 100
 BOT_NAMES = {
-    "random": "Random bot",
-    "recruit": "Recruit bot",
-    "greedy": "Greedy bot",
-    "veteran": "Veteran bot",
-    "elite": "Elite bot",
-    "general": "General bot",
+    "random": N_("Random bot"),
+    "recruit": N_("Recruit bot"),
+    "greedy": N_("Greedy bot"),
+    "veteran": N_("Veteran bot"),
+    "elite": N_("Elite bot"),
+    "general": N_("General bot"),
 }
 LIVE_DECISIONS_LEFT = 30
 """A bot in a live game spends at most its clock divided by this (plus half the increment) on a
@@ -98,7 +100,7 @@ class GameOptions(BaseModel):
     @model_validator(mode="after")
     def _some_army(self) -> GameOptions:
         if self.custom_decks and not self.custom_armies:
-            raise ValueError("custom decks need at least one army whose cards they may use: tick one")
+            raise ValueError(_("custom decks need at least one army whose cards they may use: tick one"))
         return self
 
     def variant(self) -> Variant:
@@ -108,12 +110,18 @@ class GameOptions(BaseModel):
         )
 
     def summary(self) -> str:
-        clock = f"{self.minutes}+{self.increment}" if self.mode == "live" else f"{self.days} day{'s' * (self.days > 1)}/turn"
-        parts = ["rated" if self.rated else "casual", self.rules, f"{self.hands} hands", self.mat, self.length, clock]
+        """The options in a few words, in the current language."""
+        if self.mode == "live":
+            clock = f"{self.minutes}+{self.increment}"
+        else:
+            clock = ngettext("{n} day/turn", "{n} days/turn", self.days).format(n=self.days)
+        rated = option_word("rated" if self.rated else "casual")
+        parts = [rated, option_word(self.rules), hands_words(self.hands), option_word(self.mat), self.length, clock]
         if self.hints:
-            parts.append("hints")
+            parts.append(option_word("hints"))
         if self.custom_decks:
-            parts.append("custom decks: " + ", ".join(self.custom_armies))
+            armies = ", ".join(army_word(a) for a in self.custom_armies)
+            parts.append(_("custom decks: {armies}").format(armies=armies))
         return " · ".join(parts)
 
 
@@ -170,7 +178,7 @@ class Behind(Stale):
     and the request is judged again on a fresh copy."""
 
     def __init__(self) -> None:
-        super().__init__("the game changed meanwhile (another tab or server); your board is refreshed")
+        super().__init__(_("the game changed meanwhile (another tab or server); your board is refreshed"))
 
 
 @dataclass
@@ -344,7 +352,7 @@ class BatchWriter:
 
     async def execute(self, params: dict[str, Any]) -> int:
         """Write one change in the next batch; its row count (0: the version moved on)."""
-        count, _ = await self.execute_with(params, None)
+        count, _done = await self.execute_with(params, None)
         return count
 
     async def execute_with(self, params: dict[str, Any], then: Then | None) -> tuple[int, Any]:
@@ -368,12 +376,12 @@ class BatchWriter:
                 try:
                     counts = await self._write([params for params, _ in plain])
                 except Exception as exc:  # the whole batch failed: every waiting change is refused
-                    for _, done in plain:
+                    for _params, done in plain:
                         if not done.done():
                             done.set_exception(exc)
                     await self._drop()
                 else:
-                    for (_, done), count in zip(plain, counts, strict=True):
+                    for (_params, done), count in zip(plain, counts, strict=True):
                         if not done.done():
                             done.set_result((count, None))
             for params, then, done in batch:
@@ -425,7 +433,7 @@ class BatchWriter:
 
     async def _sqlite(self, rows: list[dict[str, Any]]) -> int:
         """One transaction on the synchronous connection."""
-        count, _ = await self._sqlite_then(rows, None)
+        count, _done = await self._sqlite_then(rows, None)
         return count
 
     async def _sqlite_then(self, rows: list[dict[str, Any]] | dict[str, Any], then: Then | None) -> tuple[int, Any]:
@@ -530,7 +538,7 @@ class GameService:
         async with self.sessions() as db:
             game = await db.get(Game, game_id)
             if game is None:
-                raise GameError(f"there is no game {game_id}", 404)
+                raise GameError(_("there is no game {game}").format(game=game_id), 404)
             names = {1: await self._name(db, game.player1_id, game.bot1), 2: await self._name(db, game.player2_id, game.bot2)}
             changes = None
             if game.rated and game.status == "over":
@@ -608,7 +616,7 @@ class GameService:
         A bot's account (a tournament's entrant, :func:`accounts.bot_account`) is played by its
         bot; a game with a bot is never rated."""
         if bot is not None and bot not in BOTS:
-            raise GameError(f"unknown bot {bot!r} (known: {', '.join(BOTS)})", 400)
+            raise GameError(_("unknown bot {bot!r} (known: {known})").format(bot=bot, known=", ".join(BOTS)), 400)
         if bot is None and opponent is not None:
             bot = opponent.bot
         side = int(options.creator_side) if options.creator_side != "random" else 1 + secrets.randbelow(2)
@@ -666,11 +674,11 @@ class GameService:
     async def act(self, game_id: int, user_id: int, text: Any, version: Any) -> Runtime:
         """Apply one action of ``user_id``'s; GameError (nothing changed) when it is refused."""
         if not isinstance(text, str):
-            raise GameError("action: expected a string such as 'deploy orcs:07 d3'", 400)
+            raise GameError(_("action: expected a string such as 'deploy orcs:07 d3'"), 400)
         if len(text) > ACTION_MAX:
-            raise GameError(f"action: {len(text)} characters, at most {ACTION_MAX}", 413)
+            raise GameError(_("action: {length} characters, at most {max}").format(length=len(text), max=ACTION_MAX), 413)
         if type(version) is not int:
-            raise GameError("version: expected the integer version of the game you saw", 400)
+            raise GameError(_("version: expected the integer version of the game you saw"), 400)
 
         async def attempt(rt: Runtime) -> Runtime:
             seat = self._seat(rt, user_id)
@@ -684,7 +692,7 @@ class GameService:
     async def _judged(self, game_id: int, rt: Runtime, attempt: Callable[[Runtime], Awaitable[Runtime]]) -> Runtime:
         """Run ``attempt`` under the game's lock; when this process's copy turns out to be behind
         the database (another process changed the game), catch up and judge it again."""
-        for _ in range(3):
+        for _attempt in range(3):
             async with rt.lock:
                 try:
                     return await attempt(rt)
@@ -696,16 +704,19 @@ class GameService:
     async def _apply(self, rt: Runtime, seat: int, text: str, version: int) -> Runtime:
         g, pos = rt.game, rt.pos
         if g.status != "running":
-            raise GameError(f"the game is over ({g.reason})")
+            raise GameError(_("the game is over ({reason})").format(reason=result_reason(g.reason)))
         if not rt.action_version <= version <= g.version:  # a draw offer alone leaves it current
             raise Stale(
-                f"stale request: you acted on version {version} but the game is at version {g.version}; your board is refreshed"
+                _(
+                    "stale request: you acted on version {version} but the game is at version {current}; "
+                    "your board is refreshed"
+                ).format(version=version, current=g.version)
             )
         if pos.decider != seat:
-            raise GameError(f"it is not your turn: {rt.names[pos.decider]} must act now")
+            raise GameError(_("it is not your turn: {name} must act now").format(name=rt.names[pos.decider]))
         now = utcnow()
         if await self._expire(rt, now):
-            raise GameError(f"too late: {rt.game.reason}")
+            raise GameError(_("too late: {reason}").format(reason=result_reason(rt.game.reason)))
         new = pos.copy()  # the engine refuses an illegal action (explaining why) and changes nothing
         try:
             action = notation.parse_action(text, pos)
@@ -792,7 +803,12 @@ class GameService:
             rated = None if done is None else done.get("ratings")
         except Exception as exc:
             log.exception("writing game %s failed", g.id)
-            raise GameError(f"the server could not save this action ({type(exc).__name__}); nothing changed; try again", 503) from None
+            raise GameError(
+                _("the server could not save this action ({error}); nothing changed; try again").format(
+                    error=type(exc).__name__
+                ),
+                503,
+            ) from None
         if changed != 1:
             if self.runtimes.get(g.id) is rt:
                 self.runtimes.pop(g.id, None)
@@ -819,7 +835,7 @@ class GameService:
     def _seat(self, rt: Runtime, user_id: int) -> int:
         seat = rt.seat_of(user_id)
         if seat is None:
-            raise GameError("you are not playing in this game", 403)
+            raise GameError(_("you are not playing in this game"), 403)
         return seat
 
     async def resign(self, game_id: int, user_id: int) -> Runtime:
@@ -840,30 +856,30 @@ class GameService:
         seat = self._seat(rt, user_id)
         g = rt.game
         if g.status != "running":
-            raise GameError(f"the game is over ({g.reason})")
+            raise GameError(_("the game is over ({reason})").format(reason=result_reason(g.reason)))
         if op == "offer":
             if g.draw_offer == seat:
-                raise GameError("you have already offered a draw")
+                raise GameError(_("you have already offered a draw"))
             if g.draw_offer == 3 - seat:
                 await self._end(rt, ("agreed", None), seat)
             elif rt.bot_of(3 - seat) is not None:
-                raise GameError("bots do not accept draws; play on or resign")
+                raise GameError(_("bots do not accept draws; play on or resign"))
             else:
                 await self._commit(rt, rt.pos, {"draw_offer": seat}, [])
         elif op in ("accept", "decline"):
             if g.draw_offer != 3 - seat:
-                raise GameError("there is no draw offer to answer")
+                raise GameError(_("there is no draw offer to answer"))
             if op == "accept":
                 await self._end(rt, ("agreed", None), seat)
             else:
                 await self._commit(rt, rt.pos, {"draw_offer": None}, [])
         else:
-            raise GameError("op: expected 'offer', 'accept' or 'decline'", 400)
+            raise GameError(_("op: expected 'offer', 'accept' or 'decline'"), 400)
         return rt
 
     async def _end(self, rt: Runtime, ending: tuple[str, int | None], by: int | None, now: datetime | None = None) -> None:
         if rt.game.status != "running":
-            raise GameError(f"the game is over ({rt.game.reason})")
+            raise GameError(_("the game is over ({reason})").format(reason=result_reason(rt.game.reason)))
         g = rt.game
         now = now or utcnow()
         new = rt.pos.copy()
@@ -1029,11 +1045,13 @@ class GameService:
         seat = self._seat(rt, user_id)
         g = rt.game
         if rt.bot_of(3 - seat) is None or not (g.options or {}).get("hints"):
-            raise GameError("hints are off in this game: they are allowed only in games against a bot created with hints", 403)
+            raise GameError(
+                _("hints are off in this game: they are allowed only in games against a bot created with hints"), 403
+            )
         if g.status != "running":
-            raise GameError(f"the game is over ({g.reason}): no more hints", 409)
+            raise GameError(_("the game is over ({reason}): no more hints").format(reason=result_reason(g.reason)), 409)
         if rt.pos.decider != seat:
-            raise GameError(f"it is not your turn: {rt.names[rt.pos.decider]} must act now", 409)
+            raise GameError(_("it is not your turn: {name} must act now").format(name=rt.names[rt.pos.decider]), 409)
         version = g.version
         cached = self._hints.get(game_id)
         if cached is not None and cached[0] == version:
@@ -1050,7 +1068,7 @@ class GameService:
         except Exception:
             self._hints.pop(game_id, None)
             log.exception("hint for game %s failed", game_id)
-            raise GameError("the hint could not be computed; try again", 503) from None
+            raise GameError(_("the hint could not be computed; try again"), 503) from None
         return {**found, "version": version}
 
     def _note_bot_time(self, name: str, spent: float, wall: float, budget: float | None) -> None:

@@ -11,6 +11,7 @@ from pydantic import ValidationError
 from starlette.datastructures import FormData
 
 from lordsofwar.bots import BOTS, ladder
+from lordsofwar.i18n import _
 from lordsofwar.rules.cards import CORE
 from lordsofwar.web import pages
 from lordsofwar.web.deps import Csrf, Db, MaybeUser, SignedIn, Svc, check_csrf
@@ -33,8 +34,8 @@ async def _lobby_page(
 ) -> Response:
     data = await service.lobby(db, user)
     ctx = {
-        "lobby": data, "armies": list(CORE.armies), "bots": list(BOTS), "bot_names": BOT_NAMES,
-        "bot_ratings": ladder.ratings(), "bot_blurbs": ladder.blurbs(),
+        "lobby": data, "armies": list(CORE.armies), "bots": list(BOTS), "bot_names": {k: _(v) for k, v in BOT_NAMES.items()},
+        "bot_ratings": ladder.ratings(), "bot_blurbs": {k: _(v) for k, v in ladder.blurbs().items()},
         "error": error, "posted": posted,
     }
     return pages.render(request, "lobby.html", ctx, user, status)
@@ -91,7 +92,7 @@ def _deck_field(form: FormData) -> int | None:
     if not value or value == "standard":
         return None
     if not (value.isascii() and value.isdigit()) or not 1 <= int(value) < 2**31:
-        raise Problem(422, f"deck: expected a deck number, got {value!r}")
+        raise Problem(422, _("deck: expected a deck number, got {value!r}").format(value=value))
     return int(value)
 
 
@@ -131,7 +132,7 @@ async def invite_form(request: Request, db: Db, user: SignedIn, svc: Svc) -> Res
         elif against == "player":
             body.opponent = pages.field(form, "opponent", 100).strip() or None
             if not body.opponent:
-                raise Problem(400, "name the player you challenge")
+                raise Problem(400, _("name the player you challenge"))
         inv, game = await service.invite(db, svc.games, user, body)
     except (Problem, GameError) as exc:
         return await _lobby_page(request, db, user, str(exc), _posted(form), exc.status)

@@ -12,6 +12,7 @@ from sqlalchemy.orm import aliased
 
 from lordsofwar import decks
 from lordsofwar.bots import BOTS
+from lordsofwar.i18n import N_, _
 from lordsofwar.rules.cards import CORE
 from lordsofwar.web.accounts import service as accounts
 from lordsofwar.web.decks import service as deckweb
@@ -26,6 +27,12 @@ ACCEPTED_NOTICE = timedelta(minutes=30)
 """How long the lobby tells a challenger that a challenge was accepted."""
 WAITING_LISTED = 50
 """Games waiting for a player that the turn counter lists (it counts them all)."""
+NOT_OPEN = {
+    "accepted": N_("the invitation is no longer open (it was accepted)"),
+    "declined": N_("the invitation is no longer open (it was declined)"),
+    "cancelled": N_("the invitation is no longer open (it was cancelled)"),
+}
+"""The refusal to answer an invitation that was answered already, by what became of it."""
 
 
 async def game_json(db: AsyncSession, g: Game, user: User | None) -> dict[str, Any]:
@@ -180,14 +187,16 @@ async def invite(
     rematch keeps the deck played); else ``body.deck`` is copied now, when it is chosen."""
     options = body.options
     if body.bot is not None and (body.opponent or "").strip():
-        raise Problem(400, "challenge a player or a bot, not both")
+        raise Problem(400, _("challenge a player or a bot, not both"))
     if options.hints and body.bot is None:
-        raise Problem(400, "hints are only for games against a bot: untick Hints or choose a bot")
+        raise Problem(400, _("hints are only for games against a bot: untick Hints or choose a bot"))
     if body.deck is not None:
         deck_copy = await deckweb.pick(db, user, body.deck, options.custom_decks, list(options.custom_armies))
     if body.bot is not None:
         if body.bot not in BOTS:
-            raise Problem(400, f"unknown bot {body.bot[:20]!r} (known: {', '.join(BOTS)})")
+            raise Problem(
+                400, _("unknown bot {bot!r} (known: {known})").format(bot=body.bot[:20], known=", ".join(BOTS))
+            )
         custom = (deck_copy["cards"] if deck_copy else None, None)
         game = await games.create(db, body.options, user, None, body.bot, custom)
         await db.commit()
@@ -198,11 +207,14 @@ async def invite(
     if wanted:
         opponent = await accounts.find_user(db, wanted)
         if opponent is None:
-            raise Problem(404, f"there is no player called {wanted[:30]!r}")
+            raise Problem(404, _("there is no player called {name!r}").format(name=wanted[:30]))
         if opponent.id == user.id:
-            raise Problem(403, "you cannot challenge yourself")
+            raise Problem(403, _("you cannot challenge yourself"))
         if opponent.bot is not None:
-            raise Problem(400, f"{opponent.name} answers no challenges: choose it as the bot to play it at once")
+            raise Problem(
+                400,
+                _("{name} answers no challenges: choose it as the bot to play it at once").format(name=opponent.name),
+            )
     pending = await db.scalar(
         select(Invitation.id)
         .where(Invitation.creator_id == user.id, Invitation.status == "open")
@@ -210,7 +222,7 @@ async def invite(
         .offset(OPEN_INVITATIONS - 1)
     )
     if pending is not None:
-        raise Problem(429, f"you have {OPEN_INVITATIONS} open invitations; cancel some first")
+        raise Problem(429, _("you have {n} open invitations; cancel some first").format(n=OPEN_INVITATIONS))
     inv = Invitation(
         creator_id=user.id,
         opponent_id=opponent.id if opponent else None,
@@ -231,28 +243,30 @@ async def answer(
 ) -> Game | None:
     """Accept, decline or cancel an invitation; the game started by accepting, else None."""
     if op not in ANSWERS:
-        raise Problem(400, f"unknown answer {op[:20]!r} (accept, decline or cancel)")
+        raise Problem(400, _("unknown answer {op!r} (accept, decline or cancel)").format(op=op[:20]))
     inv = await db.get(Invitation, inv_id)
     if inv is None:
-        raise Problem(404, f"there is no invitation {inv_id}")
+        raise Problem(404, _("there is no invitation {invitation}").format(invitation=inv_id))
     if inv.status != "open":
-        raise Problem(409, f"the invitation is no longer open (it was {inv.status})")
+        if inv.status in NOT_OPEN:
+            raise Problem(409, _(NOT_OPEN[inv.status]))
+        raise Problem(409, _("the invitation is no longer open (it was {status})").format(status=inv.status))
     if op == "cancel":
         if inv.creator_id != user.id:
-            raise Problem(403, "only its creator can cancel an invitation")
+            raise Problem(403, _("only its creator can cancel an invitation"))
         new_status = "cancelled"
     elif op == "decline":
         if inv.opponent_id != user.id:
-            raise Problem(403, "only the challenged player can decline an invitation")
+            raise Problem(403, _("only the challenged player can decline an invitation"))
         new_status = "declined"
     else:
         if inv.creator_id == user.id:
-            raise Problem(403, "you cannot accept your own invitation")
+            raise Problem(403, _("you cannot accept your own invitation"))
         if inv.opponent_id is not None and inv.opponent_id != user.id:
-            raise Problem(403, "this challenge is for another player")
+            raise Problem(403, _("this challenge is for another player"))
         new_status = "accepted"
     if deck_id is not None and op != "accept":
-        raise Problem(400, f"a deck goes with accepting, not with {op}")
+        raise Problem(400, _("a deck goes with accepting, not with {op}").format(op=op))
     options = GameOptions.model_validate(inv.options)
     deck_copy = None
     if deck_id is not None:  # copied into the game now, as it is
@@ -262,7 +276,7 @@ async def answer(
     )
     if done.rowcount != 1:  # type: ignore[attr-defined]
         await db.rollback()
-        raise Problem(409, "the invitation was answered meanwhile")
+        raise Problem(409, _("the invitation was answered meanwhile"))
     game = None
     if op == "accept":
         creator = await db.get(User, inv.creator_id)

@@ -10,6 +10,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.requests import HTTPConnection
 
+from lordsofwar.i18n import _
 from lordsofwar.web import pages
 from lordsofwar.web.deps import Csrf, Db, MaybeUser, SignedIn, check_csrf
 from lordsofwar.web.errors import COMMON, refusals
@@ -83,7 +84,7 @@ async def settings_form(request: Request, user: MaybeUser, db: Db) -> Response:
     form = await pages.read_form(request)
     check_csrf(request, pages.field(form, "csrf"))
     if user is None:
-        raise Problem(401, "sign in first")
+        raise Problem(401, _("sign in first"))
     email = pages.field(form, "email", 1000)
     choice = pages.field(form, "notifications", 20) or None
     fields = {"notifications"} | ({"email"} if "email" in form else set())
@@ -92,15 +93,18 @@ async def settings_form(request: Request, user: MaybeUser, db: Db) -> Response:
     except Problem as exc:
         await db.rollback()
         return await _page(request, user, db, None, exc.message, exc.status)
-    return await _page(request, user, db, "Saved.", None)
+    return await _page(request, user, db, _("Saved."), None)
 
 
 @router.get("/settings/confirm", response_class=HTMLResponse, include_in_schema=False)
 async def confirm_page(request: Request, user: MaybeUser, db: Db, token: str = "") -> Response:
     if not token:
-        raise Problem(400, "this confirmation link is incomplete")
+        raise Problem(400, _("this confirmation link is incomplete"))
     player, email = await mailer(request).confirm(db, token)
-    ctx = {"title": "Address confirmed", "text": f"{email} is confirmed for {player.name}: game mail can go to it now."}
+    ctx = {
+        "title": _("Address confirmed"),
+        "text": _("{email} is confirmed for {name}: game mail can go to it now.").format(email=email, name=player.name),
+    }
     return pages.render(request, "mail_done.html", ctx, user)
 
 
@@ -108,7 +112,7 @@ async def confirm_page(request: Request, user: MaybeUser, db: Db, token: str = "
 async def unsubscribe_page(request: Request, user: MaybeUser, db: Db, token: str = "") -> Response:
     """Asks before turning mail off (a GET changes nothing: link checkers open links)."""
     if not token:
-        raise Problem(400, "this unsubscribe link is incomplete")
+        raise Problem(400, _("this unsubscribe link is incomplete"))
     player, row, email = await mailer(request).unsubscribe_target(db, token)
     ctx = {"player": player.name, "email": email, "token": token, "current": row is not None}
     return pages.render(request, "unsubscribe.html", ctx, user)
@@ -125,11 +129,15 @@ async def unsubscribe(request: Request, user: MaybeUser, db: Db) -> Response:
     ):
         token = pages.field(await pages.read_form(request), "token", 2000)
     if not token:
-        raise Problem(400, "this unsubscribe link is incomplete")
+        raise Problem(400, _("this unsubscribe link is incomplete"))
     player, email, current = await mailer(request).unsubscribe(db, token)
     if current:
-        text = f"No more game mail goes to {email} for {player.name}. You can turn it on again on your settings page."
+        text = _(
+            "No more game mail goes to {email} for {name}. You can turn it on again on your settings page."
+        ).format(email=email, name=player.name)
     else:
-        text = f"{email} is no longer {player.name}'s address here: no game mail goes to it."
-    ctx = {"title": "Unsubscribed", "text": text}
+        text = _("{email} is no longer {name}'s address here: no game mail goes to it.").format(
+            email=email, name=player.name
+        )
+    ctx = {"title": _("Unsubscribed"), "text": text}
     return pages.render(request, "mail_done.html", ctx, user)

@@ -23,6 +23,7 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlencode, urlsplit
 
 import aiosmtplib
+from babel.dates import format_datetime
 from email_validator import EmailNotValidError, validate_email
 from itsdangerous import BadSignature, SignatureExpired, URLSafeSerializer, URLSafeTimedSerializer
 from sqlalchemy import Table, and_, case, func, or_, select, update
@@ -30,6 +31,8 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
+from lordsofwar import i18n
+from lordsofwar.i18n import _, ngettext
 from lordsofwar.web.db import upsert
 from lordsofwar.web.models import Game, MailOutbox, MailSettings, User, utcnow
 from lordsofwar.web.problem import Problem
@@ -51,9 +54,17 @@ MAX_BACKOFF = 3600.0
 OUTBOX: Table = MailOutbox.__table__  # type: ignore[assignment]
 
 
+def _when(moment: datetime) -> str:
+    """A deadline in a mail (UTC): ``05 Mar 14:00`` in English, the month in the mail's language."""
+    if i18n.current() == i18n.DEFAULT:
+        return f"{moment:%d %b %H:%M}"
+    locale = i18n.current() if i18n.current() in i18n.LOCALES else i18n.DEFAULT
+    return format_datetime(moment, "dd MMM HH:mm", locale=locale)
+
+
 class NotAvailable(Problem):
     def __init__(self) -> None:
-        super().__init__(409, "email is not available on this server")
+        super().__init__(409, _("email is not available on this server"))
 
 
 def normalise(address: str) -> str:
@@ -61,16 +72,18 @@ def normalise(address: str) -> str:
     Problem 422 saying what is wrong with it. Deliverability is not checked (no DNS here)."""
     address = address.strip()
     if len(address) > EMAIL_MAX:
-        raise Problem(422, f"the email address is too long (at most {EMAIL_MAX} characters)")
+        raise Problem(422, _("the email address is too long (at most {n} characters)").format(n=EMAIL_MAX))
     try:
         checked = validate_email(address, check_deliverability=False, allow_smtputf8=True)
     except EmailNotValidError as exc:
-        raise Problem(422, f"not a valid email address: {str(exc)[:150]}") from None
+        raise Problem(422, _("not a valid email address: {problem}").format(problem=str(exc)[:150])) from None
     normalised: str = checked.normalized
     if len(checked.local_part) > 64:  # RFC 5321's limit, which the library leaves to the server
-        raise Problem(422, "not a valid email address: the part before the @-sign is too long (at most 64 characters)")
+        raise Problem(
+            422, _("not a valid email address: the part before the @-sign is too long (at most 64 characters)")
+        )
     if len(normalised) > EMAIL_MAX or any(c in normalised for c in "\r\n<>,"):
-        raise Problem(422, "not a valid email address")
+        raise Problem(422, _("not a valid email address"))
     return normalised
 
 
@@ -122,10 +135,12 @@ class Tokens:
             user_id, email = self.confirm.loads(token[:1000], max_age=CONFIRM_DAYS * 86400)
         except SignatureExpired:
             raise Problem(
-                400, "this confirmation link has expired: set the address again on the settings page"
+                400, _("this confirmation link has expired: set the address again on the settings page")
             ) from None
         except (BadSignature, ValueError, TypeError):
-            raise Problem(400, "this confirmation link is not valid (altered or not ours): nothing changed") from None
+            raise Problem(
+                400, _("this confirmation link is not valid (altered or not ours): nothing changed")
+            ) from None
         return int(user_id), str(email)
 
     def unsubscribe_token(self, user_id: int, email: str) -> str:
@@ -135,7 +150,7 @@ class Tokens:
         try:
             user_id, email = self.unsubscribe.loads(token[:1000])
         except (BadSignature, ValueError, TypeError):
-            raise Problem(400, "this unsubscribe link is not valid (altered or not ours): nothing changed") from None
+            raise Problem(400, _("this unsubscribe link is not valid (altered or not ours): nothing changed")) from None
         return int(user_id), str(email)
 
 
@@ -222,12 +237,15 @@ class Mailer:
                         )
                     )
                     if (recent or 0) >= CONFIRMS_PER_HOUR:
-                        raise Problem(429, f"at most {CONFIRMS_PER_HOUR} confirmation mails an hour: try again later")
+                        raise Problem(
+                            429,
+                            _("at most {n} confirmation mails an hour: try again later").format(n=CONFIRMS_PER_HOUR),
+                        )
                     row.email, row.confirmed = address, False
                     queue_confirm = True
         if "notifications" in fields and notify is not None:
             if notify not in CHOICES:
-                raise Problem(422, f"notifications: one of {', '.join(CHOICES)}")
+                raise Problem(422, _("notifications: one of {choices}").format(choices=", ".join(CHOICES)))
             row.notify = notify
         await _saved(db, row)
         if queue_confirm and row.email is not None:
@@ -239,18 +257,28 @@ class Mailer:
 
     def _queue_confirm(self, db: AsyncSession, user: User, email: str) -> None:
         link = f"{self.settings.public_url}/settings/confirm?{urlencode({'token': self._tokens().confirm_token(user.id, email)})}"
-        body = (
-            f"Hello {user.name},\n\n"
-            f"Someone (you, we hope) asked Lords of War to send game mail to this address.\n"
-            f"To confirm it, open this link within {CONFIRM_DAYS} days:\n\n{link}\n\n"
-            f"If it was not you, ignore this mail: nothing will be sent to this address.\n"
-        )
+        with i18n.use(user.locale):  # the mail speaks the player's own language (None: English)
+            body = (
+                _("Hello {name},").format(name=user.name)
+                + "\n\n"
+                + _("Someone (you, we hope) asked Lords of War to send game mail to this address.")
+                + "\n"
+                + ngettext(
+                    "To confirm it, open this link within {n} day:",
+                    "To confirm it, open this link within {n} days:",
+                    CONFIRM_DAYS,
+                ).format(n=CONFIRM_DAYS)
+                + f"\n\n{link}\n\n"
+                + _("If it was not you, ignore this mail: nothing will be sent to this address.")
+                + "\n"
+            )
+            subject = _("Lords of War: confirm your email address")
         db.add(
             MailOutbox(
                 user_id=user.id,
                 kind="confirm",
                 to_addr=email,
-                subject="Lords of War: confirm your email address",
+                subject=subject,
                 body=body,
                 headers={},
                 status="queued",
@@ -265,7 +293,7 @@ class Mailer:
         row = await db.get(MailSettings, user_id)
         user = await db.get(User, user_id)
         if row is None or user is None or row.email != email:
-            raise Problem(409, "this address is no longer the one on your settings: nothing changed")
+            raise Problem(409, _("this address is no longer the one on your settings: nothing changed"))
         if not row.confirmed:
             await db.execute(
                 update(MailSettings)
@@ -283,7 +311,7 @@ class Mailer:
         user_id, email = self._tokens().read_unsubscribe(token)
         user = await db.get(User, user_id)
         if user is None:
-            raise Problem(404, "this account no longer exists")
+            raise Problem(404, _("this account no longer exists"))
         row = await db.get(MailSettings, user_id)
         return user, row if row is not None and row.email == email else None, email
 
@@ -345,7 +373,12 @@ class Mailer:
                 ).all()
             )
             users = {r.player1_id for r in rows} | {r.player2_id for r in rows}
-            names = dict((await db.execute(select(User.id, User.name).where(User.id.in_(users)))).all())
+            names: dict[int, str] = {}
+            locales: dict[int, str | None] = {}
+            for uid, name, locale in await db.execute(
+                select(User.id, User.name, User.locale).where(User.id.in_(users))
+            ):
+                names[uid], locales[uid] = name, locale
             queued = 0
             digests: dict[int, list[Any]] = {}
             for r in rows:
@@ -354,20 +387,26 @@ class Mailer:
                     continue
                 if ("turn", r.user_id, r.id) in recent:
                     continue  # at most one a day per game
-                queued += await self._insert(
-                    db, r.user_id, "turn", r.id, f"turn:{r.id}:{r.user_id}:{r.version}", r.email,
-                    f"Lords of War: your turn against {self._opponent(r, names)} (game {r.id})",
-                    self._turn_body(names.get(r.user_id, ""), r, names), now,
-                )  # fmt: skip
+                with i18n.use(locales.get(r.user_id)):  # composed in the recipient's language
+                    queued += await self._insert(
+                        db, r.user_id, "turn", r.id, f"turn:{r.id}:{r.user_id}:{r.version}", r.email,
+                        _("Lords of War: your turn against {opponent} (game {game})").format(
+                            opponent=self._opponent(r, names), game=r.id
+                        ),
+                        self._turn_body(names.get(r.user_id, ""), r, names), now,
+                    )  # fmt: skip
             for user_id, games in digests.items():
                 if any(k == "digest" and u == user_id for k, u, _g in recent):
                     continue
                 n = len(games)
-                queued += await self._insert(
-                    db, user_id, "digest", None, f"digest:{user_id}:{now.date().isoformat()}", games[0].email,
-                    f"Lords of War: {n} game{'' if n == 1 else 's'} waiting for you",
-                    self._digest_body(names.get(user_id, ""), games, names), now,
-                )  # fmt: skip
+                with i18n.use(locales.get(user_id)):  # composed in the recipient's language
+                    queued += await self._insert(
+                        db, user_id, "digest", None, f"digest:{user_id}:{now.date().isoformat()}", games[0].email,
+                        ngettext(
+                            "Lords of War: {n} game waiting for you", "Lords of War: {n} games waiting for you", n
+                        ).format(n=n),
+                        self._digest_body(names.get(user_id, ""), games, names), now,
+                    )  # fmt: skip
             await db.commit()
         if queued:
             self.wake()
@@ -376,19 +415,26 @@ class Mailer:
     @staticmethod
     def _opponent(r: Any, names: dict[int, str]) -> str:
         if r.user_id == r.player1_id:
-            return names.get(r.player2_id) or f"the {r.bot2} bot"
-        return names.get(r.player1_id) or f"the {r.bot1} bot"
+            return names.get(r.player2_id) or _("the {level} bot").format(level=r.bot2)
+        return names.get(r.player1_id) or _("the {level} bot").format(level=r.bot1)
 
     def _game_line(self, r: Any, names: dict[int, str]) -> str:
-        due = f" (before {r.deadline_at:%d %b %H:%M} UTC)" if r.deadline_at is not None else ""
-        return f"- against {self._opponent(r, names)}{due}: {self.settings.public_url}/games/{r.id}"
+        link = f"{self.settings.public_url}/games/{r.id}"
+        opponent = self._opponent(r, names)
+        if r.deadline_at is None:
+            return _("- against {opponent}: {link}").format(opponent=opponent, link=link)
+        return _("- against {opponent} (before {when} UTC): {link}").format(
+            opponent=opponent, when=_when(r.deadline_at), link=link
+        )
 
     def _turn_body(self, name: str, r: Any, names: dict[int, str]) -> str:
-        return f"Hello {name},\n\nIt is your turn in a turn-based game:\n\n{self._game_line(r, names)}\n"
+        hello = _("Hello {name},").format(name=name)
+        return f"{hello}\n\n{_('It is your turn in a turn-based game:')}\n\n{self._game_line(r, names)}\n"
 
     def _digest_body(self, name: str, games: list[Any], names: dict[int, str]) -> str:
         lines = "\n".join(self._game_line(r, names) for r in games)
-        return f"Hello {name},\n\nThese turn-based games are waiting for you:\n\n{lines}\n"
+        hello = _("Hello {name},").format(name=name)
+        return f"{hello}\n\n{_('These turn-based games are waiting for you:')}\n\n{lines}\n"
 
     async def _insert(
         self, db: AsyncSession, user_id: int, kind: str, game_id: int | None, key: str, to: str,
@@ -396,8 +442,13 @@ class Mailer:
     ) -> int:  # fmt: skip
         link = self.unsubscribe_link(user_id, to)
         body += (
-            f"\nYou get these mails because you asked for them on {self.settings.public_url}/settings\n"
-            f"To get no more, open: {link}\n"
+            "\n"
+            + _("You get these mails because you asked for them on {url}").format(
+                url=f"{self.settings.public_url}/settings"
+            )
+            + "\n"
+            + _("To get no more, open: {link}").format(link=link)
+            + "\n"
         )
         headers = {"List-Unsubscribe": f"<{link}>", "List-Unsubscribe-Post": "List-Unsubscribe=One-Click"}
         values = {

@@ -8,6 +8,7 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import HTMLResponse, Response
 
+from lordsofwar.i18n import _
 from lordsofwar.web import pages
 from lordsofwar.web.accounts import service as accounts
 from lordsofwar.web.deps import Db, MaybeUser
@@ -41,12 +42,13 @@ async def api_player_ratings(name: str, db: Db) -> dict[str, Any]:
 async def _player(db: Db, name: str) -> Any:
     player = await accounts.find_user(db, name[:100])
     if player is None:
-        raise Problem(404, f"there is no player called {name[:30]!r}")
+        raise Problem(404, _("there is no player called {name!r}").format(name=name[:30]))
     return player
 
 
 @router.get("/leaderboard", response_class=HTMLResponse, include_in_schema=False)
 async def leaderboard_page(request: Request, db: Db, user: MaybeUser, pool: Pool = "live", page: PageNumber = 1) -> Response:
     board = await service.leaderboard(db, pool, page)
-    ctx = {"board": board, "pools": service.POOL_NAMES, "pool_name": service.POOL_NAMES[pool]}
+    pools = service.pool_names()
+    ctx = {"board": board, "pools": pools, "pool_name": pools[pool]}
     return pages.render(request, "leaderboard.html", ctx, user)

@@ -29,10 +29,20 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
+from lordsofwar import i18n
+from lordsofwar.i18n import N_, _
 from lordsofwar.web.models import Game, Rating, RatingChange, User, utcnow
+from lordsofwar.web.words import hands_words, option_word
 
 POOLS: tuple[str, ...] = ("live", "turn")
-POOL_NAMES = {"live": "Live", "turn": "Turn-based"}
+POOL_NAMES = {"live": N_("Live"), "turn": N_("Turn-based")}
+
+
+def pool_names() -> dict[str, str]:
+    """Each pool's name in the current language."""
+    return {pool: _(name) for pool, name in POOL_NAMES.items()}
+
+
 SCALE = 60
 """Displayed rating per unit of OpenSkill's mu: a new player shows 1500."""
 PROVISIONAL_SIGMA = 5.0
@@ -238,7 +248,9 @@ def chart(points: list[dict[str, Any]], width: int = 600, height: int = 170) -> 
             "x": x(i),
             "y": y(p["rating"]),
             "kind": "win" if p["score"] == 1 else "loss" if p["score"] == 0 else "draw",
-            "title": f"{p['rating']} ({p['change']:+d}) after game {p['game_id']}, {p['at'][:10]}",
+            "title": _("{rating} ({change}) after game {game}, {date}").format(
+                rating=p["rating"], change=f"{p['change']:+d}", game=p["game_id"], date=p["at"][:10]
+            ),
             "game_id": p["game_id"],
         }
         for i, p in enumerate(points)
@@ -275,8 +287,13 @@ def results_by(games: list[Game], user_id: int) -> dict[str, list[dict[str, Any]
         outcome = "drawn" if g.winner is None else "won" if g.winner == seat else "lost"
         v = g.variant
         length = f"{v.get('units_to_win', 20)}/{v.get('commands_to_win', 4)}"
-        variant = f"{v.get('rules', 'intermediate')}, {v.get('hands', 'hidden')} hands, {v.get('mat', 'bordered')}, {length}"
-        for table, label in (("army", g.armies[seat - 1]), ("variant", variant)):
+        variant = _("{rules}, {hands}, {mat}, {length}").format(
+            rules=option_word(v.get("rules", "intermediate")),
+            hands=hands_words(v.get("hands", "hidden")),
+            mat=option_word(v.get("mat", "bordered")),
+            length=length,
+        )
+        for table, label in (("army", i18n.army_name(g.armies[seat - 1])), ("variant", variant)):
             row = tables[table].setdefault(label, {"label": label, "won": 0, "drawn": 0, "lost": 0, "games": 0})
             row[outcome] += 1
             row["games"] += 1

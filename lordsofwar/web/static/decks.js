@@ -81,8 +81,58 @@
   }
   const $$ = (sel, root) => Array.from((root || document).querySelectorAll(sel));
   const cap = (w) => (w ? w[0].toUpperCase() + w.slice(1) : w);
-  const an = (w) => (/^[aeiou]/i.test(w) ? 'an' : 'a');
-  const plural = (n, w) => `${n} ${w}${n === 1 ? '' : 's'}`;
+  // the data's keys in the page's language (lordsofwar/i18n.py ARMIES, RANKS, CLASSES): as names
+  // ("Orcs", "Elite") and as words inside a sentence ("orcs", "elite")
+  const ARMY_NAMES = {
+    dwarves: _('Dwarves'), elves: _('Elves'), lizardmen: _('Lizardmen'),
+    orcs: _('Orcs'), templars: _('Templars'), undead: _('Undead'),
+  };
+  const RANK_NAMES = {
+    general: _('General'), command: _('Command'), special: _('Special'), elite: _('Elite'),
+    veteran: _('Veteran'), regular: _('Regular'), recruit: _('Recruit'),
+  };
+  const ARMY_WORDS = {
+    dwarves: _('dwarves'), elves: _('elves'), lizardmen: _('lizardmen'),
+    orcs: _('orcs'), templars: _('templars'), undead: _('undead'),
+  };
+  const RANK_WORDS = {
+    general: _('general'), command: _('command'), special: _('special'), elite: _('elite'),
+    veteran: _('veteran'), regular: _('regular'), recruit: _('recruit'),
+  };
+  const CLASS_WORDS = {
+    infantry: _('infantry'), cavalry: _('cavalry'), berserker: _('berserker'), spear: _('spear'), ranged: _('ranged'),
+  };
+  /** "a veteran card", "an elite card" */
+  const A_RANK_CARD = {
+    general: _('a general card'), command: _('a command card'), special: _('a special card'), elite: _('an elite card'),
+    veteran: _('a veteran card'), regular: _('a regular card'), recruit: _('a recruit card'),
+  };
+  const armyName = (k) => ARMY_NAMES[k] || cap(k);
+  const rankName = (k) => RANK_NAMES[k] || cap(k);
+  const armyWord = (k) => ARMY_WORDS[k] || k;
+  const rankWord = (k) => RANK_WORDS[k] || k;
+  const classWord = (k) => CLASS_WORDS[k] || k;
+  const aRankCard = (k) => A_RANK_CARD[k] || `${/^[aeiou]/i.test(k) ? 'an' : 'a'} ${k} card`;
+  /** "2 veteran cards" */
+  function rankCards(rank, n) {
+    switch (rank) {
+      case 'general': return ngettext('{n} general card', '{n} general cards', n);
+      case 'command': return ngettext('{n} command card', '{n} command cards', n);
+      case 'special': return ngettext('{n} special card', '{n} special cards', n);
+      case 'elite': return ngettext('{n} elite card', '{n} elite cards', n);
+      case 'veteran': return ngettext('{n} veteran card', '{n} veteran cards', n);
+      case 'regular': return ngettext('{n} regular card', '{n} regular cards', n);
+      case 'recruit': return ngettext('{n} recruit card', '{n} recruit cards', n);
+      default: return `${n} ${rank} card${n === 1 ? '' : 's'}`;
+    }
+  }
+  const cardCount = (n) => ngettext('{n} card', '{n} cards', n);
+  /** A translated sentence with \u0000 in place of an element: its pieces, the element between. */
+  const around = (text, el) => {
+    const at = text.indexOf('\u0000');
+    if (at < 0) return [text, ' ', el];
+    return [text.slice(0, at), el, text.slice(at + 1)].filter((x) => x !== '');
+  };
   /** A server message ("you already have a deck called 'x'") as a sentence. */
   const sentence = (m) => cap(clause(m));
   /** The same, to follow a colon ("Not saved: you already have..."). */
@@ -107,14 +157,14 @@
     try {
       r = await fetch(url, opts);
     } catch (e) {
-      throw new ApiError(0, 'the server could not be reached: check your connection and try again');
+      throw new ApiError(0, _('the server could not be reached: check your connection and try again'));
     }
     const text = await r.text();
     let data = null;
     try { data = text ? JSON.parse(text) : null; } catch (e) { data = null; }
     if (!r.ok) {
-      let detail = data && typeof data.detail === 'string' ? data.detail : `the server answered ${r.status} ${r.statusText || ''}`.trim();
-      if (r.status === 401) detail = 'you are signed out: sign in again (in another tab, to keep this page) and retry';
+      let detail = data && typeof data.detail === 'string' ? data.detail : _('the server answered {status} {text}', { status: r.status, text: r.statusText || '' }).trim();
+      if (r.status === 401) detail = _('you are signed out: sign in again (in another tab, to keep this page) and retry');
       throw new ApiError(r.status, detail);
     }
     return data;
@@ -126,10 +176,10 @@
     try {
       r = await fetch(url, { credentials: 'same-origin', cache: 'no-store' });
     } catch (e) {
-      throw new ApiError(0, 'the server could not be reached: check your connection and try again');
+      throw new ApiError(0, _('the server could not be reached: check your connection and try again'));
     }
     if (!r.ok) {
-      let detail = `the server answered ${r.status}`;
+      let detail = _('the server answered {status}', { status: r.status });
       try { const d = await r.json(); if (d && typeof d.detail === 'string') detail = d.detail; } catch (e) { /* not JSON */ }
       throw new ApiError(r.status, detail);
     }
@@ -165,7 +215,7 @@
     if (!box) return;
     clearTimeout(box._timer);
     box.className = 'deck-msg ' + (kind || 'ok');
-    const close = h('button', { type: 'button', class: 'msg-close', 'aria-label': 'Close', title: 'Close', text: '×', onclick: () => { box.hidden = true; } });
+    const close = h('button', { type: 'button', class: 'msg-close', 'aria-label': _('Close'), title: _('Close'), text: '×', onclick: () => { box.hidden = true; } });
     box.replaceChildren(close, h('span', { class: 'msg-text', text }), extra || '');
     box.hidden = false;
     if (kind !== 'error') box._timer = setTimeout(() => { box.hidden = true; }, kind === 'info' ? 9000 : 5000);
@@ -178,11 +228,11 @@
     const t = Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(iso) ? iso : iso + 'Z');
     if (Number.isNaN(t)) return iso.slice(0, 10);
     const sec = Math.max(0, (Date.now() - t) / 1000);
-    if (sec < 45) return 'just now';
-    if (sec < 3600) return `${Math.round(sec / 60)} min ago`;
-    if (sec < 86400) return plural(Math.round(sec / 3600), 'hour') + ' ago';
-    if (sec < 2 * 86400) return 'yesterday';
-    if (sec < 7 * 86400) return `${Math.floor(sec / 86400)} days ago`;
+    if (sec < 45) return _('just now');
+    if (sec < 3600) return _('{n} min ago', { n: Math.round(sec / 60) });
+    if (sec < 86400) return ngettext('{n} hour ago', '{n} hours ago', Math.round(sec / 3600));
+    if (sec < 2 * 86400) return _('yesterday');
+    if (sec < 7 * 86400) return ngettext('{n} day ago', '{n} days ago', Math.floor(sec / 86400));
     return new Date(t).toLocaleDateString(undefined, { day: 'numeric', month: 'short', year: 'numeric' });
   }
   const fullTime = (iso) => {
@@ -226,7 +276,7 @@
     }
     for (const t of $$('time[datetime]', root)) {
       t.textContent = ago(t.getAttribute('datetime'));
-      t.title = 'last changed ' + fullTime(t.getAttribute('datetime'));
+      t.title = _('last changed {time}', { time: fullTime(t.getAttribute('datetime')) });
     }
 
     // --- the list's buttons
@@ -241,20 +291,20 @@
           ev.preventDefault();
           try {
             const file = await download(btn.getAttribute('href'));
-            showMessage(msg, `Downloaded “${name}” as ${file}.`, 'ok');
-          } catch (e) { showMessage(msg, `Could not export “${name}”: ${clause(e.message)}`, 'error'); }
+            showMessage(msg, _('Downloaded “{name}” as {file}.', { name, file }), 'ok');
+          } catch (e) { showMessage(msg, _('Could not export “{name}”: {reason}', { name, reason: clause(e.message) }), 'error'); }
         } else if (btn.classList.contains('deck-copy')) {
           btn.disabled = true;
           try {
             const doc = await api('POST', `/api/decks/${id}/copy`, {});
-            setFlash(`Copied “${name}” to “${doc.name}”.`, 'ok', { highlight: doc.id });
+            setFlash(_('Copied “{name}” to “{copy}”.', { name, copy: doc.name }), 'ok', { highlight: doc.id });
             location.reload();
           } catch (e) {
             btn.disabled = false;
-            showMessage(msg, `Could not copy “${name}”: ${clause(e.message)}`, 'error');
+            showMessage(msg, _('Could not copy “{name}”: {reason}', { name, reason: clause(e.message) }), 'error');
           }
         } else if (btn.classList.contains('deck-delete')) {
-          if (!window.confirm(`Delete the deck “${name}”? This cannot be undone.`)) return;
+          if (!window.confirm(_('Delete the deck “{name}”? This cannot be undone.', { name }))) return;
           btn.disabled = true;
           try {
             await api('DELETE', `/api/decks/${id}`);
@@ -262,12 +312,12 @@
             const i = names.indexOf(name);
             if (i >= 0) names.splice(i, 1);
             const count = $('#decks-count');
-            if (count) count.textContent = `${names.length} of ${data.limit} decks`;
-            if (!$('#decks-table tbody tr')) { setFlash(`Deleted the deck “${name}”.`, 'ok'); location.reload(); return; }
-            showMessage(msg, `Deleted the deck “${name}”.`, 'ok');
+            if (count) count.textContent = _('{n} of {limit} decks', { n: names.length, limit: data.limit });
+            if (!$('#decks-table tbody tr')) { setFlash(_('Deleted the deck “{name}”.', { name }), 'ok'); location.reload(); return; }
+            showMessage(msg, _('Deleted the deck “{name}”.', { name }), 'ok');
           } catch (e) {
             btn.disabled = false;
-            showMessage(msg, `Could not delete “${name}”: ${clause(e.message)}`, 'error');
+            showMessage(msg, _('Could not delete “{name}”: {reason}', { name, reason: clause(e.message) }), 'error');
           }
         }
       });
@@ -285,17 +335,17 @@
         formError.hidden = true;
         const army = form.elements.army.value;
         let name = form.elements.name.value.replace(/\s+/g, ' ').trim();
-        if (!name) name = freeName(names, army ? `${cap(army)} deck` : 'New deck');
+        if (!name) name = freeName(names, army ? _('{army} deck', { army: armyName(army) }) : _('New deck'));
         const submit = $('#new-deck-submit');
         submit.disabled = true;
         try {
           const doc = await api('POST', '/api/decks', army ? { name, army } : { name });
-          setFlash(army ? `Created “${doc.name}” from the ${cap(army)} standard deck: click a card to swap it.`
-            : `Created the empty deck “${doc.name}”: add cards from the browser.`, 'ok');
+          setFlash(army ? _('Created “{name}” from the {army} standard deck: click a card to swap it.', { name: doc.name, army: armyName(army) })
+            : _('Created the empty deck “{name}”: add cards from the browser.', { name: doc.name }), 'ok');
           location.href = `/decks/${doc.id}`;
         } catch (e) {
           submit.disabled = false;
-          formError.textContent = `The deck was not created: ${clause(e.message)}`;
+          formError.textContent = _('The deck was not created: {reason}', { reason: clause(e.message) });
           formError.hidden = false;
         }
       });
@@ -311,10 +361,10 @@
       const read = (file) => {
         impError.hidden = true;
         if (!file) return;
-        if (file.size > FILE_LIMIT * 4) { err(`The file ${file.name} is too big (${Math.round(file.size / 1024)} kB): a deck file is at most 32 kB.`); return; }
+        if (file.size > FILE_LIMIT * 4) { err(_('The file {file} is too big ({size} kB): a deck file is at most 32 kB.', { file: file.name, size: Math.round(file.size / 1024) })); return; }
         const reader = new FileReader();
         reader.onload = () => { text.value = String(reader.result || ''); text.scrollTop = 0; };
-        reader.onerror = () => err(`The file ${file.name} could not be read.`);
+        reader.onerror = () => err(_('The file {file} could not be read.', { file: file.name }));
         reader.readAsText(file);
       };
       fileInput.addEventListener('change', () => read(fileInput.files[0]));
@@ -332,13 +382,14 @@
         const body = { text: text.value };
         const name = imp.elements.name.value.replace(/\s+/g, ' ').trim();
         if (name) body.name = name;
-        if (!body.text.trim()) { err('Nothing to import: choose a deck file or paste one in the box.'); return; }
-        if (body.text.length > FILE_LIMIT) { err(`The file was not imported: it is too long (${body.text.length} characters, at most ${FILE_LIMIT}).`); return; }
+        if (!body.text.trim()) { err(_('Nothing to import: choose a deck file or paste one in the box.')); return; }
+        if (body.text.length > FILE_LIMIT) { err(_('The file was not imported: it is too long ({n} characters, at most {limit}).', { n: body.text.length, limit: FILE_LIMIT })); return; }
         const submit = $('#import-submit');
         submit.disabled = true;
         try {
           const doc = await api('POST', '/api/decks/import', body);
-          setFlash(`Imported “${doc.name}” (${plural(doc.cards.length, 'card')}${doc.complete ? ', complete' : ''}).`, 'ok');
+          setFlash(doc.complete ? _('Imported “{name}” ({cards}, complete).', { name: doc.name, cards: cardCount(doc.cards.length) })
+            : _('Imported “{name}” ({cards}).', { name: doc.name, cards: cardCount(doc.cards.length) }), 'ok');
           location.href = `/decks/${doc.id}`;
         } catch (e) {
           submit.disabled = false;
@@ -352,7 +403,9 @@
 
   /** Select the line an error names ("line 3: ...") in the textarea, so the player sees it. */
   function selectLine(textarea, message) {
-    const m = /\bline (\d+)/.exec(message || '');
+    // the server's "line {line}" in the page's language: the words before the number, then the number
+    const before = _('line {line}', { line: '\u0000' }).split('\u0000')[0].replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const m = new RegExp('(?:^|[^\\p{L}])' + before + '(\\d+)', 'u').exec(message || '');
     if (!m) return;
     const n = Number(m[1]);
     const lines = textarea.value.split('\n');
@@ -407,7 +460,7 @@
     try {
       await LoW.loadCards();
     } catch (e) {
-      statusEl.textContent = 'The cards could not be loaded: reload the page.';
+      statusEl.textContent = _('The cards could not be loaded: reload the page.');
       statusEl.className = 'deck-status over';
       showMessage(msg, sentence(e.message), 'error');
       return;
@@ -427,22 +480,22 @@
     const counts = (ids) => { const n = {}; for (const r of RANKS) n[r] = 0; for (const id of ids) { const c = card(id); if (c) n[c.rank]++; } return n; };
     const sameCards = (a, b) => a.length === b.length && sorted(a).join(',') === sorted(b).join(',');
     const dirty = () => S.name.replace(/\s+/g, ' ').trim() !== S.saved.name || !sameCards(S.cards, S.saved.cards);
-    const cardLabel = (c) => `${c.name} (${c.army}, ${c.rank} ${c.class})`;
+    const cardLabel = (c) => _('{card} ({army}, {rank} {unitclass})', { card: c.name, army: armyWord(c.army), rank: rankWord(c.rank), unitclass: classWord(c.class) });
 
     /** What the server's add_problem says, with a/an: why ``id`` cannot join ``ids``, or null. */
     function addProblem(ids, id) {
       const c = card(id);
       const have = counts(ids)[c.rank], need = NEED[c.rank];
-      if (have >= need) return `The ${c.rank} rank is full (${have} of ${need}): take ${an(c.rank)} ${c.rank} card out before adding ${c.name}.`;
+      if (have >= need) return _('The {rank} rank is full ({have} of {need}): take {a_card} out before adding {card}.', { rank: rankWord(c.rank), have, need, a_card: aRankCard(c.rank), card: c.name });
       return null;
     }
     function missing(ids) {
       const n = counts(ids);
-      return RANKS.filter((r) => n[r] < NEED[r]).map((r) => plural(NEED[r] - n[r], `${r} card`));
+      return RANKS.filter((r) => n[r] < NEED[r]).map((r) => rankCards(r, NEED[r] - n[r]));
     }
     function overs(ids) {
       const n = counts(ids);
-      return RANKS.filter((r) => n[r] > NEED[r]).map((r) => `${n[r]} ${r} cards (${n[r] - NEED[r]} over the ${NEED[r]} allowed)`);
+      return RANKS.filter((r) => n[r] > NEED[r]).map((r) => _('{cards} ({over} over the {need} allowed)', { cards: rankCards(r, n[r]), over: n[r] - NEED[r], need: NEED[r] }));
     }
     function standardOf(ids) {
       if (ids.length !== DECK_SIZE) return null;
@@ -507,12 +560,13 @@
         ids.splice(S.selected, 1, id);
         const outCard = card(out);
         commit(ids, { fresh: id });
-        showMessage(msg, out === id ? `${c.name} stays.` : `Swapped ${outCard.name} (${outCard.army}) for ${c.name} (${c.army}).`, 'ok');
+        showMessage(msg, out === id ? _('{card} stays.', { card: c.name })
+          : _('Swapped {out} ({out_army}) for {card} ({army}).', { out: outCard.name, out_army: armyWord(outCard.army), card: c.name, army: armyWord(c.army) }), 'ok');
         return;
       }
       const problem = addProblem(S.cards, id);
       if (problem) {
-        showMessage(msg, problem + ` Or click ${an(c.rank)} ${c.rank} card in the deck to swap it for this one.`, 'error');
+        showMessage(msg, problem + ' ' + _('Or click {a_card} in the deck to swap it for this one.', { a_card: aRankCard(c.rank) }), 'error');
         const g = $(`.rank-group[data-rank="${c.rank}"]`, ranksEl);
         if (g) { g.classList.remove('nudge'); void g.offsetWidth; g.classList.add('nudge'); setTimeout(() => g.classList.remove('nudge'), 1600); }
         return;
@@ -538,7 +592,7 @@
       ids.splice(index, 1);
       const c = card(id);
       commit(ids);
-      showMessage(msg, `Took out ${c ? c.name : id}.`, 'ok', h('button', { type: 'button', class: 'small', style: 'margin-left:.6rem', text: 'Undo', onclick: undo }));
+      showMessage(msg, _('Took out {card}.', { card: c ? c.name : id }), 'ok', h('button', { type: 'button', class: 'small', style: 'margin-left:.6rem', text: _('Undo'), onclick: undo }));
     }
 
     function undo() {
@@ -598,20 +652,20 @@
             'data-card': id, 'data-index': i, 'data-army': c.army,
           },
           LoW.cardEl(id, { side: 'bottom' }),
-          h('i', { class: 'army-mark', title: cap(c.army) }),
+          h('i', { class: 'army-mark', title: armyName(c.army) }),
           // the focusable part: a transparent button over the card (a control holding the card's
           // text, or the remove button, would be named by neither)
           h('button', { type: 'button', class: 'dc-pick', 'aria-pressed': i === S.selected ? 'true' : 'false',
-            'aria-label': `${cardLabel(c)}: select to swap` }),
-          h('button', { type: 'button', class: 'remove-card', title: `Take out ${c.name}`, 'aria-label': `Take out ${c.name}`, text: '×' }));
+            'aria-label': _('{card}: select to swap', { card: cardLabel(c) }) }),
+          h('button', { type: 'button', class: 'remove-card', title: _('Take out {card}', { card: c.name }), 'aria-label': _('Take out {card}', { card: c.name }), text: '×' }));
           slots.append(el);
         });
         for (let k = n[r]; k < NEED[r]; k++) {
-          slots.append(h('button', { type: 'button', class: 'slot-empty', 'data-slot-rank': r, title: `A missing ${r} card: show the ${r} cards` },
+          slots.append(h('button', { type: 'button', class: 'slot-empty', 'data-slot-rank': r, title: _('A missing {rank} card: show the {rank} cards', { rank: rankWord(r) }) },
             '+', h('span', { text: RANK_ABBR[r] })));
         }
-        groups.push(h('section', { class: `rank-group ${state}` + (target === r ? ' target' : ''), 'data-rank': r, 'aria-label': `${cap(r)}: ${n[r]} of ${NEED[r]}` },
-          h('h3', { class: 'rank-head' }, h('span', { class: 'rn', text: cap(r) }), h('span', { class: 'rc', text: `${n[r]} / ${NEED[r]}` })),
+        groups.push(h('section', { class: `rank-group ${state}` + (target === r ? ' target' : ''), 'data-rank': r, 'aria-label': _('{rank}: {n} of {need}', { rank: rankName(r), n: n[r], need: NEED[r] }) },
+          h('h3', { class: 'rank-head' }, h('span', { class: 'rn', text: rankName(r) }), h('span', { class: 'rc', text: `${n[r]} / ${NEED[r]}` })),
           slots));
       }
       const focused = document.activeElement && document.activeElement.closest && document.activeElement.closest('.deck-card');
@@ -630,15 +684,17 @@
       statusEl.replaceChildren();
       if (over.length) {
         statusEl.className = 'deck-status over';
-        statusEl.append(`Over: the deck has ${over.join('; ')}`);
+        statusEl.append(_('Over: the deck has {list}', { list: over.join('; ') }));
       } else if (lacking.length) {
         statusEl.className = 'deck-status short';
-        statusEl.append(h('b', { text: `${n} of ${DECK_SIZE}` }), h('span', { class: 'ds-sub', text: ` · missing ${lacking.join(', ')}` }));
+        statusEl.append(h('b', { text: _('{n} of {total}', { n, total: DECK_SIZE }) }), h('span', { class: 'ds-sub', text: ' · ' + _('missing {list}', { list: lacking.join(', ') }) }));
       } else {
         statusEl.className = 'deck-status complete';
         const std = standardOf(S.cards), armies = armiesOf(S.cards);
-        const sub = std ? `the ${cap(std)} standard deck` : armies.length > 1 ? `a mercenary army (${armies.map(cap).join(', ')})` : `a custom ${cap(armies[0] || '')} deck`;
-        statusEl.append(h('b', { text: `Complete: ${n} of ${DECK_SIZE}` }), h('span', { class: 'ds-sub', text: ` · ${sub}` }));
+        const sub = std ? _('the {army} standard deck', { army: armyName(std) })
+          : armies.length > 1 ? _('a mercenary army ({armies})', { armies: armies.map(armyName).join(', ') })
+            : _('a custom {army} deck', { army: armyName(armies[0] || '') });
+        statusEl.append(h('b', { text: _('Complete: {n} of {total}', { n, total: DECK_SIZE }) }), h('span', { class: 'ds-sub', text: ` · ${sub}` }));
       }
     }
 
@@ -646,11 +702,12 @@
       const sel = S.selected !== null ? card(S.cards[S.selected]) : null;
       if (!sel) { swapBar.hidden = true; return; }
       swapBar.replaceChildren(
-        h('span', { class: 'grow' }, '⇄ Swap out ', h('b', { text: sel.name }), ` (${sel.army}): pick ${an(sel.rank)} ${sel.rank} card below.`),
+        h('span', { class: 'grow' }, ...around(_('⇄ Swap out {card} ({army}): pick {a_card} below.', { card: '\u0000', army: armyWord(sel.army), a_card: aRankCard(sel.rank) }),
+          h('b', { text: sel.name }))),
         h('span', { class: 'cb-swap-acts' },
-          h('button', { type: 'button', class: 'small', 'data-act': 'magnify', text: 'Magnify' }),
-          h('button', { type: 'button', class: 'small danger', 'data-act': 'remove', text: 'Take out' }),
-          h('button', { type: 'button', class: 'small', 'data-act': 'cancel', text: 'Cancel' })));
+          h('button', { type: 'button', class: 'small', 'data-act': 'magnify', text: _('Magnify') }),
+          h('button', { type: 'button', class: 'small danger', 'data-act': 'remove', text: _('Take out') }),
+          h('button', { type: 'button', class: 'small', 'data-act': 'cancel', text: _('Cancel') })));
       swapBar.hidden = false;
     }
 
@@ -662,11 +719,11 @@
       $('#deck-redo').disabled = !S.redo.length;
       $('#deck-save').classList.toggle('is-dirty', d);
       const saved = $('#deck-saved');
-      saved.textContent = !d && S.savedAt ? 'Saved' : '';
-      document.title = (d ? '● ' : '') + (S.name.trim() || 'Deck') + ' · Deck editor · Lords of War';
+      saved.textContent = !d && S.savedAt ? _('Saved') : '';
+      document.title = (d ? '● ' : '') + _('{name} · Deck editor · Lords of War', { name: S.name.trim() || _('Deck') });
       const n = counts(S.cards);
       for (const opt of F.rank.options) {
-        if (opt.value !== 'all') opt.textContent = `${cap(opt.value)} ${n[opt.value]}/${NEED[opt.value]}`;
+        if (opt.value !== 'all') opt.textContent = `${rankName(opt.value)} ${n[opt.value]}/${NEED[opt.value]}`;
       }
     }
 
@@ -700,20 +757,22 @@
       const tiles = shown.map((f) => {
         const c = f.card;
         const tile = h('div', { class: 'browser-card', 'data-card': f.ids[0], 'data-ids': f.ids.join(' '), 'data-army': c.army },
-          h('div', { class: 'bc-face', title: `${cardLabel(c)}: click to magnify` + (f.ids.length > 1 ? `\n${f.ids.length} identical copies: ${f.ids.join(', ')}` : '') },
+          h('div', { class: 'bc-face', title: _('{card}: click to magnify', { card: cardLabel(c) })
+            + (f.ids.length > 1 ? '\n' + ngettext('{n} identical copy: {ids}', '{n} identical copies: {ids}', f.ids.length, { ids: f.ids.join(', ') }) : '') },
             LoW.cardEl(f.ids[0], { side: 'bottom', title: false }),
             h('i', { class: 'army-mark' })),
           h('div', { class: 'bc-foot' },
-            h('button', { type: 'button', class: 'add-card', text: '+ Add' }),
+            h('button', { type: 'button', class: 'add-card', text: _('+ Add') }),
             h('span', { class: 'in-deck', hidden: true })));
         tile._face = f;
         return tile;
       });
       const total = faces.length;
-      $('#browser-count').textContent = shown.length === total ? plural(total, 'card') : `${shown.length} of ${plural(total, 'card')}`;
+      $('#browser-count').textContent = shown.length === total ? cardCount(total)
+        : ngettext('{shown} of {n} card', '{shown} of {n} cards', total, { shown: shown.length });
       if (!tiles.length) {
-        tiles.push(h('div', { class: 'cb-empty' }, h('p', { text: 'No card matches the search and the filters.' }),
-          h('button', { type: 'button', class: 'small', text: 'Clear them', onclick: clearFilters })));
+        tiles.push(h('div', { class: 'cb-empty' }, h('p', { text: _('No card matches the search and the filters.') }),
+          h('button', { type: 'button', class: 'small', text: _('Clear them'), onclick: clearFilters })));
       }
       resultsEl.replaceChildren(...tiles);
       if (toTop) resultsEl.scrollTop = 0;
@@ -738,15 +797,17 @@
         const badge = tile.querySelector('.in-deck');
         badge.hidden = !count;
         badge.textContent = count ? '×' + count : '';
-        badge.title = count ? `${count} in the deck` : '';
+        badge.title = count ? _('{n} in the deck', { n: count }) : '';
         const swap = !!sel && sel.rank === c.rank;
         const full = !swap && n[c.rank] >= NEED[c.rank];
         tile.classList.toggle('swap', swap);
         tile.classList.toggle('rank-full', full);
         const btn = tile.querySelector('.add-card');
-        btn.textContent = swap ? '⇄ Swap' : '+ Add';
-        btn.title = swap ? `Put ${c.name} in place of ${sel.name}` : full ? `The ${c.rank} rank is full (${n[c.rank]} of ${NEED[c.rank]}): select ${an(c.rank)} ${c.rank} card in the deck to swap it` : `Add ${c.name} (${c.rank}: ${n[c.rank]} of ${NEED[c.rank]})`;
-        btn.setAttribute('aria-label', (swap ? 'Swap in ' : 'Add ') + c.name);
+        btn.textContent = swap ? _('⇄ Swap') : _('+ Add');
+        btn.title = swap ? _('Put {card} in place of {out}', { card: c.name, out: sel.name })
+          : full ? _('The {rank} rank is full ({have} of {need}): select {a_card} in the deck to swap it', { rank: rankWord(c.rank), have: n[c.rank], need: NEED[c.rank], a_card: aRankCard(c.rank) })
+            : _('Add {card} ({rank}: {have} of {need})', { card: c.name, rank: rankWord(c.rank), have: n[c.rank], need: NEED[c.rank] });
+        btn.setAttribute('aria-label', swap ? _('Swap in {card}', { card: c.name }) : _('Add {card}', { card: c.name }));
       }
     }
 
@@ -788,7 +849,7 @@
         if (seq !== S.seq) return;
         statsEl.dataset.state = 'ready';
         statsEl.classList.remove('st-pending');
-        showMessage(msg, `The statistics could not be updated: ${clause(e.message)}`, 'error');
+        showMessage(msg, _('The statistics could not be updated: {reason}', { reason: clause(e.message) }), 'error');
       }
     }
 
@@ -796,7 +857,7 @@
       if (!dirty() || before === null || before === undefined || now === null || now === undefined) return null;
       const d = +(now - before).toFixed(digits || 0);
       if (!d) return null;
-      return h('span', { class: 'delta ' + (d > 0 ? 'up' : 'down'), title: 'change since the last save', text: (d > 0 ? '+' : '−') + Math.abs(d) });
+      return h('span', { class: 'delta ' + (d > 0 ? 'up' : 'down'), title: _('change since the last save'), text: (d > 0 ? '+' : '−') + Math.abs(d) });
     }
 
     function renderStats() {
@@ -806,27 +867,28 @@
       const was = S.savedStats || {};
       const n = st.cards;
       statsEl.dataset.cards = String(n);
-      const blocks = [h('h2', { class: 'panel-title', text: 'Statistics' })];
+      const blocks = [h('h2', { class: 'panel-title', text: _('Statistics') })];
 
       // kind, armies, whether a game can use it
       const armies = Object.entries(st.armies || {});
-      const kind = a.standard_army ? ['standard', `${cap(a.standard_army)} standard`] : armies.length > 1 ? ['mercenary', 'mercenary']
-        : !a.complete && armies.length ? ['draft', 'draft'] : armies.length ? ['custom', 'custom'] : ['', 'empty'];
+      const kind = a.standard_army ? ['standard', _('{army} standard', { army: armyName(a.standard_army) })] : armies.length > 1 ? ['mercenary', _('mercenary')]
+        : !a.complete && armies.length ? ['draft', _('draft')] : armies.length ? ['custom', _('custom')] : ['', _('empty')];
       const armyBars = armies.map(([army, k]) => h('div', { class: 'st-bar', 'data-army': army },
-        h('span', { class: 'lbl', text: army }),
+        h('span', { class: 'lbl', text: armyWord(army) }),
         h('span', { class: 'track' }, h('span', { class: 'fill', style: `width:${(100 * k / Math.max(1, n)).toFixed(1)}%` })),
         h('span', { class: 'num', text: k })));
       let play;
       if (a.complete) {
-        const used = armies.map(([x]) => cap(x));
-        play = h('p', { class: 'st-play' }, 'Playable in games that allow custom decks from ', h('b', { text: used.join(' and ').replace(/ and (?=.* and )/g, ', ') }), '.');
+        const used = armies.map(([x]) => armyName(x));
+        const list = used.length > 1 ? _('{list} and {last}', { list: used.slice(0, -1).join(', '), last: used[used.length - 1] }) : used.join('');
+        play = h('p', { class: 'st-play' }, ...around(_('Playable in games that allow custom decks from {armies}.', { armies: '\u0000' }), h('b', { text: list })));
       } else {
         const short = DECK_SIZE - n;
-        play = h('p', { class: 'st-play no', text: a.over ? sentence(a.over) : `Not playable yet: ${plural(short, 'card')} to add.` });
+        play = h('p', { class: 'st-play no', text: a.over ? sentence(a.over) : ngettext('Not playable yet: {n} card to add.', 'Not playable yet: {n} cards to add.', short) });
       }
       blocks.push(h('div', { class: 'st-block', 'data-stat': 'armies' },
-        h('h3', null, 'Armies', h('span', { class: 'kind ' + kind[0], text: kind[1] })),
-        armyBars.length ? h('div', { class: 'st-bars' }, armyBars) : h('p', { class: 'st-note', text: 'No cards yet.' }),
+        h('h3', null, _('Armies'), h('span', { class: 'kind ' + kind[0], text: kind[1] })),
+        armyBars.length ? h('div', { class: 'st-bars' }, armyBars) : h('p', { class: 'st-note', text: _('No cards yet.') }),
         play));
 
       // key figures
@@ -834,33 +896,33 @@
       const pct = st.support_share === null || st.support_share === undefined ? '–' : Math.round(st.support_share * 100) + '%';
       blocks.push(h('div', { class: 'st-block' },
         h('div', { class: 'st-figs' },
-          fig('cards', `${n}`, `of ${DECK_SIZE} cards`, delta(n, was.cards)),
-          fig('defence', st.average_defence === null ? '–' : st.average_defence.toFixed(2), 'avg. defence', delta(st.average_defence, was.average_defence, 2), 'the average defence of the cards'),
-          fig('command', `${st.command_units}`, 'command units', delta(st.command_units, was.command_units), 'the general and the command units: eliminate them to win'),
-          fig('ranged', `${st.ranged_units}`, 'ranged units', delta(st.ranged_units, was.ranged_units), 'units with a ranged weapon'),
-          fig('ranged-damage', `${st.ranged_damage}`, 'ranged damage', delta(st.ranged_damage, was.ranged_damage), 'the total damage of the ranged weapons'),
-          fig('support', `${pct}`, `support (${st.support_units})`, delta(st.support_units, was.support_units), `${st.support_units} spear and ranged units: they can open as support units`))));
+          fig('cards', `${n}`, _('of {n} cards', { n: DECK_SIZE }), delta(n, was.cards)),
+          fig('defence', st.average_defence === null ? '–' : st.average_defence.toFixed(2), _('avg. defence'), delta(st.average_defence, was.average_defence, 2), _('the average defence of the cards')),
+          fig('command', `${st.command_units}`, _('command units'), delta(st.command_units, was.command_units), _('the general and the command units: eliminate them to win')),
+          fig('ranged', `${st.ranged_units}`, _('ranged units'), delta(st.ranged_units, was.ranged_units), _('units with a ranged weapon')),
+          fig('ranged-damage', `${st.ranged_damage}`, _('ranged damage'), delta(st.ranged_damage, was.ranged_damage), _('the total damage of the ranged weapons')),
+          fig('support', `${pct}`, _('support ({n})', { n: st.support_units }), delta(st.support_units, was.support_units), _('{n} spear and ranged units: they can open as support units', { n: st.support_units })))));
 
       // classes
       const maxCls = Math.max(1, ...CLASSES.map((c) => st.classes[c] || 0));
       blocks.push(h('div', { class: 'st-block', 'data-stat': 'classes' },
-        h('h3', { text: 'Classes' }),
+        h('h3', { text: _('Classes') }),
         h('div', { class: 'st-bars' }, CLASSES.map((c) => h('div', { class: 'st-bar', 'data-class': c },
-          h('span', { class: 'lbl', text: c }),
+          h('span', { class: 'lbl', text: classWord(c) }),
           h('span', { class: 'track' }, h('span', { class: 'fill', style: `width:${(100 * (st.classes[c] || 0) / maxCls).toFixed(1)}%` })),
           h('span', { class: 'num' }, String(st.classes[c] || 0), delta(st.classes[c] || 0, (was.classes || {})[c])))))));
 
       // attack by direction
       blocks.push(h('div', { class: 'st-block', 'data-stat': 'attack' },
-        h('h3', { text: 'Attack by direction' }),
-        h('div', { class: 'st-compass', title: 'The sum of every card\'s attack arrow in each direction; the front (F) is up.' }, compass(st.attack, st.attack_total))));
+        h('h3', { text: _('Attack by direction') }),
+        h('div', { class: 'st-compass', title: _("The sum of every card's attack arrow in each direction; the front (F) is up.") }, compass(st.attack, st.attack_total))));
 
       statsEl.replaceChildren(...blocks);
     }
 
     /** An 8-direction chart: a unit in the middle, a ray per direction as long as its total. */
     function compass(attack, total) {
-      const svg = s('svg', { viewBox: '-112 -108 224 216', role: 'img', 'aria-label': 'Attack by direction: ' + DIRS.map((d) => `${d} ${attack[d] || 0}`).join(', ') });
+      const svg = s('svg', { viewBox: '-112 -108 224 216', role: 'img', 'aria-label': _('Attack by direction: {list}', { list: DIRS.map((d) => `${d} ${attack[d] || 0}`).join(', ') }) });
       const max = Math.max(1, ...DIRS.map((d) => attack[d] || 0));
       svg.append(s('circle', { class: 'cp-ring', r: 27 + 48 }), s('circle', { class: 'cp-ring', r: 27 + 24 }));
       DIRS.forEach((d, i) => {
@@ -883,7 +945,7 @@
       svg.append(s('rect', { class: 'cp-unit', x: -22, y: -22, width: 44, height: 44, rx: 6 }));
       svg.append(s('rect', { class: 'cp-band', x: -11, y: -23, width: 22, height: 4, rx: 1.5 }));
       svg.append(s('text', { class: 'cp-mid', x: 0, y: -2 }, String(total)));
-      svg.append(s('text', { class: 'cp-mid-l', x: 0, y: 11 }, 'total'));
+      svg.append(s('text', { class: 'cp-mid-l', x: 0, y: 11 }, _('total')));
       return svg;
     }
 
@@ -897,10 +959,10 @@
       if (!name) {
         nameInput.classList.add('bad');
         nameInput.focus();
-        showMessage(msg, 'A deck needs a name: type one in the box at the top.', 'error');
+        showMessage(msg, _('A deck needs a name: type one in the box at the top.'), 'error');
         return false;
       }
-      if (!dirty()) { if (!quiet) showMessage(msg, 'Nothing to save: the deck is as it was saved.', 'info'); return true; }
+      if (!dirty()) { if (!quiet) showMessage(msg, _('Nothing to save: the deck is as it was saved.'), 'info'); return true; }
       S.busy = true;
       const btn = $('#deck-save');
       btn.disabled = true;
@@ -914,14 +976,17 @@
         if (S.name !== doc.name) { S.name = doc.name; nameInput.value = doc.name; }
         if (S.cards.join(',') !== doc.cards.join(',')) { S.cards = doc.cards.slice(); renderDeck(); }
         if (doc.analysis) { S.analysis = doc.analysis; S.analysed = doc.cards.join(','); }
-        if (!quiet) showMessage(msg, `Saved “${doc.name}”` + (doc.complete ? ': complete and ready to play.' : ` as a draft (${doc.size} of ${DECK_SIZE}).`), 'ok');
+        if (!quiet) {
+          showMessage(msg, doc.complete ? _('Saved “{name}”: complete and ready to play.', { name: doc.name })
+            : _('Saved “{name}” as a draft ({n} of {total}).', { name: doc.name, n: doc.size, total: DECK_SIZE }), 'ok');
+        }
         return true;
       } catch (e) {
         let extra = null;
         if (e.status === 409 && /changed elsewhere/.test(e.message)) {
-          extra = h('button', { type: 'button', class: 'small', style: 'margin-left:.6rem', text: 'Reload the saved deck (drops your changes)', onclick: () => { S.leaving = true; location.reload(); } });
+          extra = h('button', { type: 'button', class: 'small', style: 'margin-left:.6rem', text: _('Reload the saved deck (drops your changes)'), onclick: () => { S.leaving = true; location.reload(); } });
         }
-        showMessage(msg, `Not saved: ${clause(e.message)}`, 'error', extra);
+        showMessage(msg, _('Not saved: {reason}', { reason: clause(e.message) }), 'error', extra);
         if (/name/.test(e.message)) nameInput.classList.add('bad');
         return false;
       } finally {
@@ -935,12 +1000,12 @@
 
     function revert() {
       if (!dirty()) return;
-      if (!window.confirm('Throw away your changes and go back to the saved deck? (Undo brings the cards back.)')) return;
+      if (!window.confirm(_('Throw away your changes and go back to the saved deck? (Undo brings the cards back.)'))) return;
       S.name = S.saved.name;
       nameInput.value = S.name;
       nameInput.classList.remove('bad');
       commit(S.saved.cards.slice());
-      showMessage(msg, 'Back to the saved deck.', 'ok', h('button', { type: 'button', class: 'small', style: 'margin-left:.6rem', text: 'Undo', onclick: undo }));
+      showMessage(msg, _('Back to the saved deck.'), 'ok', h('button', { type: 'button', class: 'small', style: 'margin-left:.6rem', text: _('Undo'), onclick: undo }));
     }
 
     function leave(url) { S.leaving = true; location.href = url; }
@@ -952,42 +1017,43 @@
         let doc;
         if (!dirty()) {
           doc = await api('POST', `/api/decks/${S.id}/copy`, {});
-          setFlash(`This is a copy of “${S.saved.name}”.`, 'ok');
+          setFlash(_('This is a copy of “{name}”.', { name: S.saved.name }), 'ok');
         } else {
           const list = await api('GET', '/api/decks');
-          const base = cut(S.name.replace(/\s+/g, ' ').trim() || S.saved.name, NAME_LIMIT - 7) + ' (copy)';
+          const room = NAME_LIMIT - Array.from(_('{name} (copy)', { name: '' })).length;
+          const base = _('{name} (copy)', { name: cut(S.name.replace(/\s+/g, ' ').trim() || S.saved.name, room) });
           doc = await api('POST', '/api/decks', { name: freeName(list.decks.map((d) => d.name), base), cards: S.cards });
-          setFlash(`This is a copy with your unsaved changes; “${S.saved.name}” itself was not changed.`, 'ok');
+          setFlash(_('This is a copy with your unsaved changes; “{name}” itself was not changed.', { name: S.saved.name }), 'ok');
         }
         leave(`/decks/${doc.id}`);
       } catch (e) {
         btn.disabled = false;
-        showMessage(msg, `Not copied: ${clause(e.message)}`, 'error');
+        showMessage(msg, _('Not copied: {reason}', { reason: clause(e.message) }), 'error');
       }
     }
 
     async function exportDeck(format) {
-      let note = '';
+      let savedFirst = false;
       if (dirty()) {
         if (!(await save(true))) return;
-        note = 'Saved your changes, then ';
+        savedFirst = true;
       }
       try {
         const file = await download(`/api/decks/${S.id}/export?format=${format}`);
-        showMessage(msg, `${note}${note ? 'd' : 'D'}ownloaded ${file}.`, 'ok');
+        showMessage(msg, savedFirst ? _('Saved your changes, then downloaded {file}.', { file }) : _('Downloaded {file}.', { file }), 'ok');
       } catch (e) {
-        showMessage(msg, `Not exported: ${clause(e.message)}`, 'error');
+        showMessage(msg, _('Not exported: {reason}', { reason: clause(e.message) }), 'error');
       }
     }
 
     async function deleteDeck() {
-      if (!window.confirm(`Delete the deck “${S.saved.name}”? This cannot be undone.`)) return;
+      if (!window.confirm(_('Delete the deck “{name}”? This cannot be undone.', { name: S.saved.name }))) return;
       try {
         await api('DELETE', `/api/decks/${S.id}`);
-        setFlash(`Deleted the deck “${S.saved.name}”.`, 'ok');
+        setFlash(_('Deleted the deck “{name}”.', { name: S.saved.name }), 'ok');
         leave('/decks');
       } catch (e) {
-        showMessage(msg, `Not deleted: ${clause(e.message)}`, 'error');
+        showMessage(msg, _('Not deleted: {reason}', { reason: clause(e.message) }), 'error');
       }
     }
 
@@ -996,12 +1062,14 @@
       const ids = army ? standardDeck(army) : [];
       if (!army && !S.cards.length) return;
       const q = army
-        ? `Replace the deck's ${plural(S.cards.length, 'card')} with the ${cap(army)} standard deck? (Undo brings them back.)`
-        : `Take all ${plural(S.cards.length, 'card')} out of the deck? (Undo brings them back.)`;
+        ? ngettext("Replace the deck's {n} card with the {army} standard deck? (Undo brings them back.)",
+          "Replace the deck's {n} cards with the {army} standard deck? (Undo brings them back.)", S.cards.length, { army: armyName(army) })
+        : ngettext('Take all {n} card out of the deck? (Undo brings them back.)',
+          'Take all {n} cards out of the deck? (Undo brings them back.)', S.cards.length);
       if (!window.confirm(q)) return;
       commit(ids);
-      showMessage(msg, army ? `Started again from the ${cap(army)} standard deck.` : 'The deck is empty: add cards from the browser.', 'ok',
-        h('button', { type: 'button', class: 'small', style: 'margin-left:.6rem', text: 'Undo', onclick: undo }));
+      showMessage(msg, army ? _('Started again from the {army} standard deck.', { army: armyName(army) }) : _('The deck is empty: add cards from the browser.'), 'ok',
+        h('button', { type: 'button', class: 'small', style: 'margin-left:.6rem', text: _('Undo'), onclick: undo }));
     }
 
     // ---------------------------------------------------------------------------------------------

@@ -56,8 +56,55 @@
 
   const DIRS = ['F', 'FR', 'R', 'BR', 'B', 'BL', 'L', 'FL'];
   const FILES = 'abcdefg';
-  const RANK_ABBR = { general: 'GEN', command: 'CMD', special: 'SPC', elite: 'ELT', veteran: 'VET', regular: 'REG', recruit: 'RCT' };
-  const CLASS_ABBR = { infantry: 'Infantry', cavalry: 'Cavalry', berserker: 'Berserker', spear: 'Spear', ranged: 'Ranged' };
+  // The words of the page are in its language (docs/i18n.md): _() and ngettext() come from i18n.js,
+  // loaded before this script; card names, squares, card ids and the notation stay as they are.
+  const RANK_ABBR = { general: _('GEN'), command: _('CMD'), special: _('SPC'), elite: _('ELT'), veteran: _('VET'), regular: _('REG'), recruit: _('RCT') };
+  // the rules' words for the data's keys (the same English words as lordsofwar/i18n.py ARMIES, CLASSES) ...
+  const CLASS_ABBR = { infantry: _('Infantry'), cavalry: _('Cavalry'), berserker: _('Berserker'), spear: _('Spear'), ranged: _('Ranged') };
+  const ARMY_NAMES = { dwarves: _('Dwarves'), elves: _('Elves'), lizardmen: _('Lizardmen'), orcs: _('Orcs'), templars: _('Templars'), undead: _('Undead') };
+  // ... and as they stand inside a sentence ("veteran infantry", "army: custom orcs")
+  const ARMY_WORDS = { dwarves: _('dwarves'), elves: _('elves'), lizardmen: _('lizardmen'), orcs: _('orcs'), templars: _('templars'), undead: _('undead') };
+  const RANK_WORDS = { general: _('general'), command: _('command'), special: _('special'), elite: _('elite'), veteran: _('veteran'), regular: _('regular'), recruit: _('recruit') };
+  const CLASS_WORDS = { infantry: _('infantry'), cavalry: _('cavalry'), berserker: _('berserker'), spear: _('spear'), ranged: _('ranged') };
+  const DIR_NAMES = { F: _('front'), FR: _('front-right'), R: _('right'), BR: _('back-right'), B: _('back'), BL: _('back-left'), L: _('left'), FL: _('front-left') };
+  const rankWord = (k) => RANK_WORDS[k] || k;
+  const classWord = (k) => CLASS_WORDS[k] || k;
+  /** An army label ("orcs", "custom orcs", "mercenary") inside a sentence. */
+  function armyWords(army) {
+    if (!army) return army;
+    if (ARMY_WORDS[army]) return ARMY_WORDS[army];
+    if (army === 'mercenary') return _('mercenary');
+    const m = /^custom (.+)$/.exec(army);
+    return m ? _('custom {army}', { army: ARMY_WORDS[m[1]] || m[1] }) : army;
+  }
+  /** An army label as a name of its own ("Orcs", "Custom orcs", "Mercenary"). */
+  function armyLabel(army) {
+    if (ARMY_NAMES[army]) return ARMY_NAMES[army];
+    if (army === 'mercenary') return _('Mercenary');
+    const m = /^custom (.+)$/.exec(army);
+    return m ? _('Custom {army}', { army: ARMY_WORDS[m[1]] || m[1] }) : army.replace(/^./, (c) => c.toUpperCase());
+  }
+  /** "player 2" */
+  const playerWord = (p) => _('player {n}', { n: p });
+
+  /**
+   * A translated sentence cut at its placeholders: its text between them and the values of `args`
+   * (an array value is spread). Not filled by _() itself, so that a value may be a node (for h()) or
+   * a card part of a log segment: nodes(_('Defence {defence}'), { defence: h('b', ...) }).
+   */
+  function pieces(text, args) {
+    const out = [];
+    const add = (v) => out.push(v !== null && typeof v === 'object' ? v : String(v));
+    String(text).split(/(\{\w+\})/).forEach((s, i) => {
+      if (i % 2 === 0) { if (s) out.push(s); return; }
+      const k = s.slice(1, -1);
+      if (!args || !Object.prototype.hasOwnProperty.call(args, k)) out.push(s);
+      else if (Array.isArray(args[k])) args[k].forEach(add);
+      else add(args[k]);
+    });
+    return out;
+  }
+  const nodes = pieces;
   const CARDS = {};
 
   function h(tag, attrs, ...children) {
@@ -95,12 +142,12 @@
 
   const isCommand = (c) => !!c && (c.rank === 'general' || c.rank === 'command');
   const card = (id) => CARDS[id] || null;
-  const cardName = (id) => (CARDS[id] ? CARDS[id].name : id || 'a hidden card');
+  const cardName = (id) => (CARDS[id] ? CARDS[id].name : id || _('a hidden card'));
 
   async function loadCards() {
     if (Object.keys(CARDS).length) return CARDS;
     const r = await fetch('/api/cards', { credentials: 'same-origin' });
-    if (!r.ok) throw new Error('could not load the cards (' + r.status + ')');
+    if (!r.ok) throw new Error(_('could not load the cards ({status})', { status: r.status }));
     for (const c of await r.json()) CARDS[c.id] = c;
     return CARDS;
   }
@@ -150,7 +197,7 @@
     }
     for (const d of c.moves || []) {
       const i = (DIRS.indexOf(d) + (rot ? 4 : 0)) % 8;
-      e.append(h('div', { class: 'move-arrow s' + i, style: `--a:${i * 45}deg`, title: 'moves ' + d }));
+      e.append(h('div', { class: 'move-arrow s' + i, style: `--a:${i * 45}deg`, title: _('moves {direction}', { direction: d }) }));
     }
     const face = h('div', { class: 'face' },
       h('div', { class: 'c-name' }, h('span', { text: c.name })),
@@ -158,7 +205,7 @@
         h('span', { class: 'c-rank', text: RANK_ABBR[c.rank] || c.rank }),
         h('span', { class: 'c-class', text: CLASS_ABBR[c.class] || c.class })),
       h('div', { class: 'c-bottom' },
-        h('div', { class: 'c-def', title: 'defence' }, h('span', { text: c.defence })),
+        h('div', { class: 'c-def', title: _('defence') }, h('span', { text: c.defence })),
         c.ranged ? rangedEl(c.ranged, rot) : null));
     e.append(face);
     return e;
@@ -178,15 +225,16 @@
         grid.append(h('i', { class: x === 0 && f === 0 ? 'u' : set.has(x + ',' + f) ? 't' : '' }));
       }
     }
-    return h('div', { class: 'c-ranged', title: `ranged: ${r.damage} damage` },
+    return h('div', { class: 'c-ranged', title: _('ranged: {damage} damage', { damage: r.damage }) },
       h('div', { class: 'c-dmg' }, h('span', { text: r.damage })), grid);
   }
 
   function cardTitle(c) {
     const a = DIRS.filter((d) => c.attacks && c.attacks[d]).map((d) => d + ' ' + c.attacks[d]).join(', ');
-    let s = `${c.name} — ${c.rank} ${c.class}, defence ${c.defence}` + (a ? `\nattacks: ${a}` : '');
-    if (c.ranged) s += `\nranged: ${c.ranged.damage} damage`;
-    if (c.moves && c.moves.length) s += `\nmoves: ${c.moves.join(', ')}`;
+    let s = _('{name} — {rank} {class}, defence {defence}', { name: c.name, rank: rankWord(c.rank), class: classWord(c.class), defence: c.defence })
+      + (a ? '\n' + _('attacks: {list}', { list: a }) : '');
+    if (c.ranged) s += '\n' + _('ranged: {damage} damage', { damage: c.ranged.damage });
+    if (c.moves && c.moves.length) s += '\n' + _('moves: {list}', { list: c.moves.join(', ') });
     return s;
   }
 
@@ -196,19 +244,19 @@
     if (!c) return;
     let ov = $('#magnify');
     if (!ov) { ov = h('div', { id: 'magnify', class: 'magnify' }); document.body.append(ov); }
-    const DIRN = { F: 'front', FR: 'front-right', R: 'right', BR: 'back-right', B: 'back', BL: 'back-left', L: 'left', FL: 'front-left' };
+    const DIRN = DIR_NAMES;
     const attacks = DIRS.filter((d) => c.attacks && c.attacks[d]).map((d) => h('li', null, h('b', { text: c.attacks[d] }), ' ' + DIRN[d]));
     ov.replaceChildren(h('div', { class: 'magnify-box', role: 'dialog', 'aria-label': c.name },
       h('div', { class: 'magnify-card' }, cardEl(c.id, { colour: opts.colour, side: opts.side, title: false })),
       h('div', { class: 'magnify-info' },
         h('h2', { text: c.name }),
-        h('p', { class: 'mi-sub', text: `${c.army} · ${c.rank}${isCommand(c) ? ' (command unit)' : ''} · ${c.class}` }),
-        h('p', null, 'Defence ', h('b', { text: c.defence })),
-        attacks.length ? h('div', null, 'Attacks', h('ul', { class: 'mi-attacks' }, attacks)) : h('p', { text: 'No attack arrows' }),
-        c.ranged ? h('p', null, 'Ranged weapon: ', h('b', { text: c.ranged.damage }), ' damage on the marked squares (forward is up)') : null,
-        c.moves && c.moves.length ? h('p', { text: 'Moves: ' + c.moves.map((d) => DIRN[d]).join(', ') }) : null,
+        h('p', { class: 'mi-sub', text: `${armyWords(c.army)} · ${isCommand(c) ? _('{rank} (command unit)', { rank: rankWord(c.rank) }) : rankWord(c.rank)} · ${classWord(c.class)}` }),
+        h('p', null, nodes(_('Defence {defence}'), { defence: h('b', { text: c.defence }) })),
+        attacks.length ? h('div', null, _('Attacks'), h('ul', { class: 'mi-attacks' }, attacks)) : h('p', { text: _('No attack arrows') }),
+        c.ranged ? h('p', null, nodes(_('Ranged weapon: {damage} damage on the marked squares (forward is up)'), { damage: h('b', { text: c.ranged.damage }) })) : null,
+        c.moves && c.moves.length ? h('p', { text: _('Moves: {list}', { list: c.moves.map((d) => DIRN[d]).join(', ') }) }) : null,
         h('p', { class: 'mi-id', text: c.id }),
-        h('button', { class: 'btn', type: 'button', id: 'magnify-close', text: 'Close' }))));
+        h('button', { class: 'btn', type: 'button', id: 'magnify-close', text: _('Close') }))));
     const before = document.activeElement;
     ov.hidden = false;
     ov._close = () => {
@@ -290,7 +338,7 @@
           const ce = cardEl(u.card, { colour: colourOf(u.owner), rot: u.owner !== bottom, extra: 'unit' + (fresh.has(name) ? ' fresh' : '') });
           ce.dataset.owner = u.owner;
           sq.append(ce);
-          if (dmg[name]) sq.append(h('span', { class: 'dmg-badge', title: `${dmg[name]} shot damage this turn`, text: '−' + dmg[name] }));
+          if (dmg[name]) sq.append(h('span', { class: 'dmg-badge', title: _('{damage} shot damage this turn', { damage: dmg[name] }), text: '−' + dmg[name] }));
         }
         if (targets.has(name)) sq.append(h('span', { class: 'tmark' }));
         frag.append(sq);
@@ -352,32 +400,41 @@
 
   /** Readable parts of a log entry: an array of {text | card, cls}. names: {1: "alice", 2: "bob"}. */
   function describeEntry(entry, names) {
-    const pn = (p) => (names && names[p]) || (p ? 'player ' + p : 'nobody');
+    const pn = (p) => (names && names[p]) || (p ? playerWord(p) : _('nobody'));
     const parts = [];
     const C = (id, sq) => ({ card: id, sq });
     for (const ev of entry.events || []) {
       const seg = [];
+      const say = (text, args) => seg.push(...pieces(text, args));
       switch (ev.type) {
-        case 'deploy': seg.push(pn(ev.player) + ' deploys ', C(ev.card), ' on ' + ev.square + (ev.forced ? ' (forced)' : '')); break;
-        case 'shot': seg.push(C(ev.card), ` (${ev.from}) ${ev.declared ? 'declares a shot at' : 'shoots'} `, C(ev.target_card), ` (${ev.target}) for ${ev.damage}`); break;
-        case 'eliminated': seg.push({ text: 'eliminated: ', cls: 'elim' }, C(ev.card), ` (${ev.square})`); break;
-        case 'advance': seg.push('berserker ', C(ev.card), ` advances ${ev.from} → ${ev.to}`); break;
-        case 'move': seg.push(C(ev.card), ` moves ${ev.from} → ${ev.to}`); break;
-        case 'recall': seg.push(pn(ev.player) + ' recalls ', C(ev.card), ' from ' + ev.square); break;
-        case 'draw': seg.push(pn(ev.player) + ' draws a card'); break;
-        case 'pass': seg.push(pn(ev.player) + ' passes'); break;
-        case 'extra_turn': seg.push({ text: 'extra turn for ' + pn(ev.player), cls: 'extra' }); break;
-        case 'reveal': seg.push(pn(ev.player) + "'s hand is revealed: ");
-          (ev.hand || []).forEach((id, i) => { if (i) seg.push(', '); seg.push(C(id)); }); break;
-        case 'resign': seg.push({ text: pn(ev.player) + ' resigns', cls: 'res' }); break;
-        case 'timeout': seg.push({ text: pn(ev.player) + ' is out of time', cls: 'res' }); break;
-        case 'draw_agreed': seg.push({ text: 'both players agree to a draw', cls: 'res' }); break;
-        case 'result': seg.push({ text: ev.winner ? `${pn(ev.winner)} wins — ${named(ev.reason, names)}` : `Draw — ${named(ev.reason, names)}`, cls: 'res' }); break;
-        default: seg.push(ev.type + (ev.player ? ' (' + pn(ev.player) + ')' : ''));
+        case 'deploy': say(ev.forced ? _('{player} deploys {card} on {square} (forced)') : _('{player} deploys {card} on {square}'),
+          { player: pn(ev.player), card: C(ev.card), square: ev.square }); break;
+        case 'shot': say(ev.declared ? _('{card} ({from}) declares a shot at {target} ({square}) for {damage}') : _('{card} ({from}) shoots {target} ({square}) for {damage}'),
+          { card: C(ev.card), from: ev.from, target: C(ev.target_card), square: ev.target, damage: ev.damage }); break;
+        case 'eliminated': { // the words before the card stand out
+          const p = pieces(_('eliminated: {card} ({square})'), { card: C(ev.card), square: ev.square });
+          const first = p.findIndex((x) => typeof x !== 'string');
+          p.forEach((x, i) => seg.push(i < first && typeof x === 'string' ? { text: x, cls: 'elim' } : x));
+          break;
+        }
+        case 'advance': say(_('berserker {card} advances {from} → {to}'), { card: C(ev.card), from: ev.from, to: ev.to }); break;
+        case 'move': say(_('{card} moves {from} → {to}'), { card: C(ev.card), from: ev.from, to: ev.to }); break;
+        case 'recall': say(_('{player} recalls {card} from {square}'), { player: pn(ev.player), card: C(ev.card), square: ev.square }); break;
+        case 'draw': seg.push(_('{player} draws a card', { player: pn(ev.player) })); break;
+        case 'pass': seg.push(_('{player} passes', { player: pn(ev.player) })); break;
+        case 'extra_turn': seg.push({ text: _('extra turn for {player}', { player: pn(ev.player) }), cls: 'extra' }); break;
+        case 'reveal': say(_("{player}'s hand is revealed: {cards}"),
+          { player: pn(ev.player), cards: (ev.hand || []).flatMap((id, i) => (i ? [', ', C(id)] : [C(id)])) }); break;
+        case 'resign': seg.push({ text: _('{player} resigns', { player: pn(ev.player) }), cls: 'res' }); break;
+        case 'timeout': seg.push({ text: _('{player} is out of time', { player: pn(ev.player) }), cls: 'res' }); break;
+        case 'draw_agreed': seg.push({ text: _('both players agree to a draw'), cls: 'res' }); break;
+        case 'result': seg.push({ text: ev.winner ? _('{player} wins — {reason}', { player: pn(ev.winner), reason: named(ev.reason, names) })
+          : _('Draw — {reason}', { reason: named(ev.reason, names) }), cls: 'res' }); break;
+        default: seg.push(ev.player ? _('{event} ({player})', { event: ev.type, player: pn(ev.player) }) : ev.type);
       }
       parts.push(seg);
     }
-    if (!parts.length && entry.action) parts.push([pn(entry.player) + ': ' + entry.action]);
+    if (!parts.length && entry.action) parts.push([_('{player}: {action}', { player: pn(entry.player), action: entry.action })]);
     return parts;
   }
 
@@ -385,11 +442,13 @@
   function actionText(a) {
     const p = String(a).split(' ');
     switch (p[0]) {
-      case 'deploy': return `deploy ${cardName(p[1])} on ${p[2]}`;
-      case 'shoot': return `shoot from ${p[1]} at ${p[2]}`;
-      case 'move': case 'advance': return `${p[0]} ${p[1]} → ${p[2]}`;
-      case 'recall': return `recall the unit on ${p[1]}`;
-      case 'draw': return 'draw a card';
+      case 'deploy': return _('deploy {card} on {square}', { card: cardName(p[1]), square: p[2] });
+      case 'shoot': return _('shoot from {from} at {to}', { from: p[1], to: p[2] });
+      case 'move': return _('move {from} → {to}', { from: p[1], to: p[2] });
+      case 'advance': return _('advance {from} → {to}', { from: p[1], to: p[2] });
+      case 'recall': return _('recall the unit on {square}', { square: p[1] });
+      case 'draw': return _('draw a card');
+      case 'pass': return _('pass');
       default: return String(a);
     }
   }
@@ -442,7 +501,7 @@
     const home = opts.home || opts.bottom;
     const who = entry.player ? (home && entry.player === home ? 'me' : 'opp') : 'none';
     return h('div', { class: 'log-entry who-' + who + (opts.cls ? ' ' + opts.cls : ''), 'data-n': entry.n },
-      h('span', { class: 'le-turn', title: 'turn ' + entry.turn, text: entry.turn != null ? entry.turn : '' }), body);
+      h('span', { class: 'le-turn', title: _('turn {turn}', { turn: entry.turn }), text: entry.turn != null ? entry.turn : '' }), body);
   }
 
   /**
@@ -457,10 +516,13 @@
     if (key === state.key) return null;
     const sameTurn = state.turn === e.turn;
     state.key = key; state.turn = e.turn;
-    const who = e.player ? ' · ' + ((names && names[e.player]) || 'player ' + e.player) : '';
+    const who = e.player ? ((names && names[e.player]) || playerWord(e.player)) : null;
     const ending = e.action == null && (e.events || []).some((ev) => ev.type === 'result');
-    return h('div', { class: 'log-turn' + (sameTurn ? ' same-turn' : '') + (ending ? ' ending' : ''), 'data-player': e.player || null,
-      text: ending ? `Turn ${e.turn}` + who + ' · end of the game' : `Turn ${e.turn}` + who });
+    const args = { turn: e.turn, player: who };
+    const text = who
+      ? (ending ? _('Turn {turn} · {player} · end of the game', args) : _('Turn {turn} · {player}', args))
+      : (ending ? _('Turn {turn} · end of the game', args) : _('Turn {turn}', args));
+    return h('div', { class: 'log-turn' + (sameTurn ? ' same-turn' : '') + (ending ? ' ending' : ''), 'data-player': e.player || null, text });
   }
 
   // A card shown while the pointer rests on its name (#hover-pop).
@@ -468,7 +530,7 @@
     const pop = $('#hover-pop');
     if (!pop || !card(id)) return;
     pop.replaceChildren(h('div', { class: 'hp-preview' }, cardEl(id, { colour: colour || 'me', title: false, extra: 'preview' }),
-      h('div', { class: 'hp-hint', text: 'double-click or right-click: magnify' })));
+      h('div', { class: 'hp-hint', text: _('double-click or right-click: magnify') })));
     pop.hidden = false;
     pop.style.width = '';
     placePop(pop, anchor, 'side');
@@ -503,18 +565,18 @@
     pop.style.top = Math.max(8, top) + window.scrollY + 'px';
   }
 
-  // "player 2 resigned" → "bob resigned"
+  // "player 2 resigned" → "bob resigned", in the page's language (static/i18n.js: reasonText)
   function named(reason, names) {
-    return String(reason || '').replace(/\bplayer ([12])\b/g, (m, p) => (names && names[p]) || m);
+    return window.reasonText(reason, names);
   }
 
   function resultText(result, names, you) {
     if (!result) return '';
     const why = named(result.reason, names);
-    if (result.winner == null) return 'Draw · ' + why;
-    const w = (names && names[result.winner]) || 'player ' + result.winner;
-    if (you) return (result.winner === you ? 'You won' : 'You lost') + ' · ' + why;
-    return w + ' wins · ' + why;
+    if (result.winner == null) return _('Draw · {reason}', { reason: why });
+    const w = (names && names[result.winner]) || playerWord(result.winner);
+    if (you) return result.winner === you ? _('You won · {reason}', { reason: why }) : _('You lost · {reason}', { reason: why });
+    return _('{player} wins · {reason}', { player: w, reason: why });
   }
 
   // ---------------------------------------------------------------------------------------------
@@ -542,19 +604,24 @@
     return { lost, cmd, units, cNeed, uNeed, svg };
   }
 
+  /** The score in words (the rings' aria-label and title). */
+  function eliminatedWords(player, cmd, cNeed, units, uNeed) {
+    return _('eliminated by {player}: {cmd} of {cneed} command units, {units} of {uneed} units', { player, cmd, cneed: cNeed, units, uneed: uNeed });
+  }
+
   function scoreEl(view, player, names, opts = {}) {
     const opp = 3 - player;
     const { lost, cmd, units, cNeed, uNeed, svg } = scoreOf(view, player, opts.warn !== false);
-    const e = h('div', { class: 'score', tabindex: '0', 'aria-label': `eliminated by ${names[player]}: ${cmd} of ${cNeed} command units, ${units} of ${uNeed} units` });
+    const e = h('div', { class: 'score', tabindex: '0', 'aria-label': eliminatedWords(names[player], cmd, cNeed, units, uNeed) });
     e.innerHTML = svg;
     e.append(h('div', { class: 'score-nums' },
-      h('span', { class: 'sn-cmd', title: 'command units eliminated / needed' }, h('b', { text: cmd }), '/' + cNeed, h('small', { text: ' cmd' })),
-      h('span', { class: 'sn-units', title: 'units eliminated (all ranks) / needed' }, h('b', { text: units }), '/' + uNeed, h('small', { text: ' units' }))));
+      h('span', { class: 'sn-cmd', title: _('command units eliminated / needed') }, h('b', { text: cmd }), '/' + cNeed, h('small', { text: ' ' + _('cmd') })),
+      h('span', { class: 'sn-units', title: _('units eliminated (all ranks) / needed') }, h('b', { text: units }), '/' + uNeed, h('small', { text: ' ' + _('units') }))));
     const show = () => {
       const pop = $('#hover-pop');
       if (!pop) return;
-      pop.replaceChildren(h('div', { class: 'hp-title', text: `Eliminated by ${names[player]} (${units})` }),
-        lost.length ? h('div', { class: 'hp-cards' }, lost.map((id) => cardEl(id, { colour: opp === (opts.home || opts.bottom || 1) ? 'me' : 'opp', extra: 'mini' }))) : h('div', { class: 'hp-none', text: 'none yet' }));
+      pop.replaceChildren(h('div', { class: 'hp-title', text: _('Eliminated by {player} ({units})', { player: names[player], units }) }),
+        lost.length ? h('div', { class: 'hp-cards' }, lost.map((id) => cardEl(id, { colour: opp === (opts.home || opts.bottom || 1) ? 'me' : 'opp', extra: 'mini' }))) : h('div', { class: 'hp-none', text: _('none yet') }));
       pop.hidden = false;
       const r = e.getBoundingClientRect();
       const pw = Math.min(360, window.innerWidth - 16);
@@ -578,13 +645,15 @@
       const e = h('span', { class: 'pb-score col-' + (p === home ? 'me' : 'opp'), 'data-player': p },
         h('span', { class: 'pb-rings' }), h('span', { class: 'pb-nums', text: `${sc.cmd}/${sc.cNeed} · ${sc.units}/${sc.uNeed}` }));
       e.firstChild.innerHTML = sc.svg;
-      e.title = `eliminated by ${names[p]}: ${sc.cmd} of ${sc.cNeed} command units, ${sc.units} of ${sc.uNeed} units`;
+      e.title = eliminatedWords(names[p], sc.cmd, sc.cNeed, sc.units, sc.uNeed);
       return e;
     });
-    btn.replaceChildren(h('span', { class: 'pb-label', text: hidden ? '▸ Players' : '▾ Players' }), ...parts);
+    btn.replaceChildren(h('span', { class: 'pb-label', text: (hidden ? '▸ ' : '▾ ') + _('Players') }), ...parts);
     btn.setAttribute('aria-pressed', hidden ? 'false' : 'true');
     btn.removeAttribute('aria-label');
-    btn.title = (hidden ? 'Show' : 'Hide') + ' the player panels (the rings: command units and units eliminated): ' + parts.map((e) => e.title).join('; ');
+    const scores = parts.map((e) => e.title).join('; ');
+    btn.title = hidden ? _('Show the player panels (the rings: command units and units eliminated): {scores}', { scores })
+      : _('Hide the player panels (the rings: command units and units eliminated): {scores}', { scores });
   }
 
   const RANK_ORDER = ['general', 'command', 'special', 'elite', 'veteran', 'regular', 'recruit'];
@@ -598,34 +667,39 @@
 
   /** The army tag of a player panel (the army, or "Mercenary" / "Custom orcs"), or null. */
   function armyTag(army) {
-    return army ? h('span', { class: 'tag army' + (isCustomArmy(army) ? ' custom' : ''), title: 'army: ' + army, text: army.replace(/^./, (c) => c.toUpperCase()) }) : null;
+    return army ? h('span', { class: 'tag army' + (isCustomArmy(army) ? ' custom' : ''), title: _('army: {army}', { army: armyWords(army) }), text: armyLabel(army) }) : null;
   }
 
   /**
    * The deck counter of player `p`'s panel (.deck-count); it lists, on hover or focus, what the
    * viewer may know of the cards left: info = {cards: [...], includes_hand: bool} (server's
-   * deck_cards) or null (only the count). opts: {count, whose ("Your" | name), colour, army}.
+   * deck_cards) or null (only the count). opts: {count, own (the viewer's own deck) | name (the
+   * player's name), colour, army}.
    */
   function deckCount(p, info, opts) {
+    const own = !!opts.own, name = opts.name;
+    const deckWords = (n) => (own ? ngettext('Your deck: {n} card left', 'Your deck: {n} cards left', n)
+      : ngettext("{player}'s deck: {n} card left", "{player}'s deck: {n} cards left", n, { player: name }));
     const el = h('span', { class: 'deck-count has-pop', 'data-player': p, tabindex: '0' },
-      h('i', { class: 'mini-back' }), h('b', { text: opts.count != null ? opts.count : '?' }), ' deck');
+      h('i', { class: 'mini-back' }), nodes(_('{count} deck'), { count: h('b', { text: opts.count != null ? opts.count : '?' }) }));
     const show = () => {
       const pop = $('#hover-pop');
       if (!pop) return;
       let title, body;
       if (info && Array.isArray(info.cards)) {
         const cards = [...info.cards].sort(byRank);
-        title = info.includes_hand
-          ? `${opts.whose} deck or hand: ${cards.length} cards (the hand is hidden)`
-          : `${opts.whose} deck: ${cards.length} cards left`;
+        const n = cards.length;
+        title = !info.includes_hand ? deckWords(n)
+          : own ? ngettext('Your deck or hand: {n} card (the hand is hidden)', 'Your deck or hand: {n} cards (the hand is hidden)', n)
+            : ngettext("{player}'s deck or hand: {n} card (the hand is hidden)", "{player}'s deck or hand: {n} cards (the hand is hidden)", n, { player: name });
         body = cards.length ? h('div', { class: 'hp-cards deck-cards' }, cards.map((id) => cardEl(id, { colour: opts.colour, extra: 'mini', title: false })))
-          : h('div', { class: 'hp-none', text: 'empty' });
+          : h('div', { class: 'hp-none', text: _('empty') });
       } else {
-        title = `${opts.whose} deck: ${opts.count} cards left`;
-        body = h('div', { class: 'hp-none', text: opts.army ? `A ${opts.army} deck: which cards it holds is not known.` : 'Which cards it holds is not known.' });
+        title = deckWords(opts.count);
+        body = h('div', { class: 'hp-none', text: opts.army ? _('A {army} deck: which cards it holds is not known.', { army: armyWords(opts.army) }) : _('Which cards it holds is not known.') });
       }
       pop.replaceChildren(h('div', { class: 'hp-title', text: title }),
-        body, h('div', { class: 'hp-note', text: 'In no particular order.' }));
+        body, h('div', { class: 'hp-note', text: _('In no particular order.') }));
       pop.hidden = false;
       pop.style.width = Math.min(560, window.innerWidth - 16) + 'px';
       placePop(pop, el, 'side');
@@ -688,7 +762,7 @@
     const you = () => (S.game ? S.game.you : null);
     const names = () => {
       const p = (S.game && S.game.players) || {};
-      return { 1: (p[1] && p[1].name) || 'player 1', 2: (p[2] && p[2].name) || 'player 2' };
+      return { 1: (p[1] && p[1].name) || playerWord(1), 2: (p[2] && p[2].name) || playerWord(2) };
     };
     const home = () => you() || 1; // drawn in "my" colour (blue) whichever side of the screen it is on
     const bottom = () => (UI.flip ? 3 - home() : home());
@@ -801,28 +875,31 @@
     // what stands there and what may be done there; the arrow keys move from square to square as
     // they lie on the screen, Enter (a click) acts. A hand card is a button too (Enter chooses it
     // and takes the focus to the first lit square). Announcements go to #sr-live (aria-live).
-    const DIR_WORDS = { F: 'front', FR: 'front-right', R: 'right', BR: 'back-right', B: 'back', BL: 'back-left', L: 'left', FL: 'front-left' };
-    const DO_WORDS = { deploy: 'deploy here', shoot: 'shoot at this', move: 'move here', advance: 'advance here' };
+    const DIR_WORDS = DIR_NAMES;
+    const DO_WORDS = { deploy: _('deploy here'), shoot: _('shoot at this'), move: _('move here'), advance: _('advance here') };
+    const VERBS = { deploy: _('deploy'), shoot: _('shoot'), move: _('move'), advance: _('advance'), recall: _('recall') };
+    const verb = (k) => VERBS[k] || k;
 
     function cardWords(id) {
       const c = card(id);
-      if (!c) return 'a hidden card';
+      if (!c) return _('a hidden card');
       const a = DIRS.filter((d) => c.attacks && c.attacks[d]).map((d) => `${DIR_WORDS[d]} ${c.attacks[d]}`);
-      let t = `${c.name} (${c.rank} ${c.class}, defence ${c.defence}; ` + (a.length ? 'attacks ' + a.join(', ') : 'no attack arrows');
-      if (c.ranged) t += `; ranged ${c.ranged.damage}`;
-      if (c.moves && c.moves.length) t += '; moves ' + c.moves.map((d) => DIR_WORDS[d]).join(', ');
-      return t + ')';
+      const parts = [_('{rank} {class}, defence {defence}', { rank: rankWord(c.rank), class: classWord(c.class), defence: c.defence }),
+        a.length ? _('attacks {list}', { list: a.join(', ') }) : _('no attack arrows')];
+      if (c.ranged) parts.push(_('ranged {damage}', { damage: c.ranged.damage }));
+      if (c.moves && c.moves.length) parts.push(_('moves {list}', { list: c.moves.map((d) => DIR_WORDS[d]).join(', ') }));
+      return _('{name} ({details})', { name: c.name, details: parts.join('; ') });
     }
     function unitWords(u) {
-      return (u.owner === you() ? 'your ' : `${names()[u.owner]}'s `) + cardWords(u.card);
+      return u.owner === you() ? _('your {unit}', { unit: cardWords(u.card) }) : _("{player}'s {unit}", { player: names()[u.owner], unit: cardWords(u.card) });
     }
 
     function squareLabel(name, targets, sources) {
       const u = unitAt(name);
-      let t = name + ', ' + (u ? unitWords(u) : 'empty');
-      if (targets.has(name)) t += ', lit: ' + (DO_WORDS[targets.get(name)] || targets.get(name));
-      if (sources.has(name)) t += ', can ' + sources.get(name).join(' or ');
-      if (UI.sel && UI.sel.from === name) t += ', chosen';
+      let t = name + ', ' + (u ? unitWords(u) : _('empty'));
+      if (targets.has(name)) t += ', ' + _('lit: {action}', { action: DO_WORDS[targets.get(name)] || targets.get(name) });
+      if (sources.has(name)) t += ', ' + _('can {actions}', { actions: sources.get(name).map(verb).reduce((a, b) => _('{a} or {b}', { a, b })) });
+      if (UI.sel && UI.sel.from === name) t += ', ' + _('chosen');
       return t;
     }
 
@@ -925,10 +1002,10 @@
       UI.lastSelKey = key;
       if (!key) return;
       const squares = [...targets.keys()].sort();
-      const n = squares.length + (squares.length === 1 ? ' square' : ' squares');
       const sel = UI.sel;
-      const what = sel.kind === 'deploy' ? `${cardName(sel.card)} chosen` : `${unitAt(sel.from) ? cardName(unitAt(sel.from).card) : 'the unit'} on ${sel.from} chosen to ${sel.kind}`;
-      announce(`${what}: ${n} lit: ${squares.join(', ')}`);
+      const what = sel.kind === 'deploy' ? _('{card} chosen', { card: cardName(sel.card) })
+        : _('{unit} on {square} chosen to {action}', { unit: unitAt(sel.from) ? cardName(unitAt(sel.from).card) : _('the unit'), square: sel.from, action: verb(sel.kind) });
+      announce(ngettext('{what}: {n} square lit: {squares}', '{what}: {n} squares lit: {squares}', squares.length, { what, squares: squares.join(', ') }));
     }
 
     function renderScreenReader(acts) {
@@ -942,34 +1019,39 @@
       const v = S.view, N = names(), me = you(), d = decider();
       const deployable = new Set(acts.filter((a) => a.type === 'deploy').map((a) => a.card));
       const order = me ? [me, 3 - me] : [1, 2];
-      const out = [h('p', { class: 'sr-status', text: `Turn ${v.turn}. ${$('#status').textContent}` })];
-      out.push(h('h3', { text: 'Players' }), h('ul', null, order.map((p) => {
+      const out = [h('p', { class: 'sr-status', text: _('Turn {turn}. {status}', { turn: v.turn, status: $('#status').textContent }) })];
+      out.push(h('h3', { text: _('Players') }), h('ul', null, order.map((p) => {
         const vp = (v.players || {})[p] || {};
         const deck = Array.isArray(vp.deck) ? vp.deck.length : vp.deck;
         const sc = scoreOf(v, p, false);
-        return h('li', { text: `${N[p]}${me === p ? ' (you)' : ''}, player ${p}${vp.army ? ', ' + vp.army : ''}${d === p ? ', to move' : ''}: `
-          + `${(vp.hand || []).length} cards in hand, ${deck == null ? 'unknown' : deck} in the deck; has eliminated ${sc.cmd} of ${sc.cNeed} command units and ${sc.units} of ${sc.uNeed} units` });
+        const nHand = (vp.hand || []).length;
+        const who = [me === p ? _('{player} (you)', { player: N[p] }) : N[p], playerWord(p)];
+        if (vp.army) who.push(armyWords(vp.army));
+        if (d === p) who.push(_('to move'));
+        return h('li', { text: who.join(', ') + ': '
+          + ngettext('{n} card in hand', '{n} cards in hand', nHand) + ', ' + _('{deck} in the deck', { deck: deck == null ? _('unknown') : deck }) + '; '
+          + _('has eliminated {cmd} of {cneed} command units and {units} of {uneed} units', { cmd: sc.cmd, cneed: sc.cNeed, units: sc.units, uneed: sc.uNeed }) });
       })));
       for (const p of order) {
         const hand = ((v.players || {})[p] || {}).hand || [];
         const known = hand.filter((x) => x != null);
-        const title = me === p ? 'Your hand' : `${N[p]}'s hand`;
+        const title = me === p ? _('Your hand') : _("{player}'s hand", { player: N[p] });
         out.push(h('h3', { text: `${title} (${hand.length})` }));
-        if (!hand.length) out.push(h('p', { text: 'empty' }));
-        else if (!known.length) out.push(h('p', { text: `${hand.length} hidden cards` }));
-        else out.push(h('ul', null, hand.map((id) => h('li', { text: id == null ? 'a hidden card' : cardWords(id) + (me === p && deployable.has(id) ? ': can be deployed now' : '') }))));
+        if (!hand.length) out.push(h('p', { text: _('empty') }));
+        else if (!known.length) out.push(h('p', { text: ngettext('{n} hidden card', '{n} hidden cards', hand.length) }));
+        else out.push(h('ul', null, hand.map((id) => h('li', { text: id == null ? _('a hidden card') : cardWords(id) + (me === p && deployable.has(id) ? ': ' + _('can be deployed now') : '') }))));
       }
       const units = (v.board || []).map((u) => ({ u, sq: norm(u.square) })).sort((a, b) => {
         const [ax, ay] = parseSq(a.sq), [bx, by] = parseSq(b.sq);
         return by - ay || ax - bx;
       });
-      out.push(h('h3', { text: `Mat (${units.length} units)` }));
-      out.push(units.length ? h('ul', null, units.map(({ u, sq }) => h('li', { text: `${sq}: ${unitWords(u)}` }))) : h('p', { text: 'no unit yet' }));
+      out.push(h('h3', { text: ngettext('Mat ({n} unit)', 'Mat ({n} units)', units.length) }));
+      out.push(units.length ? h('ul', null, units.map(({ u, sq }) => h('li', { text: `${sq}: ${unitWords(u)}` }))) : h('p', { text: _('no unit yet') }));
       const shots = Object.entries((v.turn_state && v.turn_state.shots) || {});
-      if (shots.length) out.push(h('p', { text: 'Declared shots: ' + shots.map(([a, b]) => `${norm(a)} at ${norm(b)}`).join(', ') }));
+      if (shots.length) out.push(h('p', { text: _('Declared shots: {list}', { list: shots.map(([a, b]) => _('{from} at {to}', { from: norm(a), to: norm(b) })).join(', ') }) }));
       if (UI.sel) {
         const lit = [...$('#mat').querySelectorAll('.sq.target')].map((e) => e.dataset.square).sort();
-        out.push(h('p', { class: 'sr-lit', text: 'Lit squares: ' + (lit.join(', ') || 'none') }));
+        out.push(h('p', { class: 'sr-lit', text: _('Lit squares: {squares}', { squares: lit.join(', ') || _('none') }) }));
       }
       $('#sr-text').replaceChildren(...out);
     }
@@ -1001,7 +1083,7 @@
       const hidden = (p, i) => {
         const e = cardEl(null, { colour: colourOf(p), extra: 'opp-card hidden-card' });
         e.dataset.index = i;
-        e.addEventListener('click', (ev) => { ev.stopPropagation(); say(`${names()[p]}'s hand is hidden: you see only how many cards it holds`); });
+        e.addEventListener('click', (ev) => { ev.stopPropagation(); say(_("{player}'s hand is hidden: you see only how many cards it holds", { player: names()[p] })); });
         return e;
       };
       const ownCard = (e, id, i) => {
@@ -1016,7 +1098,7 @@
         e.removeAttribute('title');
         const can = canAct && deployable.has(id);
         e.append(h('button', { type: 'button', class: 'card-pick', 'aria-pressed': e.classList.contains('selected') ? 'true' : 'false',
-          'aria-label': cardWords(id) + (can ? ', can be deployed' : '') }));
+          'aria-label': cardWords(id) + (can ? ', ' + _('can be deployed') : '') }));
         return e;
       };
       // bottom hand
@@ -1032,7 +1114,7 @@
       });
       hb.replaceChildren(...bcards);
       hb.dataset.player = b;
-      hb.setAttribute('aria-label', me === b ? 'Your hand' : `${names()[b]}'s hand`);
+      hb.setAttribute('aria-label', me === b ? _('Your hand') : _("{player}'s hand", { player: names()[b] }));
       hb.classList.toggle('is-own', me != null && b === me);
       hb.classList.toggle('faces', handOf(b).some((x) => x != null));
       // top hand: backs or faces (visible variant / game over), as they would stand on the mat;
@@ -1049,7 +1131,7 @@
       });
       ht.replaceChildren(...tcards);
       ht.dataset.player = top;
-      ht.setAttribute('aria-label', me === top ? 'Your hand' : `${names()[top]}'s hand`);
+      ht.setAttribute('aria-label', me === top ? _('Your hand') : _("{player}'s hand", { player: names()[top] }));
       ht.classList.toggle('faces', handOf(top).some((x) => x != null));
       const hint = $('#hand-hint');
       const visible = v.variant && v.variant.hands === 'visible' && !over();
@@ -1078,29 +1160,29 @@
       const tc = g.time_control || {};
       const info = S.deck ? (S.deck[p] !== undefined ? S.deck[p] : S.deck[String(p)]) : null;
       const deckEl = deckCount(p, info || null, {
-        count: deck, colour: colourOf(p), whose: me === p ? 'Your' : `${pl.name || 'player ' + p}'s`,
+        count: deck, colour: colourOf(p), own: me === p, name: pl.name || playerWord(p),
         army: isCustomArmy(vp.army) ? vp.army : null,
       });
       el.replaceChildren(
         h('div', { class: 'pp-head' },
           h('span', { class: 'pp-dot' }),
           h('div', { class: 'pp-id' },
-            h('span', { class: 'pp-name', title: pl.name || null, text: pl.name || 'player ' + p }),
+            h('span', { class: 'pp-name', title: pl.name || null, text: pl.name || playerWord(p) }),
             h('span', { class: 'pp-tags' },
-              me === p ? h('span', { class: 'tag you', text: 'you' }) : null,
-              pl.bot ? h('span', { class: 'tag bot', text: 'bot' }) : null,
-              h('span', { class: 'tag pnum', title: 'player ' + p, text: 'P' + p }),
+              me === p ? h('span', { class: 'tag you', text: _('you') }) : null,
+              pl.bot ? h('span', { class: 'tag bot', text: _('bot') }) : null,
+              h('span', { class: 'tag pnum', title: playerWord(p), text: _('P{number}', { number: p }) }),
               armyTag(vp.army),
-              visible && !over() ? h('span', { class: 'tag vis', title: "This player's hand is visible to the opponent", text: '◉ hand visible' }) : null)),
+              visible && !over() ? h('span', { class: 'tag vis', title: _("This player's hand is visible to the opponent"), text: '◉ ' + _('hand visible') }) : null)),
           tc.mode === 'live' ? h('span', { class: 'clock', 'data-player': p, text: '' })
             : tc.mode === 'turn' ? h('span', { class: 'clock deadline', 'data-player': p, text: '' }) : null),
         h('div', { class: 'pp-body' },
           scoreEl(v, p, N, { warn: me == null || me !== p, home: home() }),
           h('div', { class: 'pp-counts' },
             deckEl,
-            h('span', { class: 'hand-count', title: 'cards in hand' }, h('b', { text: (vp.hand || []).length }), ' hand'),
+            h('span', { class: 'hand-count', title: _('cards in hand') }, nodes(_('{count} hand'), { count: h('b', { text: (vp.hand || []).length }) })),
             // always there (hidden when not to move), so that the panel keeps its height
-            h('span', { class: 'to-move' + (active ? '' : ' idle'), 'aria-hidden': active ? null : 'true', text: (active && v.turn_state && v.turn_state.phase === 'advance' && p !== v.to_move) ? 'choosing advance' : 'to move' }))));
+            h('span', { class: 'to-move' + (active ? '' : ' idle'), 'aria-hidden': active ? null : 'true', text: (active && v.turn_state && v.turn_state.phase === 'advance' && p !== v.to_move) ? _('choosing advance') : _('to move') }))));
     }
 
     function fmtClock(ms) {
@@ -1113,9 +1195,9 @@
     function fmtDeadline(iso) {
       const ms = Date.parse(iso) - Date.now();
       if (isNaN(ms)) return '';
-      if (ms <= 0) return 'time up';
+      if (ms <= 0) return _('time up');
       const m = Math.floor(ms / 60000), d = Math.floor(m / 1440), hh = Math.floor((m % 1440) / 60), mm = m % 60;
-      return d ? `${d}d ${hh}h` : hh ? `${hh}h ${mm}m` : `${mm}m`;
+      return d ? _('{days}d {hours}h', { days: d, hours: hh }) : hh ? _('{hours}h {minutes}m', { hours: hh, minutes: mm }) : _('{minutes}m', { minutes: mm });
     }
 
     function tickClocks() {
@@ -1126,7 +1208,7 @@
         el.classList.toggle('running', running);
         if (el.classList.contains('deadline')) {
           el.textContent = running && g.deadline ? '⏳ ' + fmtDeadline(g.deadline) : '';
-          el.title = g.deadline ? 'must act by ' + new Date(g.deadline).toLocaleString() : '';
+          el.title = g.deadline ? _('must act by {time}', { time: new Date(g.deadline).toLocaleString() }) : '';
           continue;
         }
         if (!g.clocks || !UI.clockBase) { el.textContent = ''; continue; }
@@ -1144,36 +1226,45 @@
       const kinds = new Set(acts.map((a) => a.type));
       const d = decider();
       if (over()) {
-        text = 'Game over'; cls = 'over';
+        text = _('Game over'); cls = 'over';
       } else if (me == null) {
-        text = d ? `${N[d]} to move · turn ${v.turn}` : 'Spectating';
+        text = d ? _('{player} to move · turn {turn}', { player: N[d], turn: v.turn }) : _('Spectating');
       } else if (!acts.length) {
-        text = d && d !== me ? `Waiting for ${N[d]}…` : 'Waiting…';
+        text = d && d !== me ? _('Waiting for {player}…', { player: N[d] }) : _('Waiting…');
         cls = 'waiting';
       } else {
         cls = 'act';
         const ts = v.turn_state || {};
-        if (kinds.has('advance')) text = 'Choose where your berserker advances';
+        if (kinds.has('advance')) text = _('Choose where your berserker advances');
         else if (kinds.has('deploy')) {
-          text = (ts.forced ? 'Forced deployment: deploy a unit' : 'Deploy a unit') + (kinds.has('shoot') ? ' (you may first declare shots)' : '');
-          if (v.turn <= 2) text += ' on the square marked ' + v.to_move;
+          const shots = kinds.has('shoot'), args = { square: v.to_move };
+          if (v.turn <= 2) {
+            text = ts.forced
+              ? (shots ? _('Forced deployment: deploy a unit (you may first declare shots) on the square marked {square}', args) : _('Forced deployment: deploy a unit on the square marked {square}', args))
+              : (shots ? _('Deploy a unit (you may first declare shots) on the square marked {square}', args) : _('Deploy a unit on the square marked {square}', args));
+          } else {
+            text = ts.forced
+              ? (shots ? _('Forced deployment: deploy a unit (you may first declare shots)') : _('Forced deployment: deploy a unit'))
+              : (shots ? _('Deploy a unit (you may first declare shots)') : _('Deploy a unit'));
+          }
         } else if (kinds.has('shoot') || kinds.has('move')) {
-          const opts = [kinds.has('shoot') && 'fire shots', kinds.has('move') && 'move', 'reinforce'].filter(Boolean);
-          text = opts.join(', ').replace(/^./, (c) => c.toUpperCase()).replace(/, ([^,]*)$/, ' or $1');
+          text = kinds.has('shoot') && kinds.has('move') ? _('Fire shots, move or reinforce')
+            : kinds.has('shoot') ? _('Fire shots or reinforce') : _('Move or reinforce');
         } else if (kinds.has('draw') || kinds.has('recall')) {
-          text = 'Reinforce: ' + [kinds.has('draw') && 'draw a card', kinds.has('recall') && 'recall a unit'].filter(Boolean).join(' or ');
-        } else if (kinds.has('pass')) text = 'No reinforcement possible: pass';
-        else text = 'Your move';
+          text = kinds.has('draw') && kinds.has('recall') ? _('Reinforce: draw a card or recall a unit')
+            : kinds.has('draw') ? _('Reinforce: draw a card') : _('Reinforce: recall a unit');
+        } else if (kinds.has('pass')) text = _('No reinforcement possible: pass');
+        else text = _('Your move');
         if (UI.sel) {
-          const what = UI.sel.kind === 'deploy' ? `${cardName(UI.sel.card)}: choose a square` :
-            UI.sel.kind === 'shoot' ? 'choose a target' : UI.sel.kind === 'advance' ? 'choose the square' : 'choose where to move';
+          const what = UI.sel.kind === 'deploy' ? _('{card}: choose a square', { card: cardName(UI.sel.card) }) :
+            UI.sel.kind === 'shoot' ? _('choose a target') : UI.sel.kind === 'advance' ? _('choose the square') : _('choose where to move');
           text += ' — ' + what;
         }
       }
       if (UI.pending) cls += ' pending';
       st.textContent = text;
       st.className = 'status ' + cls;
-      document.title = (acts.length && !over() ? '● ' : '') + `Game ${gameId} · Lords of War`;
+      document.title = (acts.length && !over() ? '● ' : '') + _('Game {id} · Lords of War', { id: gameId });
       const res = $('#result');
       if (over()) {
         const r = g.result || v.result;
@@ -1182,12 +1273,12 @@
         const rated = g.ratings ? [1, 2].map((p) => {
           const c = g.ratings[p];
           const diff = c.after - c.before;
-          return `${(N && N[p]) || 'player ' + p} ${c.before} → ${c.after}${c.provisional ? '?' : ''} (${diff >= 0 ? '+' : ''}${diff})`;
-        }).join(' · ') : (g.rated ? '' : 'Casual game');
+          return `${(N && N[p]) || playerWord(p)} ${c.before} → ${c.after}${c.provisional ? '?' : ''} (${diff >= 0 ? '+' : ''}${diff})`;
+        }).join(' · ') : (g.rated ? '' : _('Casual game'));
         res.replaceChildren(h('strong', { text: resultText(r, N, me) }),
           h('span', { class: 'rating-change', text: rated }),
-          h('a', { class: 'btn small', href: `/api/games/${gameId}/record`, download: `lordsofwar-game-${gameId}.json`, text: '⬇ Download record' }),
-          h('a', { class: 'btn small', href: `/games/${gameId}/replay`, text: '▶ Replay' }));
+          h('a', { class: 'btn small', href: `/api/games/${gameId}/record`, download: `lordsofwar-game-${gameId}.json`, text: '⬇ ' + _('Download record') }),
+          h('a', { class: 'btn small', href: `/games/${gameId}/replay`, text: '▶ ' + _('Replay') }));
         res.hidden = false;
       } else res.hidden = true;
     }
@@ -1206,7 +1297,7 @@
       $('#btn-decline-draw').hidden = !(running && offer && offer !== me);
       const dof = $('#draw-offer');
       dof.hidden = !(running && offer);
-      dof.textContent = offer === me ? 'You offered a draw' : offer ? `${N[offer]} offers a draw` : '';
+      dof.textContent = offer === me ? _('You offered a draw') : offer ? _('{player} offers a draw', { player: N[offer] }) : '';
       dof.classList.toggle('incoming', !!offer && offer !== me);
       for (const id of ['#btn-resign', '#btn-offer-draw', '#btn-accept-draw', '#btn-decline-draw']) $(id).disabled = UI.pending;
       const hintBtn = $('#btn-hint');
@@ -1214,15 +1305,16 @@
         const allowed = !!(g.hints && me != null && !over());
         hintBtn.hidden = !allowed;
         hintBtn.disabled = !canAct || UI.hinting;
-        hintBtn.textContent = UI.hinting ? '… Thinking' : '? Hint';
+        hintBtn.textContent = UI.hinting ? '… ' + _('Thinking') : '? ' + _('Hint');
       }
       const hintLine = $('#hint-line');
       if (hintLine) {
         const shown = UI.hint && UI.hint.version === g.version && !over();
         hintLine.hidden = !shown;
         if (shown) {
-          const win = UI.hint.win == null ? '' : ` (win ${Math.round(100 * UI.hint.win)}%)`;
-          hintLine.textContent = `Hint: ${actionText(UI.hint.action)}${win}`;
+          const action = actionText(UI.hint.action);
+          hintLine.textContent = UI.hint.win == null ? _('Hint: {action}', { action })
+            : _('Hint: {action} (win {percent}%)', { action, percent: Math.round(100 * UI.hint.win) });
           hintLine.dataset.action = UI.hint.action;
         }
       }
@@ -1243,7 +1335,7 @@
         if (head) frag.append(head);
         frag.append(entryEl(e, N, { home: home(), cls: e.turn === lastTurn ? 'last-turn' : '', colourOf }));
       }
-      if (!log.length) frag.append(h('div', { class: 'log-empty', text: 'No actions yet.' }));
+      if (!log.length) frag.append(h('div', { class: 'log-empty', text: _('No actions yet.') }));
       el.replaceChildren(frag);
       if (stick) el.scrollTop = el.scrollHeight;
     }
@@ -1260,13 +1352,13 @@
 
     /** Why nothing can be done now, or null when the player may act. */
     function whyNot() {
-      if (!S.game) return 'the game is still loading';
-      if (over()) return 'the game is over';
-      if (you() == null) return 'you are watching this game: only the players act';
-      if (UI.pending) return 'waiting for the server to answer…';
+      if (!S.game) return _('the game is still loading');
+      if (over()) return _('the game is over');
+      if (you() == null) return _('you are watching this game: only the players act');
+      if (UI.pending) return _('waiting for the server to answer…');
       if (!parsedLegal().length) {
         const d = decider(), N = names();
-        return d ? `not your turn: waiting for ${N[d]}` : 'not your turn';
+        return d ? _('not your turn: waiting for {player}', { player: N[d] }) : _('not your turn');
       }
       return null;
     }
@@ -1275,23 +1367,26 @@
     /** What the player can do now, as a hint to follow a refusal. */
     function whatNow(acts) {
       const kinds = new Set(acts.map((a) => a.type));
-      if (kinds.has('advance')) return 'choose a lit square for your berserker';
+      if (kinds.has('advance')) return _('choose a lit square for your berserker');
       const out = [];
-      if (kinds.has('deploy')) out.push('select a card in your hand, then a lit square');
-      if (kinds.has('shoot') || kinds.has('move')) out.push('click a unit with a gold ring');
-      if (kinds.has('recall')) out.push('click a unit with a gold ring to recall it');
-      if (kinds.has('draw')) out.push('press Draw');
-      if (kinds.has('pass')) out.push('press Pass');
-      return out.join(', or ') || 'nothing';
+      if (kinds.has('deploy')) out.push(_('select a card in your hand, then a lit square'));
+      if (kinds.has('shoot') || kinds.has('move')) out.push(_('click a unit with a gold ring'));
+      if (kinds.has('recall')) out.push(_('click a unit with a gold ring to recall it'));
+      if (kinds.has('draw')) out.push(_('press Draw'));
+      if (kinds.has('pass')) out.push(_('press Pass'));
+      return out.length ? out.reduce((a, b) => _('{a}, or {b}', { a, b })) : _('nothing');
     }
 
     function missText(sel, square, unit) {
-      if (sel.kind === 'deploy') return `${cardName(sel.card)} (${sel.card}) cannot be deployed on ${square}: choose a lit square`;
+      if (sel.kind === 'deploy') return _('{card} ({id}) cannot be deployed on {square}: choose a lit square', { card: cardName(sel.card), id: sel.card, square });
       const su = unitAt(sel.from);
-      const who = su ? unitLabel(su, sel.from) : 'the unit on ' + sel.from;
-      if (sel.kind === 'shoot') return `${who} cannot shoot at ${unit ? cardName(unit.card) + ' on ' : ''}${square}: choose a target marked in red`;
-      if (sel.kind === 'advance') return `the berserker ${who} cannot advance to ${square}: choose a lit square`;
-      return `${who} cannot move to ${square}: choose a lit square`;
+      const who = su ? unitLabel(su, sel.from) : _('the unit on {square}', { square: sel.from });
+      if (sel.kind === 'shoot') {
+        return unit ? _('{unit} cannot shoot at {card} on {square}: choose a target marked in red', { unit: who, card: cardName(unit.card), square })
+          : _('{unit} cannot shoot at {square}: choose a target marked in red', { unit: who, square });
+      }
+      if (sel.kind === 'advance') return _('the berserker {unit} cannot advance to {square}: choose a lit square', { unit: who, square });
+      return _('{unit} cannot move to {square}: choose a lit square', { unit: who, square });
     }
 
     function onHandClick(ev, id, index) {
@@ -1305,7 +1400,8 @@
       const can = acts.some((a) => a.type === 'deploy' && a.card === id);
       if (!can) {
         const deploying = acts.some((a) => a.type === 'deploy');
-        say(`${cardName(id)} (${id}) cannot be deployed now: ` + (deploying ? 'no square is open to it' : 'this is not the time to deploy — ' + whatNow(acts)));
+        say(deploying ? _('{card} ({id}) cannot be deployed now: no square is open to it', { card: cardName(id), id })
+          : _('{card} ({id}) cannot be deployed now: this is not the time to deploy — {what}', { card: cardName(id), id, what: whatNow(acts) }));
         return;
       }
       if (UI.sel && UI.sel.kind === 'deploy' && UI.sel.index === index) { magnify(id, { colour: 'me' }); return; }
@@ -1350,7 +1446,7 @@
       setTimeout(() => { UI.suppressClick = false; }, 0);
       const under = document.elementFromPoint(ev.clientX, ev.clientY);
       const sq = under && under.closest('#mat [data-square]');
-      if (!sq) { say(`${cardName(d.id)} is still selected: drop it on a lit square, or click one`); return; }
+      if (!sq) { say(_('{card} is still selected: drop it on a lit square, or click one', { card: cardName(d.id) })); return; }
       const a = parsedLegal().find((x) => x.type === 'deploy' && x.card === d.id && x.to === sq.dataset.square);
       if (a) sendAction(a.t);
       else say(missText({ kind: 'deploy', card: d.id }, sq.dataset.square, null));
@@ -1398,8 +1494,10 @@
       }
       // 3. anything else: say why nothing happens (the selection stays)
       if (UI.sel) { say(cap(missText(UI.sel, name, unit))); return; }
-      if (unit) say(`${unitLabel(unit, name)} ${unit.owner === you() ? 'has no legal action now' : 'is not yours to command'}: ${whatNow(acts)}`);
-      else say(`Nothing to do on ${name}: ${whatNow(acts)}`);
+      if (unit) {
+        const args = { unit: unitLabel(unit, name), what: whatNow(acts) };
+        say(unit.owner === you() ? _('{unit} has no legal action now: {what}', args) : _('{unit} is not yours to command: {what}', args));
+      } else say(_('Nothing to do on {square}: {what}', { square: name, what: whatNow(acts) }));
     }
 
     function onMatMagnify(ev) {
@@ -1411,14 +1509,14 @@
       magnify(unit.card, { colour: colourOf(unit.owner) });
     }
 
-    const MENU_LABEL = { shoot: '◎ Shoot', move: '➜ Move', advance: '» Advance', recall: '↩ Recall', magnify: '🔍 Magnify' };
+    const MENU_LABEL = { shoot: '◎ ' + _('Shoot'), move: '➜ ' + _('Move'), advance: '» ' + _('Advance'), recall: '↩ ' + _('Recall'), magnify: '⌕ ' + _('Magnify') };
     function openPopup(anchor, square, kinds, unit) {
       const pop = $('#popup');
       const items = [...kinds.filter((k) => k !== 'recall'), ...kinds.filter((k) => k === 'recall'), 'magnify'];
       pop.dataset.square = square;
       pop.replaceChildren(...items.map((k) => h('button', {
         type: 'button', role: 'menuitem', class: 'menu-item mi-' + k, 'data-menu': k,
-        text: k === 'magnify' ? '⌕ Magnify' : MENU_LABEL[k],
+        text: MENU_LABEL[k],
         onclick: (e) => {
           e.stopPropagation();
           closePopup();
@@ -1445,7 +1543,7 @@
     function setPending(on) {
       UI.pending = on;
       clearTimeout(UI.pendingTimer);
-      if (on) UI.pendingTimer = setTimeout(() => { UI.pending = false; toast('No answer from the server — try again'); sync(); render(); }, 10000);
+      if (on) UI.pendingTimer = setTimeout(() => { UI.pending = false; toast(_('No answer from the server — try again')); sync(); render(); }, 10000);
     }
 
     function sendAction(text) {
@@ -1473,11 +1571,11 @@
           headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': meta ? meta.content : '' }, body: '{}',
         });
         const data = await r.json().catch(() => ({}));
-        if (!r.ok) { toast(data.detail || `request failed (${r.status})`); $('#btn-rematch').disabled = false; return; }
+        if (!r.ok) { toast(data.detail || _('request failed ({status})', { status: r.status })); $('#btn-rematch').disabled = false; return; }
         if (data.game) { window.location.href = `/games/${data.game}`; return; }
-        toast(`Rematch offered to ${data.opponent}: it waits in their lobby.`, 'info');
+        toast(_('Rematch offered to {player}: it waits in their lobby.', { player: data.opponent }), 'info');
       } catch (e) {
-        toast('Network error: ' + e.message); $('#btn-rematch').disabled = false;
+        toast(_('Network error: {error}', { error: e.message })); $('#btn-rematch').disabled = false;
       }
     }
 
@@ -1491,10 +1589,10 @@
           headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': meta ? meta.content : '' }, body: '{}',
         });
         const data = await r.json().catch(() => ({}));
-        if (!r.ok) toast(data.detail || `hint failed (${r.status})`);
+        if (!r.ok) toast(data.detail || _('hint failed ({status})', { status: r.status }));
         else UI.hint = data;
       } catch (e) {
-        toast('Network error: ' + e.message);
+        toast(_('Network error: {error}', { error: e.message }));
       } finally {
         UI.hinting = false; render();
       }
@@ -1509,10 +1607,10 @@
           body: JSON.stringify(body),
         });
         const data = await r.json().catch(() => ({}));
-        if (!r.ok) { setPending(false); toast(data.detail || `request failed (${r.status})`); if (r.status === 409) fetchState(); else render(); return; }
+        if (!r.ok) { setPending(false); toast(data.detail || _('request failed ({status})', { status: r.status })); if (r.status === 409) fetchState(); else render(); return; }
         if (data && data.game && data.view) applyState(data); else fetchState();
       } catch (e) {
-        setPending(false); toast('Network error: ' + e.message); render();
+        setPending(false); toast(_('Network error: {error}', { error: e.message })); render();
       }
     }
 
@@ -1525,7 +1623,7 @@
       const box = $('#toasts');
       kind = kind || 'error';
       for (const old of box.querySelectorAll('.toast')) { clearTimeout(old._timer); old.remove(); }
-      const t = h('div', { class: 'toast ' + kind, role: kind === 'error' ? 'alert' : 'status', title: 'click to close', text,
+      const t = h('div', { class: 'toast ' + kind, role: kind === 'error' ? 'alert' : 'status', title: _('click to close'), text,
         onclick: (e) => { e.stopPropagation(); t.remove(); } });
       box.append(t);
       t._timer = setTimeout(() => { t.classList.add('fade'); setTimeout(() => t.remove(), 400); }, kind === 'error' ? 7000 : kind === 'hint' ? 4500 : 3000);
@@ -1580,8 +1678,8 @@
         }
         applyState(await r.json());
       } catch (e) {
-        if (!S.game) $('#status').textContent = 'Could not load the game: ' + e.message;
-        else toast('Could not load the game: ' + e.message);
+        if (!S.game) $('#status').textContent = _('Could not load the game: {error}', { error: e.message });
+        else toast(_('Could not load the game: {error}', { error: e.message }));
       }
     }
 
@@ -1595,7 +1693,7 @@
     function setConn(state) {
       const c = $('#conn');
       c.hidden = state === 'ok';
-      c.textContent = state === 'connecting' ? 'connecting…' : 'reconnecting…';
+      c.textContent = state === 'connecting' ? _('connecting…') : _('reconnecting…');
       root.classList.toggle('offline', state !== 'ok');
     }
 
@@ -1619,7 +1717,7 @@
           case 'update': applyUpdate(msg); break;
           case 'error':
             setPending(false);
-            toast(msg.message || 'refused');
+            toast(msg.message || _('refused'));
             if (S.game && msg.version != null && msg.version !== S.game.version) sync();
             render();
             break;
@@ -1663,7 +1761,7 @@
         UI.sr = !UI.sr;
         store.set('screenReader', UI.sr);
         render();
-        announce(UI.sr ? 'Screen-reader mode on: the events of the game are read as they come' : 'Screen-reader mode off');
+        announce(UI.sr ? _('Screen-reader mode on: the events of the game are read as they come') : _('Screen-reader mode off'));
       });
     }
     $('#mat').addEventListener('dblclick', onMatMagnify);
@@ -1709,7 +1807,7 @@
     setConn('connecting');
     loadCards()
       .then(fetchState)
-      .catch((e) => { $('#status').textContent = 'Could not load the game: ' + e.message; })
+      .catch((e) => { $('#status').textContent = _('Could not load the game: {error}', { error: e.message }); })
       .finally(connect);
 
     // for debugging and tests

@@ -53,3 +53,48 @@
     select.addEventListener('change', () => select.form.submit());
   });
 })();
+/* The rules engine's reasons a game ended (English data in records and the API) as sentences in the
+ * page's language, the players by name where `names` ({1: 'alice', 2: 'bob'}) has them: the same
+ * list as lordsofwar/i18n.py's result_reason. An unknown reason is shown as it is. */
+(function () {
+  'use strict';
+  const P = 'player ([12])';
+  const REASONS = [
+    [/^(\d+) command units eliminated$/, (n) => ngettext('{n} command unit eliminated', '{n} command units eliminated', n)],
+    [/^(\d+) units eliminated$/, (n) => ngettext('{n} unit eliminated', '{n} units eliminated', n)],
+    [/^no unit eliminated in (\d+) turns$/, (n) => ngettext('no unit eliminated in {n} turn', 'no unit eliminated in {n} turns', n)],
+    [new RegExp('^' + P + ' resigned$'), (p) => _('{player} resigned', { player: p })],
+    [new RegExp('^' + P + ' ran out of time$'), (p) => _('{player} ran out of time', { player: p })],
+    [new RegExp('^' + P + ' missed the turn deadline$'), (p) => _('{player} missed the turn deadline', { player: p })],
+    [/^draw agreed$/, () => _('draw agreed')],
+    [/^neither player can deploy, draw or recall$/, () => _('neither player can deploy, draw or recall')],
+    [new RegExp('^both reached a threshold; ' + P + ' reached the command threshold$'),
+      (p) => _('both reached a threshold; {player} reached the command threshold', { player: p })],
+    [new RegExp('^both reached the unit threshold; ' + P + ' eliminated more units$'),
+      (p) => _('both reached the unit threshold; {player} eliminated more units', { player: p })],
+    [new RegExp('^both reached the unit threshold; ' + P + ' eliminated more command units$'),
+      (p) => _('both reached the unit threshold; {player} eliminated more command units', { player: p })],
+    [new RegExp('^both reached the command threshold; ' + P + ' eliminated more units$'),
+      (p) => _('both reached the command threshold; {player} eliminated more units', { player: p })],
+    [new RegExp('^both reached the command threshold; ' + P + ' eliminated more command units$'),
+      (p) => _('both reached the command threshold; {player} eliminated more command units', { player: p })],
+    [/^both reached the unit threshold with equal units and command units$/,
+      () => _('both reached the unit threshold with equal units and command units')],
+    [/^both reached the command threshold with equal units and command units$/,
+      () => _('both reached the command threshold with equal units and command units')],
+  ];
+  window.reasonText = function (reason, names) {
+    const text = String(reason || '');
+    for (const [re, f] of REASONS) {
+      const m = re.exec(text);
+      if (!m) continue;
+      if (re.source.includes('(\\d+)')) return f(Number(m[1]));
+      if (m[1]) {
+        const p = Number(m[1]);
+        return f((names && names[p]) || _('player {n}', { n: p }));
+      }
+      return f();
+    }
+    return text;
+  };
+})();

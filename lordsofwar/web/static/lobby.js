@@ -21,6 +21,17 @@
   const form = document.getElementById('new-game-form');
   const deckSelect = document.getElementById('creator-deck');
   const deckNote = document.getElementById('creator-deck-note');
+  // the armies' names in a sentence ("uses elves cards"): the data's keys, in the page's language
+  const ARMY_WORDS = {
+    dwarves: _('dwarves'), elves: _('elves'), lizardmen: _('lizardmen'),
+    orcs: _('orcs'), templars: _('templars'), undead: _('undead'),
+  };
+  const armyWord = (k) => ARMY_WORDS[k] || k;
+  // an option's deck name, without the note a previous check added to it
+  const plainName = (opt) => {
+    if (opt.dataset.name === undefined) opt.dataset.name = opt.textContent;
+    return opt.dataset.name;
+  };
   function deckFit() {
     if (!form || !deckSelect) return;
     const custom = form.querySelector('input[name=custom_decks]').checked;
@@ -32,16 +43,17 @@
       const missing = opt.dataset.missing;
       const outside = (opt.dataset.armies || '').split(' ').filter((a) => a && !allowed.has(a));
       let problem = null;
-      if (missing) problem = 'not complete: it needs ' + missing + ' more';
-      else if (outside.length) problem = 'uses ' + outside.join(', ') + ' cards, which this game would not allow';
+      if (missing) problem = _('not complete: it needs {n} more', { n: missing });
+      else if (outside.length) problem = _('uses {armies} cards, which this game would not allow', { armies: outside.map(armyWord).join(', ') });
       opt.disabled = !!problem;
-      opt.textContent = opt.textContent.replace(/ \(does not fit\)$/, '') + (problem ? ' (does not fit)' : '');
-      if (problem) why.push(opt.textContent.replace(/ \(does not fit\)$/, '') + ': ' + problem);
+      const bare = plainName(opt);
+      opt.textContent = problem ? _('{deck} (does not fit)', { deck: bare }) : bare;
+      if (problem) why.push(_('{deck}: {problem}', { deck: bare, problem }));
     }
     if (deckSelect.selectedOptions[0] && deckSelect.selectedOptions[0].disabled) deckSelect.value = '';
     if (deckNote && deckSelect.options.length > 1) {
-      deckNote.textContent = !custom ? 'Allow custom decks to play one of yours.'
-        : why.length ? 'Not available: ' + why.join('; ') + '.' : '';
+      deckNote.textContent = !custom ? _('Allow custom decks to play one of yours.')
+        : why.length ? _('Not available: {reasons}.', { reasons: why.join('; ') }) : '';
     }
   }
   // --- a refused form comes back with its choices --------------------------------------------------
@@ -72,8 +84,8 @@
     if (!bot && !rated.disabled) ratedWanted = rated.checked;
     rated.disabled = bot;
     rated.checked = bot ? false : ratedWanted;
-    rated.parentElement.title = bot ? 'Games against bots are casual.'
-      : "A rated game changes both players' ratings in the pool of its time control (live or turn-based).";
+    rated.parentElement.title = bot ? _('Games against bots are casual.')
+      : _("A rated game changes both players' ratings in the pool of its time control (live or turn-based).");
   }
   if (form && rated) {
     form.addEventListener('change', ratedFit);
@@ -106,15 +118,24 @@
     for (const a of fresh) {
       const line = document.createElement('span');
       line.className = 'accepted-line';
-      line.append((a.by || 'Your opponent') + ' accepted your challenge: ');
+      // the whole sentence is translated; the link takes the place of {link}
       const link = document.createElement('a');
       link.href = '/games/' + a.game;
-      link.textContent = 'open game ' + a.game;
-      line.append(link, ' ');
+      link.textContent = _('open game {id}', { id: a.game });
+      const text = a.by ? _('{name} accepted your challenge: {link}', { name: a.by, link: '\u0000' })
+        : _('Your opponent accepted your challenge: {link}', { link: '\u0000' });
+      const at = text.indexOf('\u0000');
+      if (at < 0) line.append(text, ' ', link);
+      else {
+        if (at > 0) line.append(text.slice(0, at));
+        line.append(link);
+        if (text.slice(at + 1)) line.append(text.slice(at + 1));
+      }
+      line.append(' ');
       acceptedNote.append(line);
     }
     acceptedNote.hidden = false;
-    document.title = 'Challenge accepted · ' + baseTitle;
+    document.title = _('Challenge accepted · {title}', { title: baseTitle });
     try { localStorage.setItem('low.accepted', JSON.stringify(known.concat(fresh.map((a) => a.invitation)).slice(-200))); } catch (e) { /* private mode */ }
   }
   const acceptedData = document.getElementById('accepted-data');

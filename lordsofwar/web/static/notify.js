@@ -52,14 +52,23 @@
     const pill = document.createElement('span');
     pill.className = 'turn-count';
     pill.textContent = String(n);
-    counter.append(pill, n === 1 ? ' game waiting' : ' games waiting');
+    // the whole sentence is translated; the count's pill takes the place of {n}
+    const sentence = ngettext('{n} game waiting', '{n} games waiting', n, { n: '\u0000' });
+    const at = sentence.indexOf('\u0000');
+    if (at < 0) counter.append(pill, ' ', sentence);
+    else {
+      const before = sentence.slice(0, at), after = sentence.slice(at + 1);
+      if (before) counter.append(before);
+      counter.append(pill);
+      if (after) counter.append(after);
+    }
     if (n === 1 && games.length === 1) {
       counter.href = '/games/' + games[0].id;
-      counter.title = 'Your turn against ' + games[0].opponent;
+      counter.title = _('Your turn against {name}', { name: games[0].opponent });
     } else {
       counter.href = '/#your-turn';
       const names = games.slice(0, 5).map((g) => g.opponent);
-      counter.title = names.length ? 'Your turn against ' + names.join(', ') + (n > names.length ? '…' : '') : '';
+      counter.title = names.length ? _('Your turn against {name}', { name: names.join(', ') + (n > names.length ? '…' : '') }) : '';
     }
     prefix = n ? '(' + n + ') ' : '';
     title();
@@ -76,11 +85,11 @@
     bell.hidden = false;
     bell.disabled = permission === 'denied';
     bell.setAttribute('aria-pressed', on ? 'true' : 'false');
-    bell.textContent = permission === 'denied' ? 'Notifications blocked' : on ? '✓ Notifying' : 'Notify me';
+    bell.textContent = permission === 'denied' ? _('Notifications blocked') : on ? _('✓ Notifying') : _('Notify me');
     bell.title = permission === 'denied'
-      ? "Notifications are blocked for this site in the browser's settings"
-      : on ? 'A notification when a game starts waiting for you while this tab is hidden (click to stop)'
-        : 'Get a notification when a game starts waiting for you while this tab is hidden';
+      ? _("Notifications are blocked for this site in the browser's settings")
+      : on ? _('A notification when a game starts waiting for you while this tab is hidden (click to stop)')
+        : _('Get a notification when a game starts waiting for you while this tab is hidden');
   }
   if (bell) {
     bell.addEventListener('click', async () => {
@@ -111,8 +120,8 @@
       if (before.has(g.id) || told.includes(spell)) continue;
       told.push(spell);
       try {
-        const note = new Notification('Your turn against ' + g.opponent, {
-          body: 'Game ' + g.id + ' · Lords of War', tag: 'low-turn-' + g.id,
+        const note = new Notification(_('Your turn against {name}', { name: g.opponent }), {
+          body: _('Game {id} · Lords of War', { id: g.id }), tag: 'low-turn-' + g.id,
         });
         note.onclick = () => { window.focus(); note.close(); location.assign('/games/' + g.id); };
       } catch (e) { /* a browser that only notifies from a service worker: the counter is enough */ }

@@ -24,9 +24,15 @@
 
   const names = () => {
     const p = (R.record && R.record.players) || {};
-    return { 1: (p[1] && p[1].name) || 'player 1', 2: (p[2] && p[2].name) || 'player 2' };
+    return { 1: (p[1] && p[1].name) || _('player {n}', { n: 1 }), 2: (p[2] && p[2].name) || _('player {n}', { n: 2 }) };
   };
   const bottom = () => (R.flip ? 2 : 1);
+  /** A translated sentence with \u0000 in place of an element: its pieces, the element between. */
+  const around = (text, el) => {
+    const at = text.indexOf('\u0000');
+    if (at < 0) return [el, ' ', text];
+    return [text.slice(0, at), el, text.slice(at + 1)].filter((x) => x !== '');
+  };
   // colours follow the owner: player 1 blue, player 2 red, whichever side of the screen
   const colourOf = (p) => (p === 1 ? 'me' : 'opp');
 
@@ -35,7 +41,7 @@
     const actions = (R.record && R.record.actions) || [];
     const withAction = R.log.filter((e) => e.action != null);
     const without = R.log.filter((e) => e.action == null);
-    const plies = [{ ply: 0, entry: null, label: 'Opening position' }];
+    const plies = [{ ply: 0, entry: null, label: _('Opening position') }];
     for (let i = 1; i < R.positions.length; i++) {
       let entry = null;
       if (i <= actions.length) {
@@ -71,7 +77,8 @@
     const over = R.ply === R.positions.length - 1 && (pos.result || (R.record && R.record.result));
     const st = $('#status');
     const mover = (pos.turn_state && pos.turn_state.decider) || pos.to_move;
-    st.textContent = R.ply === 0 ? `Opening · ${N[mover]} to deploy` : over ? 'Game over' : `Turn ${pos.turn} · ${N[mover]} to act`;
+    st.textContent = R.ply === 0 ? _('Opening · {name} to deploy', { name: N[mover] }) : over ? _('Game over')
+      : _('Turn {turn} · {name} to act', { turn: pos.turn, name: N[mover] });
     st.className = 'status' + (over ? ' over' : '');
     const res = $('#result');
     if (over) {
@@ -130,18 +137,18 @@
     el.className = 'player-panel side-' + side + ' col-' + colourOf(p) + (active ? ' active' : '') + (pos.result && pos.result.winner === p ? ' winner' : '');
     el.dataset.player = p;
     const cards = Array.isArray(vp.deck) ? vp.deck : null;
-    const deckEl = LoW.deckCount(p, cards ? { cards, includes_hand: false } : null, { count: deck, colour: colourOf(p), whose: `${N[p]}'s` });
+    const deckEl = LoW.deckCount(p, cards ? { cards, includes_hand: false } : null, { count: deck, colour: colourOf(p), name: N[p] });
     el.replaceChildren(
       h('div', { class: 'pp-head' }, h('span', { class: 'pp-dot' }),
         h('div', { class: 'pp-id' }, h('span', { class: 'pp-name', text: N[p] }),
-          h('span', { class: 'pp-tags' }, h('span', { class: 'tag pnum', text: 'P' + p }),
+          h('span', { class: 'pp-tags' }, h('span', { class: 'tag pnum', text: _('P{n}', { n: p }) }),
             LoW.armyTag(vp.army)))),
       h('div', { class: 'pp-body' },
         scoreEl(pos, p, N, { home: 1, warn: p !== 1 }),
         h('div', { class: 'pp-counts' },
           deckEl,
-          h('span', { class: 'hand-count' }, h('b', { text: (vp.hand || []).length }), ' hand'),
-          h('span', { class: 'to-move' + (active ? '' : ' idle'), 'aria-hidden': active ? null : 'true', text: 'to move' }))));
+          h('span', { class: 'hand-count' }, ...around(_('{n} hand', { n: '\u0000' }), h('b', { text: (vp.hand || []).length }))),
+          h('span', { class: 'to-move' + (active ? '' : ' idle'), 'aria-hidden': active ? null : 'true', text: _('to move') }))));
   }
 
   function buildList() {
@@ -157,7 +164,7 @@
       // shows its card on hover and magnifies on a double-click or a right-click
       const body = e ? LoW.entryEl(e, N, { home: 1, cardClick: 'none', colourOf }) : h('div', { class: 'log-entry', text: it.label });
       body.classList.add('ri-body');
-      frag.append(h('div', { class: 'replay-item', 'data-ply': it.ply, role: 'button', tabindex: '-1', title: 'go to step ' + it.ply, onclick: () => go(it.ply, true) },
+      frag.append(h('div', { class: 'replay-item', 'data-ply': it.ply, role: 'button', tabindex: '-1', title: _('go to step {n}', { n: it.ply }), onclick: () => go(it.ply, true) },
         h('span', { class: 'ri-n', text: it.ply }), body));
     }
     list.replaceChildren(frag);
@@ -177,17 +184,20 @@
     }
     const d = A.decisions[R.ply];
     const N = names();
-    if (!d) { best.hidden = false; best.textContent = 'The game is over.'; best.className = 'analysis-best'; return; }
+    if (!d) { best.hidden = false; best.textContent = _('The game is over.'); best.className = 'analysis-best'; return; }
     best.hidden = false;
     best.className = 'analysis-best' + (d.verdict ? ' ' + d.verdict : '');
     const say = LoW.actionText;
-    if (d.forced) { best.textContent = `${N[d.player]} had one legal action: ${say(d.played)}.`; return; }
+    if (d.forced) { best.textContent = _('{name} had one legal action: {action}.', { name: N[d.player], action: say(d.played) }); return; }
     const same = d.best === d.played;
-    const win = d.win_best == null ? '' : ` (win ${pct(d.win_best)})`;
+    // an action with the bot's win probability after it, when there is one
+    const withWin = (action, p) => (p == null ? action : _('{action} (win {pct})', { action, pct: pct(p) }));
+    const args = { name: N[d.player], best: withWin(say(d.best), d.win_best), played: withWin(say(d.played), d.win_played) };
     best.textContent = same
-      ? `${N[d.player]} played the bot's choice: ${say(d.played)}${win}.`
-      : `Bot preferred: ${say(d.best)}${win}; ${N[d.player]} played ${say(d.played)}` +
-        (d.win_played == null ? '.' : ` (win ${pct(d.win_played)})`) + (d.verdict ? ` — a ${d.verdict}.` : '.');
+      ? _("{name} played the bot's choice: {action}.", { name: N[d.player], action: withWin(say(d.played), d.win_best) })
+      : d.verdict === 'mistake' ? _('Bot preferred: {best}; {name} played {played} — a mistake.', args)
+        : d.verdict === 'blunder' ? _('Bot preferred: {best}; {name} played {played} — a blunder.', args)
+          : _('Bot preferred: {best}; {name} played {played}.', args);
     best.dataset.best = d.best;
   }
 
@@ -204,9 +214,13 @@
     const N = names();
     const counts = { 1: { mistake: 0, blunder: 0 }, 2: { mistake: 0, blunder: 0 } };
     for (const d of A.decisions) if (d.verdict) counts[d.player][d.verdict]++;
-    const text = [1, 2].map((p) => `${counts[p].mistake} mistake${counts[p].mistake === 1 ? '' : 's'} and ${counts[p].blunder} blunder${counts[p].blunder === 1 ? '' : 's'} by ${N[p]}`).join('; ');
+    const text = [1, 2].map((p) => _('{mistakes} and {blunders} by {name}', {
+      mistakes: ngettext('{n} mistake', '{n} mistakes', counts[p].mistake),
+      blunders: ngettext('{n} blunder', '{n} blunders', counts[p].blunder),
+      name: N[p],
+    })).join('; ');
     svg.setAttribute('role', 'img');
-    svg.setAttribute('aria-label', `${N[1]}'s win probability over the game, by the ${A.level} bot: ${text}`);
+    svg.setAttribute('aria-label', _("{name}'s win probability over the game, by the {level} bot: {summary}", { name: N[1], level: A.level, summary: text }));
     const add = (tag, attrs) => { const e = document.createElementNS(NS, tag); for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v); svg.append(e); return e; };
     add('rect', { x: 0, y: 0, width: GW, height: GH, class: 'wg-bg' });
     add('line', { x1: 0, x2: GW, y1: yOf(0.5), y2: yOf(0.5), class: 'wg-half' });
@@ -215,13 +229,16 @@
     A.graph.forEach((p, i) => {
       const hit = add('rect', { x: xOf(i) - 2, y: 0, width: 4, height: GH, class: 'wg-hit', 'data-ply': i });
       hit.addEventListener('click', () => go(i));
-      const t = document.createElementNS(NS, 'title'); t.textContent = `step ${i}: ${N[1]} ${pct(p)}`; hit.append(t);
+      const t = document.createElementNS(NS, 'title'); t.textContent = _('step {n}: {name} {pct}', { n: i, name: N[1], pct: pct(p) }); hit.append(t);
     });
     for (const d of A.decisions) {
       if (!d.verdict) continue;
       const dot = add('circle', { cx: xOf(d.n), cy: yOf(A.graph[d.n]), r: d.verdict === 'blunder' ? 4.5 : 3.5, class: 'wg-' + d.verdict, 'data-ply': d.n });
       dot.addEventListener('click', () => go(d.n));
-      const t = document.createElementNS(NS, 'title'); t.textContent = `${d.verdict} by ${N[d.player]} at step ${d.n}: ${d.played} (−${Math.round(100 * d.drop)}); bot preferred ${d.best}`; dot.append(t);
+      const t = document.createElementNS(NS, 'title'); const targs = { name: N[d.player], n: d.n, played: d.played, drop: Math.round(100 * d.drop), best: d.best };
+      t.textContent = d.verdict === 'blunder' ? _('blunder by {name} at step {n}: {played} (−{drop}); bot preferred {best}', targs)
+        : d.verdict === 'mistake' ? _('mistake by {name} at step {n}: {played} (−{drop}); bot preferred {best}', targs)
+          : `${d.verdict} by ${N[d.player]} at step ${d.n}: ${d.played} (−${Math.round(100 * d.drop)}); bot preferred ${d.best}`; dot.append(t);
     }
     add('line', { x1: xOf(R.ply), x2: xOf(R.ply), y1: 0, y2: GH, class: 'wg-now now' });
     const box = $('#analysis-graph');
@@ -236,7 +253,11 @@
       const item = root.querySelector(`.replay-item[data-ply="${d.n}"]`);
       if (!item || item.querySelector('.ri-mark')) continue;
       item.classList.add('marked-' + d.verdict);
-      item.append(h('span', { class: 'ri-mark ' + d.verdict, title: `${d.verdict}: −${Math.round(100 * d.drop)} points; the bot preferred ${d.best}`, text: d.verdict === 'blunder' ? '??' : '?' }));
+      const margs = { drop: Math.round(100 * d.drop), best: d.best };
+      const mtitle = d.verdict === 'blunder' ? _('blunder: −{drop} points; the bot preferred {best}', margs)
+        : d.verdict === 'mistake' ? _('mistake: −{drop} points; the bot preferred {best}', margs)
+          : `${d.verdict}: −${margs.drop} points; the bot preferred ${d.best}`;
+      item.append(h('span', { class: 'ri-mark ' + d.verdict, title: mtitle, text: d.verdict === 'blunder' ? '??' : '?' }));
     }
     $('#btn-analyse').hidden = true;
     $('#analysis-intro').hidden = true;
@@ -249,7 +270,7 @@
     $('#analysis-progress').hidden = false;
     $('#analysis-bar').max = Math.max(1, doc.total);
     $('#analysis-bar').value = doc.done;
-    $('#analysis-count').textContent = `Analysing: ${doc.done} of ${doc.total} actions`;
+    $('#analysis-count').textContent = _('Analysing: {done} of {total} actions', { done: doc.done, total: doc.total });
   }
 
   async function pollAnalysis() {
@@ -257,12 +278,12 @@
       const r = await fetch(`/api/games/${gameId}/analysis`, { credentials: 'same-origin' });
       if (r.status === 404) {
         if ($('#analysis').dataset.signedIn === 'yes') { $('#btn-analyse').hidden = false; $('#analysis-intro').hidden = false; }
-        else { $('#analysis-intro').hidden = false; $('#analysis-intro').textContent = 'Sign in to have this game analysed.'; }
+        else { $('#analysis-intro').hidden = false; $('#analysis-intro').textContent = _('Sign in to have this game analysed.'); }
         return;
       }
       const doc = await r.json().catch(() => ({}));
       if (doc.status === 'done' && doc.result) { drawAnalysis(doc.result); return; }
-      if (doc.status === 'failed') { $('#analysis-count').textContent = 'The analysis failed: ' + (doc.error || 'unknown error'); $('#analysis-progress').hidden = false; return; }
+      if (doc.status === 'failed') { $('#analysis-count').textContent = _('The analysis failed: {error}', { error: doc.error || _('unknown error') }); $('#analysis-progress').hidden = false; return; }
       showProgress(doc);
       await new Promise((ok) => setTimeout(ok, 1000));
     }
@@ -277,7 +298,7 @@
     });
     const doc = await r.json().catch(() => ({}));
     $('#btn-analyse').disabled = false;
-    if (!r.ok) { $('#analysis-count').textContent = doc.detail || `failed (${r.status})`; $('#analysis-progress').hidden = false; return; }
+    if (!r.ok) { $('#analysis-count').textContent = doc.detail || _('failed ({status})', { status: r.status }); $('#analysis-progress').hidden = false; return; }
     showProgress(doc);
     pollAnalysis();
   }
@@ -323,14 +344,14 @@
       R.record = data.record || {};
       R.positions = data.positions || [];
       R.log = data.log || [];
-      if (!R.positions.length) throw new Error('the replay has no positions');
+      if (!R.positions.length) throw new Error(_('the replay has no positions'));
       buildPlies();
       buildList();
       const m = /(?:^|[#&])ply=(\d+)/.exec(location.hash);
       go(m ? Number(m[1]) : 0); // the replay opens at the start
       pollAnalysis();
     } catch (e) {
-      $('#status').textContent = 'Could not load the replay: ' + e.message;
+      $('#status').textContent = _('Could not load the replay: {error}', { error: e.message });
     }
   })();
   LoW.replay = { R, go };

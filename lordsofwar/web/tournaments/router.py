@@ -9,6 +9,7 @@ from fastapi import APIRouter, Path, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import ValidationError
 
+from lordsofwar.i18n import _
 from lordsofwar.rules.cards import CORE_ARMIES
 from lordsofwar.web import pages
 from lordsofwar.web.deps import Csrf, Db, MaybeUser, SignedIn, Svc, check_csrf
@@ -87,7 +88,7 @@ async def api_remove_bot(
 
 @router.get("/tournaments", response_class=HTMLResponse, include_in_schema=False)
 async def list_page(request: Request, db: Db, user: MaybeUser) -> Response:
-    ctx = {"lists": await service.listing(db), "kinds": service.KINDS, "armies": CORE_ARMIES}
+    ctx = {"lists": await service.listing(db), "kinds": service.kind_names(), "armies": CORE_ARMIES}
     return pages.render(request, "tournaments.html", ctx, user)
 
 
@@ -160,5 +161,5 @@ async def op_form(request: Request, tid: TournamentId, op: str, db: Db, user: Si
     elif op == "start":
         await service.start(db, svc.sessions, svc.games, user, tid)
     else:
-        raise Problem(404, f"no such tournament action {op[:20]!r}")
+        raise Problem(404, _("no such tournament action {op!r}").format(op=op[:20]))
     return RedirectResponse(f"/tournaments/{tid}", 303)

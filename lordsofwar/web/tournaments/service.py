@@ -24,6 +24,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from lordsofwar import decks as deckrules
 from lordsofwar.bots import BOTS, ladder
+from lordsofwar.i18n import N_, _
 from lordsofwar.rules.cards import CORE
 from lordsofwar.web.accounts import service as accounts
 from lordsofwar.web.decks import service as deckweb
@@ -45,7 +46,14 @@ from lordsofwar.web.tournaments.pairing import (
 
 log = logging.getLogger(__name__)
 
-KINDS = {"swiss": "Swiss", "round_robin": "Round robin", "arena": "Arena"}
+KINDS = {"swiss": N_("Swiss"), "round_robin": N_("Round robin"), "arena": N_("Arena")}
+
+
+def kind_names() -> dict[str, str]:
+    """Each kind of tournament by its name in the current language."""
+    return {kind: _(name) for kind, name in KINDS.items()}
+
+
 MAX_ENTRANTS = 500
 ANCHOR_RATING = 1000
 """A bot level missing from the stored ladder is seeded as greedy, the ladder's anchor."""
@@ -75,7 +83,7 @@ class NewTournament(BaseModel):
     @classmethod
     def _no_hints(cls, value: GameOptions) -> GameOptions:
         if value.hints:
-            raise ValueError("hints are for casual games against a bot, not for tournament games")
+            raise ValueError(_("hints are for casual games against a bot, not for tournament games"))
         return value
 
     @field_validator("name")
@@ -83,7 +91,7 @@ class NewTournament(BaseModel):
     def _one_line(cls, value: str) -> str:
         value = " ".join(value.split())
         if not value:
-            raise ValueError("a name is needed")
+            raise ValueError(_("a name is needed"))
         return value
 
 
@@ -116,19 +124,19 @@ async def create(db: AsyncSession, user: User, body: NewTournament) -> Tournamen
 async def _tournament(db: AsyncSession, tid: int) -> Tournament:
     t = await db.get(Tournament, tid)
     if t is None:
-        raise Problem(404, f"there is no tournament {tid}")
+        raise Problem(404, _("there is no tournament {tournament}").format(tournament=tid))
     return t
 
 
 async def join(db: AsyncSession, user: User, tid: int, body: Join) -> Tournament:
     t = await _tournament(db, tid)
     if not _open(t):
-        raise Problem(409, "registration is closed: the tournament has started")
+        raise Problem(409, _("registration is closed: the tournament has started"))
     if await db.get(TournamentEntry, (tid, user.id)) is not None:
-        raise Problem(409, "you are registered already")
+        raise Problem(409, _("you are registered already"))
     count = await db.scalar(select(func.count()).select_from(TournamentEntry).where(TournamentEntry.tournament_id == tid))
     if (count or 0) >= MAX_ENTRANTS:
-        raise Problem(409, f"the tournament is full ({MAX_ENTRANTS} players)")
+        raise Problem(409, _("the tournament is full ({n} players)").format(n=MAX_ENTRANTS))
     options = GameOptions.model_validate(t.options)
     deck = None
     if body.deck is not None:
@@ -155,7 +163,7 @@ def _open(t: Tournament) -> bool:
 async def _organiser(db: AsyncSession, user: User, tid: int) -> Tournament:
     t = await _tournament(db, tid)
     if t.created_by != user.id:
-        raise Problem(403, "only the tournament's creator enters and removes bots")
+        raise Problem(403, _("only the tournament's creator enters and removes bots"))
     return t
 
 
@@ -163,17 +171,17 @@ async def enter_bot(db: AsyncSession, user: User, tid: int, body: EnterBot) -> T
     """The creator enters a bot level (one entry per level), seeded by its measured rating; its
     games are played by the bot in the worker pool and are never rated."""
     if body.level not in BOTS:
-        raise Problem(422, f"unknown bot {body.level[:20]!r} (known: {', '.join(BOTS)})")
+        raise Problem(422, _("unknown bot {bot!r} (known: {known})").format(bot=body.level[:20], known=", ".join(BOTS)))
     t = await _organiser(db, user, tid)
     if not _open(t):
-        raise Problem(409, "registration is closed: the tournament has started")
+        raise Problem(409, _("registration is closed: the tournament has started"))
     bot = await accounts.bot_account(db, body.level)
     entry = await db.get(TournamentEntry, (tid, bot.id))
     if entry is not None and not entry.withdrawn:
-        raise Problem(409, f"the {body.level} bot is entered already")
+        raise Problem(409, _("the {level} bot is entered already").format(level=body.level))
     count = await db.scalar(select(func.count()).select_from(TournamentEntry).where(TournamentEntry.tournament_id == tid))
     if entry is None and (count or 0) >= MAX_ENTRANTS:
-        raise Problem(409, f"the tournament is full ({MAX_ENTRANTS} players)")
+        raise Problem(409, _("the tournament is full ({n} players)").format(n=MAX_ENTRANTS))
     rating = ladder.ratings().get(body.level, ANCHOR_RATING)
     if entry is None:
         db.add(TournamentEntry(tournament_id=tid, user_id=bot.id, rating=rating, army=body.army, deck=None, withdrawn=False))
@@ -190,7 +198,7 @@ async def remove_bot(db: AsyncSession, user: User, tid: int, level: str) -> Tour
     bot = await accounts.find_user(db, accounts.BOT_ACCOUNTS.get(level, ""))
     entry = None if bot is None else await db.get(TournamentEntry, (tid, bot.id))
     if bot is None or entry is None or entry.withdrawn:
-        raise Problem(409, f"the {level[:20]} bot is not entered in this tournament")
+        raise Problem(409, _("the {level} bot is not entered in this tournament").format(level=level[:20]))
     await _leave(db, t, entry)
     return t
 
@@ -221,7 +229,7 @@ async def withdraw(db: AsyncSession, user: User, tid: int) -> Tournament:
     t = await _tournament(db, tid)
     entry = await db.get(TournamentEntry, (tid, user.id))
     if entry is None or entry.withdrawn:
-        raise Problem(409, "you are not registered in this tournament")
+        raise Problem(409, _("you are not registered in this tournament"))
     await _leave(db, t, entry)
     return t
 
@@ -229,7 +237,7 @@ async def withdraw(db: AsyncSession, user: User, tid: int) -> Tournament:
 async def _leave(db: AsyncSession, t: Tournament, entry: TournamentEntry) -> None:
     """An entrant leaves: before the start the entry goes; after it, it is marked withdrawn."""
     if t.status == "finished":
-        raise Problem(409, "the tournament is over")
+        raise Problem(409, _("the tournament is over"))
     if t.status == "upcoming":
         await db.delete(entry)
     else:
@@ -241,12 +249,12 @@ async def start(db: AsyncSession, sessions: async_sessionmaker[AsyncSession], ga
     """The creator starts the tournament: registration closes and round 1 is paired."""
     t = await _tournament(db, tid)
     if t.created_by != user.id:
-        raise Problem(403, "only the tournament's creator can start it")
+        raise Problem(403, _("only the tournament's creator can start it"))
     if t.status != "upcoming":
-        raise Problem(409, "the tournament has started already")
+        raise Problem(409, _("the tournament has started already"))
     entries = await _entry_rows(db, tid)
     if len(entries) < 2:
-        raise Problem(409, "a tournament needs at least two players")
+        raise Problem(409, _("a tournament needs at least two players"))
     rounds = {"swiss": t.rounds, "round_robin": round_robin_rounds(len(entries)), "arena": 0}[t.kind]
     now = utcnow()
     ends_at = now + timedelta(minutes=t.minutes) if t.kind == "arena" else None
@@ -257,7 +265,7 @@ async def start(db: AsyncSession, sessions: async_sessionmaker[AsyncSession], ga
     )
     await db.commit()
     if started.rowcount != 1:  # type: ignore[attr-defined]
-        raise Problem(409, "the tournament has started already")
+        raise Problem(409, _("the tournament has started already"))
     await advance(sessions, games, tid)
     await db.refresh(t)
     return t
@@ -492,7 +500,7 @@ def summary(t: Tournament, entrants: int) -> dict[str, Any]:
         "id": t.id,
         "name": t.name,
         "kind": t.kind,
-        "kind_name": KINDS[t.kind],
+        "kind_name": _(KINDS[t.kind]),
         "status": t.status,
         "rounds": t.rounds,
         "current_round": t.current_round,

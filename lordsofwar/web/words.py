@@ -1,0 +1,40 @@
+"""The words for a game's options that pages and messages show (translated where they are shown,
+docs/i18n.md): the option values themselves stay English keys on the wire."""
+
+from __future__ import annotations
+
+from lordsofwar import i18n
+from lordsofwar.i18n import N_, _
+
+OPTION_WORDS = {
+    "basic": N_("basic"),
+    "intermediate": N_("intermediate"),
+    "bordered": N_("bordered"),
+    "unbordered": N_("unbordered"),
+    "rated": N_("rated"),
+    "casual": N_("casual"),
+    "hints": N_("hints"),
+}
+HANDS = {"hidden": N_("hidden hands"), "visible": N_("visible hands")}
+
+
+def option_word(value: str) -> str:
+    """An option's value (``basic``, ``bordered``...) in the current language (unknown: as it is)."""
+    return _(OPTION_WORDS[value]) if value in OPTION_WORDS else value
+
+
+def hands_words(value: str) -> str:
+    """``hidden hands`` or ``visible hands`` in the current language."""
+    return _(HANDS[value]) if value in HANDS else _("{hands} hands").format(hands=value)
+
+
+def rank_word(key: str) -> str:
+    """A rank inside a sentence: the lowercase key in English (``one recruit card too many``),
+    the rules' own name of the rank in another language."""
+    return key if i18n.current() == i18n.DEFAULT else i18n.rank_name(key)
+
+
+def army_word(key: str) -> str:
+    """An army inside a list of options: the key in English (``custom decks: orcs, elves``), the
+    rules' own name of the army in another language."""
+    return key if i18n.current() == i18n.DEFAULT else i18n.army_name(key)

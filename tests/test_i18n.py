@@ -1,0 +1,210 @@
+"""The language catalogues (docs/i18n.md): complete, in step with the code, and well formed.
+
+- The committed templates (messages.pot, js.pot) hold exactly the strings the code marks: a string
+  marked without running `scripts/i18n extract` fails here.
+- Every string of them has a German and a Polish translation (every plural form), none fuzzy.
+- Each translation keeps its source's placeholders ({name}, %(name)s), so that no message loses a
+  value or breaks its formatting.
+- The language of a request: Accept-Language negotiation by q-values; the context variable.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from babel.messages.pofile import read_po
+
+from lordsofwar import i18n
+
+ROOT = Path(__file__).resolve().parents[1]
+LOCALE = ROOT / "lordsofwar" / "locale"
+LANGS = ("de", "pl")
+DOMAINS = ("messages", "js")
+PLACEHOLDER = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*(?:![rsa])?(?::[^{}]*)?\}|%\([A-Za-z_]+\)[sd]")
+
+
+def _read(path: Path) -> object:
+    with open(path, "rb") as f:
+        return read_po(f)
+
+
+def _ids(catalogue: object) -> set[object]:
+    return {m.id if isinstance(m.id, str) else tuple(m.id) for m in catalogue if m.id}  # type: ignore[attr-defined]
+
+
+def _placeholders(text: str) -> list[str]:
+    return sorted(PLACEHOLDER.findall(text))
+
+
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_templates_hold_exactly_what_the_code_marks(domain: str, tmp_path: Path) -> None:
+    pybabel = Path(sys.executable).with_name("pybabel")
+    assert pybabel.exists(), "Babel's pybabel is installed with the package"
+    out = tmp_path / f"{domain}.pot"
+    if domain == "messages":
+        args = ["-F", "babel.cfg", "-k", "_", "-k", "N_", "-k", "gettext", "-k", "ngettext:1,2", str(ROOT / "lordsofwar")]
+    else:
+        args = ["-F", "babel-js.cfg", "-k", "_", "-k", "ngettext:1,2", str(ROOT / "lordsofwar" / "web" / "static")]
+    subprocess.run([str(pybabel), "-q", "extract", *args, "-o", str(out)], cwd=ROOT, check=True)
+    fresh, committed = _ids(_read(out)), _ids(_read(LOCALE / f"{domain}.pot"))
+    assert fresh - committed == set(), f"marked but not in {domain}.pot: run scripts/i18n extract"
+    assert committed - fresh == set(), f"in {domain}.pot but no longer marked: run scripts/i18n extract"
+    if domain == "js":
+        assert not [m for m in fresh if "${" in str(m)], "a template literal inside _(): use {name} placeholders"
+
+
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("domain", DOMAINS)
+def test_every_string_has_a_translation_with_the_same_placeholders(lang: str, domain: str) -> None:
+    template = _read(LOCALE / f"{domain}.pot")
+    po = _read(LOCALE / lang / "LC_MESSAGES" / f"{domain}.po")
+    assert _ids(po) >= _ids(template), f"{lang}/{domain}.po lacks strings of the template: run scripts/i18n extract"
+    forms = 3 if lang == "pl" else 2
+    missing, fuzzy, broken = [], [], []
+    for m in po:  # type: ignore[attr-defined]
+        if not m.id:
+            continue
+        if m.fuzzy:
+            fuzzy.append(m.id)
+        if isinstance(m.id, str):
+            if not m.string:
+                missing.append(m.id)
+            elif _placeholders(m.id) != _placeholders(m.string):
+                broken.append((m.id, m.string))
+        else:
+            strings = list(m.string)
+            if len(strings) != forms or not all(strings):
+                missing.append(m.id[0])
+                continue
+            wanted = _placeholders(m.id[1])
+            for s in strings:
+                got = _placeholders(s)
+                # a singular form may leave the count out ("one game"); it may not add a placeholder
+                if not set(got) <= set(wanted) or (s is not strings[0] and got != wanted):
+                    broken.append((m.id[1], s))
+    assert not missing, f"{len(missing)} strings without a {lang} translation in {domain}.po, e.g. {missing[:5]}"
+    assert not fuzzy, f"fuzzy (unchecked) {lang} translations in {domain}.po: {fuzzy[:5]}"
+    assert not broken, f"{lang} translations whose placeholders differ from the source: {broken[:5]}"
+
+
+RULE_WORDS = {
+    "de": {"army": {"dwarves": "Zwerg", "orcs": "Ork"},
+           "rank": {"recruit": "Rekrut", "command": "Kommandant", "special": "Spezial", "regular": "Normal"}},
+    "pl": {"army": {"dwarves": "Krasnolud", "orcs": "Ork"},
+           "rank": {"recruit": "Rekrut", "command": "Dowódc", "special": "Specjalist", "regular": "Szeregow",
+                    "elite": "Elit"}},
+}
+"""Stems of the rules' own words: the German rules text and the Polish rulebook."""
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_the_rules_vocabulary_is_the_rule_texts(lang: str) -> None:
+    texts = {"de": "yucata-rules-de.txt", "pl": "rulebook-pl.txt"}
+    rules = ROOT.parent / "shared" / "rules" / texts[lang]
+    text = rules.read_text(encoding="utf-8").lower() if rules.exists() else None
+    with i18n.use(lang):
+        for kind, words in RULE_WORDS[lang].items():
+            name = i18n.army_name if kind == "army" else i18n.rank_name
+            for key, stem in words.items():
+                assert name(key).startswith(stem), (lang, key, name(key))
+                if text is not None:
+                    assert stem.lower() in text, (lang, stem)
+
+
+def test_a_catalogue_without_its_compiled_file_is_read_from_the_po(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    copy = tmp_path / "locale"
+    shutil.copytree(LOCALE, copy, ignore=shutil.ignore_patterns("*.mo"))
+    monkeypatch.setattr(i18n, "LOCALE_DIR", copy)
+    i18n.translations.cache_clear()
+    try:
+        with i18n.use("de"):
+            assert i18n.gettext("Lobby") != "Lobby"
+            assert i18n.gettext("Lobby") == i18n.translations("de").gettext("Lobby")
+    finally:
+        i18n.translations.cache_clear()
+
+
+def test_polish_has_three_plural_forms() -> None:
+    template = _read(LOCALE / "messages.pot")
+    plural = next((m for m in template if m.id and not isinstance(m.id, str)), None)  # type: ignore[attr-defined]
+    if plural is None:
+        pytest.skip("no plural string in the server's catalogue")
+    with i18n.use("pl"):
+        forms = {i18n.ngettext(plural.id[0], plural.id[1], n) for n in (1, 3, 5, 22, 25)}
+    assert len(forms) == 3, forms
+
+
+@pytest.mark.parametrize(
+    ("header", "expected"),
+    [
+        ("de-DE,de;q=0.9,en;q=0.8", "de"),
+        ("en-US,en;q=0.9,pl;q=0.8", "en"),
+        ("fr-FR, pl;q=0.5, de;q=0.4", "pl"),
+        ("fr, it", None),
+        ("de;q=0, pl", "pl"),
+        ("*", None),
+        ("", None),
+        ("x" * 10_000, None),
+        ("de;q=abc, pl;q=0.1", "pl"),
+        ("PL", "pl"),
+    ],
+)
+def test_accept_language(header: str, expected: str | None) -> None:
+    assert i18n.negotiate(header) == expected
+
+
+def test_the_language_is_per_context_and_english_outside() -> None:
+    assert i18n.current() == "en"
+    with i18n.use("pl"):
+        assert i18n.current() == "pl"
+        with i18n.use("fr"):  # unknown: English
+            assert i18n.current() == "en"
+        assert i18n.current() == "pl"
+    assert i18n.current() == "en"
+    assert i18n.gettext("Lobby") == "Lobby"
+
+
+def test_the_browser_catalogue_is_complete() -> None:
+    template = _ids(_read(LOCALE / "js.pot"))
+    for lang in LANGS:
+        cat = i18n.js_catalogue(lang)
+        keys = {m if isinstance(m, str) else m[0] for m in template}
+        assert set(cat) == keys, lang
+        assert all(isinstance(v, str) or len(v) == (3 if lang == "pl" else 2) for v in cat.values())
+
+
+def _engine_reasons() -> list[str]:
+    """Every ending reason the rules engine can write, with sample values in its placeholders."""
+    source = (ROOT / "lordsofwar" / "rules" / "engine.py").read_text(encoding="utf-8")
+    templates = re.findall(r'Result\([^,]+, f?"([^"]+)"\)', source)
+    templates += re.findall(r'"(player \{p\} [^"]+)", "', source)
+    samples = {"commands[p]": "4", "units[p]": "20", "p": "1", "v.no_progress_turns": "10", "player": "2"}
+    out = []
+    for t in templates:
+        for what, label in (("unit", "units"), ("command", "command units"), ("unit", "command units"),
+                            ("command", "units")):
+            text = t.replace("{what}", what).replace("{label}", label)
+            for k, v in samples.items():
+                text = text.replace("{" + k + "}", v)
+            out.append(text)
+    return sorted(set(out))
+
+
+def test_every_ending_reason_of_the_engine_has_a_sentence() -> None:
+    reasons = _engine_reasons()
+    assert len(reasons) >= 10 and "player 2 resigned" in reasons and "draw agreed" in reasons
+    js = (ROOT / "lordsofwar" / "web" / "static" / "i18n.js").read_text(encoding="utf-8")
+    for lang in LANGS:
+        with i18n.use(lang):
+            for reason in reasons:
+                said = i18n.result_reason(reason, {1: "alice", 2: "bob"})
+                assert said != reason, (lang, reason)
+                assert "player 1" not in said and "player 2" not in said
+    for singular in [m.group(1) for m in re.finditer(r"N_\(\s*\"([^\"]+)\"", (ROOT / "lordsofwar" / "i18n.py").read_text())]:
+        if "{player}" in singular or "threshold" in singular or "eliminated" in singular or "agreed" in singular:
+            assert f"'{singular}'" in js, f"static/i18n.js lacks {singular!r}"
