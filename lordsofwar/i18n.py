@@ -215,7 +215,19 @@ not listed is shown as it is. Card names stay as printed: the card data has them
 
 
 def army_name(key: str) -> str:
+    if key == "random":
+        return gettext("Random")
     return gettext(ARMIES[key]) if key in ARMIES else key.capitalize()
+
+
+def deck_kind(kind: str) -> str:
+    """A deck's kind as the data has it (lordsofwar.decks.kind: "orcs", "custom orcs",
+    "mercenary"), for people."""
+    if kind == "mercenary":
+        return gettext("Mercenary")
+    if kind.startswith("custom "):
+        return gettext("Custom {army}").format(army=army_name(kind[len("custom "):]))
+    return army_name(kind)
 
 
 def rank_name(key: str) -> str:

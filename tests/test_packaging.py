@@ -13,6 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from lordsofwar import i18n
 from tests.web.server import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -158,6 +159,11 @@ def test_serve_from_a_clean_install_serves_the_lobby(installed: Path, tmp_path: 
                 time.sleep(0.2)
         assert r.status_code == 200 and "Open challenges" in r.text
         assert httpx.get(base + "/static/game.js", timeout=5).status_code == 200
+        for lang in ("de", "pl"):  # the catalogues are in the wheel (compiled or read from the .po)
+            page = httpx.get(base + "/", headers={"Accept-Language": lang}, timeout=5).text
+            with i18n.use(lang):
+                heading = i18n.gettext("Open challenges")
+            assert f'<html lang="{lang}">' in page and heading != "Open challenges" and heading in page
         session = httpx.get(base + "/api/session", timeout=5).json()
         assert session["user"] is None and len(session["csrf"]) == 64
     finally:

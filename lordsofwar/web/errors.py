@@ -24,6 +24,9 @@ class ErrorBody(BaseModel):
     """A refused request: nothing changed."""
 
     detail: str
+    code: str | None = None
+    """Where a client must tell refusals apart: a word the same in every language (the deck
+    editor's ``stale``: changed elsewhere, ``name``: the name is refused or taken)."""
 
 
 MEANING = {
@@ -60,7 +63,9 @@ def validation_message(errors: Any) -> str:
     return "; ".join(parts)
 
 
-async def _refuse(request: Request, status: int, message: str, headers: dict[str, str] | None = None) -> Response:
+async def _refuse(
+    request: Request, status: int, message: str, headers: dict[str, str] | None = None, code: str | None = None
+) -> Response:
     if pages.wants_html(request):
         user = await current_user(request, services(request))
         page = pages.render(request, "error.html", {"status": status, "message": message}, user, status)
@@ -69,7 +74,7 @@ async def _refuse(request: Request, status: int, message: str, headers: dict[str
     headers = dict(headers or {})
     if status == 429:
         headers.setdefault("Retry-After", "10")
-    return JSONResponse({"detail": message}, status, headers=headers)
+    return JSONResponse({"detail": message} if code is None else {"detail": message, "code": code}, status, headers=headers)
 
 
 def install(app: FastAPI) -> None:
@@ -77,7 +82,7 @@ def install(app: FastAPI) -> None:
 
     async def on_refusal(request: Request, exc: Exception) -> Response:
         # each domain's refusal carries its status and a one-line message
-        return await _refuse(request, getattr(exc, "status", 400), str(exc))
+        return await _refuse(request, getattr(exc, "status", 400), str(exc), code=getattr(exc, "code", None))
 
     for refusal in (Problem, GameError, AuthError):
         app.add_exception_handler(refusal, on_refusal)

@@ -24,6 +24,7 @@ templates.env.globals["js_catalogue"] = lambda: {"lang": i18n.current(), "messag
 templates.env.filters["army"] = i18n.army_name
 templates.env.filters["rank"] = i18n.rank_name
 templates.env.filters["unitclass"] = i18n.class_name
+templates.env.filters["deck_kind"] = i18n.deck_kind
 templates.env.filters["reason"] = i18n.result_reason
 templates.env.filters["longdate"] = lambda d: format_date(d, format="long", locale=i18n.babel_locale())
 templates.env.globals["languages"] = lambda: [(code, i18n.NAMES.get(code, code)) for code in i18n.available()]

@@ -25,6 +25,7 @@ DATA = [
     re.compile(r"\b[a-g][1-7]\b"),  # squares
     re.compile(r"\blow_[A-Za-z0-9_-]+\b"),  # API tokens
     re.compile(r"\b(?:bot:play|challenge:write)\b"),  # the bot API's scopes
+    re.compile(r"\b(?:FL|FR|BL|BR|F|B|L|R)\b"),  # the arrows' directions, as the cards print them
     re.compile(r"^# name:", re.M),  # a deck file's own syntax (an example in a placeholder)
     re.compile(r"\b\d+(?:[.,]\d+)?\b"),
 ]
@@ -56,11 +57,22 @@ def leftover(text: str, data: set[str]) -> list[str]:
     return re.findall(r"[A-Za-zÀ-ž]{2,}", text)
 
 
+INLINE = {"b", "i", "em", "strong", "a", "span", "time", "small", "abbr", "u", "s", "sup", "sub", "mark", "q"}
+"""Tags inside a sentence: a catalogued sentence with <b>…</b> in it is one text here."""
+
+
 class _Texts(HTMLParser):
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
         self.out: list[str] = []
         self.skip = 0
+        self.buf: list[str] = []
+
+    def flush(self) -> None:
+        text = "".join(self.buf)
+        if text.strip():
+            self.out.append(text)
+        self.buf = []
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         a = dict(attrs)
@@ -71,14 +83,23 @@ class _Texts(HTMLParser):
             self.out.append(str(a["value"]))
         if tag in SKIP:
             self.skip += 1
+            self.buf.append(" ")
+        elif tag not in INLINE:
+            self.flush()
 
     def handle_endtag(self, tag: str) -> None:
         if tag in SKIP and self.skip:
             self.skip -= 1
+        elif tag not in INLINE:
+            self.flush()
 
     def handle_data(self, data: str) -> None:
-        if not self.skip and data.strip():
-            self.out.append(data)
+        if not self.skip:
+            self.buf.append(data)
+
+    def close(self) -> None:
+        super().close()
+        self.flush()
 
 
 def html_texts(html: str) -> list[str]:
@@ -86,6 +107,7 @@ def html_texts(html: str) -> list[str]:
     that are read out or shown (title, aria-label, placeholder, alt, button values)."""
     p = _Texts()
     p.feed(html)
+    p.close()
     return p.out
 
 
@@ -101,18 +123,28 @@ def uncatalogued(texts: list[str], data: set[str]) -> list[tuple[str, list[str]]
 BROWSER_TEXTS = """() => {
   const out = [document.title];
   const skip = new Set(['SCRIPT', 'STYLE', 'CODE', 'PRE', 'KBD', 'SAMP', 'TEMPLATE']);
+  const INLINE = new Set(INLINE_JSON);
+  // the whole text of each element holding text: a sentence cut around a card or a count (a
+  // node in the middle) is whole there, its ⟦ ⟧ included
+  const textOf = (e) => Array.from(e.childNodes).map((c) => (c.nodeType === 3 ? c.textContent
+    : c.nodeType === 1 && !skip.has(c.tagName) ? textOf(c) : ' ')).join('');
+  const seen = new Set();
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
   for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-    let e = n.parentElement, skipped = false;
+    let e = n.parentElement;
+    while (e && INLINE.has(e.tagName) && e.parentElement && e.parentElement !== document.body) e = e.parentElement;
+    if (!e || seen.has(e) || !n.textContent.trim()) continue;
+    let skipped = false;
     for (let p = e; p; p = p.parentElement) if (skip.has(p.tagName)) { skipped = true; break; }
-    if (!skipped && n.textContent.trim()) out.push(n.textContent);
+    seen.add(e);
+    if (!skipped) out.push(textOf(e));
   }
   for (const e of document.body.querySelectorAll('*')) {
     for (const a of ATTRS_JSON) { const v = e.getAttribute(a); if (v) out.push(v); }
     if (e.tagName === 'INPUT' && (e.type === 'submit' || e.type === 'button') && e.value) out.push(e.value);
   }
   return out;
-}""".replace("ATTRS_JSON", json.dumps(list(ATTRS)))
+}""".replace("ATTRS_JSON", json.dumps(list(ATTRS))).replace("INLINE_JSON", json.dumps([t.upper() for t in sorted(INLINE)]))
 """A function for page.evaluate: the same texts as html_texts, from the live DOM."""
 
 

@@ -159,8 +159,8 @@ def test_every_page_holds_only_catalogued_words(pseudo: None, sqlite_client: Tes
 @pytest.mark.parametrize("lang", ["de", "pl"])
 def test_every_page_in_german_and_polish(lang: str, sqlite_client: TestClient) -> None:
     seen, _covered = _visit_every_page(sqlite_client, lang)
-    lobby = gettext_in(lang, "Lobby")
-    assert lobby != "Lobby"
+    lobby = gettext_in(lang, "Tournaments")
+    assert lobby != "Tournaments"
     for label, _status, html in seen:
         assert f'<html lang="{lang}">' in html, label
         assert "⟦" not in html, label
@@ -174,11 +174,11 @@ def test_every_page_in_german_and_polish(lang: str, sqlite_client: TestClient) -
 
 
 def test_accept_language_then_cookie_then_the_players_setting(client: TestClient) -> None:
-    de_lobby, pl_lobby = gettext_in("de", "Lobby"), gettext_in("pl", "Lobby")
+    de_lobby, pl_lobby = gettext_in("de", "Tournaments"), gettext_in("pl", "Tournaments")
     r = client.get("/signin", headers={"Accept-Language": "pl-PL,pl;q=0.9,en;q=0.5"})
     assert '<html lang="pl">' in r.text and f">{pl_lobby}</a>" in r.text
     r = client.get("/signin", headers={"Accept-Language": "fr-FR,fr;q=0.9"})
-    assert '<html lang="en">' in r.text and ">Lobby</a>" in r.text
+    assert '<html lang="en">' in r.text and ">Tournaments</a>" in r.text
     # the menu: a cookie for a guest, wins over the browser
     csrf = client.get("/api/session").json()["csrf"]
     r = client.post("/language", data={"csrf": csrf, "language": "de", "next": "/signin"}, follow_redirects=False)
@@ -213,11 +213,12 @@ def test_accept_language_then_cookie_then_the_players_setting(client: TestClient
 )
 def test_a_bad_choice_changes_nothing(client: TestClient, body: dict[str, Any], status: int) -> None:
     alice = Player(client, "alice").signup()
-    before = user_row(client, "alice").locale
+    before, cookie = user_row(client, "alice").locale, alice.cookies.get("low_lang")
+    assert before == "en" and cookie == "en"  # signed up in English: kept with the account and in the browser
     r = alice.post("/api/language", body)
     assert r.status_code == status, r.text
     assert "detail" in r.json()
-    assert user_row(client, "alice").locale == before and "low_lang" not in alice.cookies
+    assert user_row(client, "alice").locale == before and alice.cookies.get("low_lang") == cookie
     assert alice.post("/api/language", {"language": "de"}, csrf="forged").status_code == 403
     assert user_row(client, "alice").locale == before
     r = alice.use().post("/language", data={"csrf": alice.csrf, "language": "<b>fr</b>"}, headers=HTML)
@@ -238,8 +239,9 @@ def test_refusals_speak_the_requests_language(client: TestClient) -> None:
     english = alice.post(f"/api/games/{game}/actions", {"action": "shoot a1 a2", "version": version})
     assert english.status_code in (409, 422)
     for lang in ("de", "pl"):
+        assert alice.post("/api/language", {"language": lang}).status_code == 200  # her own setting wins
         r = alice.use().post(f"/api/games/{game}/actions", json={"action": "shoot a1 a2", "version": version},
-                             headers={"X-CSRF-Token": alice.csrf, "Accept-Language": lang})
+                             headers={"X-CSRF-Token": alice.csrf, "Accept-Language": "en"})
         assert r.status_code == english.status_code
         assert r.json()["detail"] != english.json()["detail"], lang
         for token in re.findall(r"\b[a-g][1-7]\b", english.json()["detail"]):
@@ -313,3 +315,23 @@ def test_a_mail_holds_only_catalogued_words(pseudo: None, tmp_path: Any) -> None
             assert not problems, "\n".join(problems)
     finally:
         controller.stop()
+
+
+def test_a_refusal_a_program_must_tell_apart_has_a_code_in_every_language(client: TestClient) -> None:
+    """The deck editor offers "reload" on a deck changed elsewhere and marks the name box on a name
+    refused: it reads the refusal's code, the same in every language, never the words."""
+    alice = Player(client, "alice").signup()
+    assert alice.post("/api/language", {"language": "pl"}).status_code == 200
+    a = alice.post("/api/decks", {"name": "horde", "army": "orcs"}).json()
+    b = alice.post("/api/decks", {"name": "other", "army": "elves"}).json()
+    a_id, b_id = a.get("deck", a.get("id")), b.get("deck", b.get("id"))
+    deck = alice.get(f"/api/decks/{a_id}").json()
+    stale = alice.send("PUT", f"/api/decks/{a_id}", {"name": "horde", "cards": deck["cards"], "version": deck["version"] + 5})
+    assert stale.status_code == 409 and stale.json()["code"] == "stale"
+    assert stale.json()["detail"] != "the deck was changed elsewhere"
+    other = alice.get(f"/api/decks/{b_id}").json()
+    taken = alice.send("PUT", f"/api/decks/{b_id}", {"name": "horde", "cards": other["cards"], "version": other["version"]})
+    assert taken.status_code == 409 and taken.json()["code"] == "name"
+    assert alice.get(f"/api/decks/{b_id}").json()["name"] == "other"
+    plain = alice.post("/api/signin", {"name": "nobody", "password": "whatever1"})
+    assert "code" not in plain.json()

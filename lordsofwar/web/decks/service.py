@@ -33,7 +33,7 @@ def clean_name(name: str) -> str:
     try:
         return rules.clean_name(name)
     except ValueError as exc:
-        raise Problem(422, str(exc)) from None
+        raise Problem(422, str(exc), code="name") from None
 
 
 def known_cards(ids: list[str], cards: CardSet = CORE) -> None:
@@ -133,7 +133,7 @@ async def _add(db: AsyncSession, user: User, name: str, ids: list[str]) -> Deck:
             raise Problem(409, _("you have {n} decks, the most a player may keep; delete one first").format(n=DECKS_PER_PLAYER))
         if await _name_taken(db, user, name):
             await db.rollback()
-            raise Problem(409, _("you already have a deck called {name!r}").format(name=name))
+            raise Problem(409, _("you already have a deck called {name!r}").format(name=name), code="name")
         now = datetime.now(UTC)
         deck = Deck(
             owner_id=user.id, name=name, name_key=rules.name_key(name), cards=ids, version=1, created_at=now, updated_at=now
@@ -143,7 +143,7 @@ async def _add(db: AsyncSession, user: User, name: str, ids: list[str]) -> Deck:
             await db.commit()
         except IntegrityError:  # the same name, saved meanwhile from another process
             await db.rollback()
-            raise Problem(409, _("you already have a deck called {name!r}").format(name=name)) from None
+            raise Problem(409, _("you already have a deck called {name!r}").format(name=name), code="name") from None
         return deck
 
 
@@ -169,9 +169,10 @@ async def change(db: AsyncSession, user: User, deck_id: int, body: DeckChange) -
             _("the deck was changed elsewhere (you edited version {version}, it is now {current}): reload it").format(
                 version=body.version, current=deck.version
             ),
+            code="stale",
         )
     if await _name_taken(db, user, name, but=deck.id):
-        raise Problem(409, _("you already have a deck called {name!r}").format(name=name))
+        raise Problem(409, _("you already have a deck called {name!r}").format(name=name), code="name")
     from sqlalchemy import update
 
     try:
@@ -184,11 +185,11 @@ async def change(db: AsyncSession, user: User, deck_id: int, body: DeckChange) -
         )
         if done.rowcount != 1:  # type: ignore[attr-defined]
             await db.rollback()
-            raise Problem(409, _("the deck was changed elsewhere meanwhile: reload it"))
+            raise Problem(409, _("the deck was changed elsewhere meanwhile: reload it"), code="stale")
         await db.commit()
     except IntegrityError:  # another deck took the name meanwhile
         await db.rollback()
-        raise Problem(409, _("you already have a deck called {name!r}").format(name=name)) from None
+        raise Problem(409, _("you already have a deck called {name!r}").format(name=name), code="name") from None
     await db.refresh(deck)
     return deck
 

@@ -429,12 +429,14 @@ class Mailer:
 
     def _turn_body(self, name: str, r: Any, names: dict[int, str]) -> str:
         hello = _("Hello {name},").format(name=name)
-        return f"{hello}\n\n{_('It is your turn in a turn-based game:')}\n\n{self._game_line(r, names)}\n"
+        intro = _("It is your turn in a turn-based game:")
+        return f"{hello}\n\n{intro}\n\n{self._game_line(r, names)}\n"
 
     def _digest_body(self, name: str, games: list[Any], names: dict[int, str]) -> str:
         lines = "\n".join(self._game_line(r, names) for r in games)
         hello = _("Hello {name},").format(name=name)
-        return f"{hello}\n\n{_('These turn-based games are waiting for you:')}\n\n{lines}\n"
+        intro = _("These turn-based games are waiting for you:")
+        return f"{hello}\n\n{intro}\n\n{lines}\n"
 
     async def _insert(
         self, db: AsyncSession, user_id: int, kind: str, game_id: int | None, key: str, to: str,

@@ -140,7 +140,7 @@
   const numOf = (id) => parseInt(String(id).split(':')[1], 10) || 0;
 
   class ApiError extends Error {
-    constructor(status, message) { super(message); this.status = status; }
+    constructor(status, message, code) { super(message); this.status = status; this.code = code || null; }
   }
 
   function csrfToken() {
@@ -165,7 +165,7 @@
     if (!r.ok) {
       let detail = data && typeof data.detail === 'string' ? data.detail : _('the server answered {status} {text}', { status: r.status, text: r.statusText || '' }).trim();
       if (r.status === 401) detail = _('you are signed out: sign in again (in another tab, to keep this page) and retry');
-      throw new ApiError(r.status, detail);
+      throw new ApiError(r.status, detail, data && typeof data.code === 'string' ? data.code : null);
     }
     return data;
   }
@@ -181,7 +181,7 @@
     if (!r.ok) {
       let detail = _('the server answered {status}', { status: r.status });
       try { const d = await r.json(); if (d && typeof d.detail === 'string') detail = d.detail; } catch (e) { /* not JSON */ }
-      throw new ApiError(r.status, detail);
+      throw new ApiError(r.status, detail, data && typeof data.code === 'string' ? data.code : null);
     }
     const cd = r.headers.get('Content-Disposition') || '';
     const star = /filename\*=UTF-8''([^;]+)/i.exec(cd);
@@ -983,11 +983,11 @@
         return true;
       } catch (e) {
         let extra = null;
-        if (e.status === 409 && /changed elsewhere/.test(e.message)) {
+        if (e.status === 409 && e.code === 'stale') {
           extra = h('button', { type: 'button', class: 'small', style: 'margin-left:.6rem', text: _('Reload the saved deck (drops your changes)'), onclick: () => { S.leaving = true; location.reload(); } });
         }
         showMessage(msg, _('Not saved: {reason}', { reason: clause(e.message) }), 'error', extra);
-        if (/name/.test(e.message)) nameInput.classList.add('bad');
+        if (e.code === 'name') nameInput.classList.add('bad');
         return false;
       } finally {
         S.busy = false;

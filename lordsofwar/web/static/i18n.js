@@ -49,7 +49,7 @@
     const select = document.getElementById('language-select');
     if (!select || !select.form) return;
     const go = select.form.querySelector('.language-go');
-    if (go) go.hidden = true;
+    if (go) go.remove();
     select.addEventListener('change', () => select.form.submit());
   });
 })();
