@@ -21,6 +21,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
 from lordsofwar.rules import mat
@@ -35,6 +36,45 @@ pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is n
 SHOTS = Path(os.environ["LOW_SCREENSHOT_DIR"]) if os.environ.get("LOW_SCREENSHOT_DIR") else None
 WIDE = {"width": 1366, "height": 768}
 
+
+
+
+class LangApi(Api):
+    """A player signed up through the JSON API from a browser speaking ``lang`` (Accept-Language):
+    the account takes that language."""
+
+    def __init__(self, base: str, name: str, lang: str | None = None):
+        self.name = name
+        headers = {"Accept-Language": lang} if lang else {}
+        self.http = httpx.Client(base_url=base, timeout=30, headers=headers)
+        self.csrf = self.http.get("/api/session").json()["csrf"]
+        r = self.post("/api/signup", {"name": name, "password": "password-123"})
+        assert r.status_code == 201, r.text
+        self.csrf = self.http.get("/api/session").json()["csrf"]
+
+
+def world(base: str, a: str, b: str, lang: str | None = None) -> dict[str, Any]:
+    ada, bo = LangApi(base, a, lang), LangApi(base, b, lang)
+    deck = ada.post("/api/decks", {"name": "Ada deck", "army": "orcs"})
+    assert deck.status_code == 201, deck.text
+    t = ada.post("/api/tournaments", {"name": "Winter Cup", "rounds": 3})
+    assert t.status_code == 201, t.text
+    tid = t.json()["tournament"]
+    assert bo.post(f"/api/tournaments/{tid}/join", {"army": "elves"}).status_code == 200
+    running = ada.post("/api/invitations", {"bot": "random", "options": {"creator_side": "1", "public": True}})
+    assert running.status_code in (200, 201), running.text
+    inv = ada.post("/api/invitations", {"opponent": b, "options": {"creator_side": "1"}})
+    finished = int(bo.post(f"/api/invitations/{inv.json()['invitation']}/accept").json()["game"])
+    for _ in range(4):
+        s = ada.http.get(f"/api/games/{finished}").json()
+        who = ada if s["legal"] else bo
+        s = who.http.get(f"/api/games/{finished}").json()
+        who.post(f"/api/games/{finished}/actions", {"action": s["legal"][0], "version": s["game"]["version"]})
+    assert bo.post(f"/api/games/{finished}/resign").status_code == 200
+    inv = bo.post("/api/invitations", {"opponent": a, "options": {"creator_side": "2"}})  # a challenge to ada
+    assert inv.status_code == 201, inv.text
+    d = deck.json()
+    return {"deck": d.get("deck", d.get("id")), "tid": tid, "running": int(running.json()["game"]), "finished": finished}
 
 
 
@@ -94,26 +134,8 @@ def audit(page: Any, label: str) -> list[str]:
 @pytest.mark.skipif(not AXE.exists(), reason="axe-core is not installed (scripts/install-browser)")
 def test_axe_finds_no_serious_violation_on_any_page(browser: Any, server: str) -> None:  # noqa: F811
     base = server
-    # the world the pages show: players, a deck, a tournament, a running game, a finished one
-    ada, bo = Api(base, "ada"), Api(base, "bors")
-    deck = ada.post("/api/decks", {"name": "Ada's orcs", "army": "orcs"})
-    assert deck.status_code == 201, deck.text
-    deck_id = deck.json()["deck"] if "deck" in deck.json() else deck.json()["id"]
-    t = ada.post("/api/tournaments", {"name": "Winter Swiss", "rounds": 3})
-    assert t.status_code == 201, t.text
-    tid = t.json()["tournament"]
-    assert bo.post(f"/api/tournaments/{tid}/join", {"army": "elves"}).status_code == 200
-    running = ada.post("/api/invitations", {"bot": "random", "options": {"creator_side": "1", "public": True}})
-    assert running.status_code in (200, 201), running.text
-    game = int(running.json()["game"])
-    inv = ada.post("/api/invitations", {"opponent": "bors", "options": {"creator_side": "1"}})
-    finished = int(bo.post(f"/api/invitations/{inv.json()['invitation']}/accept").json()["game"])
-    for _ in range(4):  # a few actions, so the replay has steps
-        s = ada.http.get(f"/api/games/{finished}").json()
-        who = ada if s["legal"] else bo
-        s = who.http.get(f"/api/games/{finished}").json()
-        who.post(f"/api/games/{finished}/actions", {"action": s["legal"][0], "version": s["game"]["version"]})
-    assert bo.post(f"/api/games/{finished}/resign").status_code == 200
+    w = world(base, "ada", "bors")  # players, a deck, a tournament, a running game, a finished one
+    deck_id, tid, game, finished = w["deck"], w["tid"], w["running"], w["finished"]
 
     problems: list[str] = []
     visited: list[str] = []

@@ -16,28 +16,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 
 from lordsofwar import i18n
 from tests.web.i18n_check import BROWSER_TEXTS, check
 from tests.web.server import chromium_path, running_server
-from tests.web.test_browser_accessibility import new_page, open_game, sign_in
-from tests.web.test_browser_ratings import Api
-
-
-class LangApi(Api):
-    """A player signed up through the JSON API from a browser speaking ``lang`` (Accept-Language):
-    the account takes that language."""
-
-    def __init__(self, base: str, name: str, lang: str | None = None):
-        self.name = name
-        headers = {"Accept-Language": lang} if lang else {}
-        self.http = httpx.Client(base_url=base, timeout=30, headers=headers)
-        self.csrf = self.http.get("/api/session").json()["csrf"]
-        r = self.post("/api/signup", {"name": name, "password": "password-123"})
-        assert r.status_code == 201, r.text
-        self.csrf = self.http.get("/api/session").json()["csrf"]
+from tests.web.test_browser_accessibility import new_page, open_game, sign_in, world
 
 CHROMIUM = chromium_path()
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (scripts/install-browser)")
@@ -49,30 +33,6 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     data = tmp_path_factory.mktemp("server")
     with running_server(data, LOW_I18N_PSEUDO="1") as base:
         yield base
-
-
-def world(base: str, a: str, b: str, lang: str | None = None) -> dict[str, Any]:
-    ada, bo = LangApi(base, a, lang), LangApi(base, b, lang)
-    deck = ada.post("/api/decks", {"name": "Ada deck", "army": "orcs"})
-    assert deck.status_code == 201, deck.text
-    t = ada.post("/api/tournaments", {"name": "Winter Cup", "rounds": 3})
-    assert t.status_code == 201, t.text
-    tid = t.json()["tournament"]
-    assert bo.post(f"/api/tournaments/{tid}/join", {"army": "elves"}).status_code == 200
-    running = ada.post("/api/invitations", {"bot": "random", "options": {"creator_side": "1", "public": True}})
-    assert running.status_code in (200, 201), running.text
-    inv = ada.post("/api/invitations", {"opponent": b, "options": {"creator_side": "1"}})
-    finished = int(bo.post(f"/api/invitations/{inv.json()['invitation']}/accept").json()["game"])
-    for _ in range(4):
-        s = ada.http.get(f"/api/games/{finished}").json()
-        who = ada if s["legal"] else bo
-        s = who.http.get(f"/api/games/{finished}").json()
-        who.post(f"/api/games/{finished}/actions", {"action": s["legal"][0], "version": s["game"]["version"]})
-    assert bo.post(f"/api/games/{finished}/resign").status_code == 200
-    inv = bo.post("/api/invitations", {"opponent": a, "options": {"creator_side": "2"}})  # a challenge to ada
-    assert inv.status_code == 201, inv.text
-    d = deck.json()
-    return {"deck": d.get("deck", d.get("id")), "tid": tid, "running": int(running.json()["game"]), "finished": finished}
 
 
 def texts(page: Any) -> list[str]:
