@@ -56,6 +56,13 @@ BOT_NAMES = {
     "elite": N_("Elite bot"),
     "general": N_("General bot"),
 }
+
+
+def bot_name(level: str) -> str:
+    """A built-in bot level's name, in the current language (an unknown level: as it is)."""
+    return _(BOT_NAMES[level]) if level in BOT_NAMES else level
+
+
 LIVE_DECISIONS_LEFT = 30
 """A bot in a live game spends at most its clock divided by this (plus half the increment) on a
 decision, and never more than its level's budget."""

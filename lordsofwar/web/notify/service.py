@@ -34,6 +34,7 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from lordsofwar import i18n
 from lordsofwar.i18n import _, ngettext
 from lordsofwar.web.db import upsert
+from lordsofwar.web.games.service import bot_name
 from lordsofwar.web.models import Game, MailOutbox, MailSettings, User, utcnow
 from lordsofwar.web.problem import Problem
 from lordsofwar.web.settings import Settings
@@ -415,8 +416,8 @@ class Mailer:
     @staticmethod
     def _opponent(r: Any, names: dict[int, str]) -> str:
         if r.user_id == r.player1_id:
-            return names.get(r.player2_id) or _("the {level} bot").format(level=r.bot2)
-        return names.get(r.player1_id) or _("the {level} bot").format(level=r.bot1)
+            return names.get(r.player2_id) or bot_name(r.bot2 or "")
+        return names.get(r.player1_id) or bot_name(r.bot1 or "")
 
     def _game_line(self, r: Any, names: dict[int, str]) -> str:
         link = f"{self.settings.public_url}/games/{r.id}"

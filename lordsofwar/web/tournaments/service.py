@@ -29,7 +29,7 @@ from lordsofwar.rules.cards import CORE
 from lordsofwar.web.accounts import service as accounts
 from lordsofwar.web.decks import service as deckweb
 from lordsofwar.web.fields import Declared, WholeNumber
-from lordsofwar.web.games.service import Army, GameOptions, GameService, Runtime
+from lordsofwar.web.games.service import Army, GameOptions, GameService, Runtime, bot_name
 from lordsofwar.web.lobby.schemas import DeckNumber, some_army
 from lordsofwar.web.models import Game, Tournament, TournamentEntry, TournamentPairing, User, utcnow
 from lordsofwar.web.problem import Problem
@@ -178,7 +178,7 @@ async def enter_bot(db: AsyncSession, user: User, tid: int, body: EnterBot) -> T
     bot = await accounts.bot_account(db, body.level)
     entry = await db.get(TournamentEntry, (tid, bot.id))
     if entry is not None and not entry.withdrawn:
-        raise Problem(409, _("the {level} bot is entered already").format(level=body.level))
+        raise Problem(409, _("{bot} is entered already").format(bot=bot_name(body.level)))
     count = await db.scalar(select(func.count()).select_from(TournamentEntry).where(TournamentEntry.tournament_id == tid))
     if entry is None and (count or 0) >= MAX_ENTRANTS:
         raise Problem(409, _("the tournament is full ({n} players)").format(n=MAX_ENTRANTS))
@@ -198,7 +198,7 @@ async def remove_bot(db: AsyncSession, user: User, tid: int, level: str) -> Tour
     bot = await accounts.find_user(db, accounts.BOT_ACCOUNTS.get(level, ""))
     entry = None if bot is None else await db.get(TournamentEntry, (tid, bot.id))
     if bot is None or entry is None or entry.withdrawn:
-        raise Problem(409, _("the {level} bot is not entered in this tournament").format(level=level[:20]))
+        raise Problem(409, _("{bot} is not entered in this tournament").format(bot=bot_name(level[:20])))
     await _leave(db, t, entry)
     return t
 
