@@ -25,6 +25,7 @@ from lordsofwar.web.deps import Services
 from lordsofwar.web.games.hub import Hub
 from lordsofwar.web.games.router import router as games_router
 from lordsofwar.web.games.service import GameService
+from lordsofwar.web.language import router as language_router
 from lordsofwar.web.lobby.router import router as lobby_router
 from lordsofwar.web.notify.router import router as notify_router
 from lordsofwar.web.notify.service import Mailer
@@ -111,6 +112,7 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
         tournaments_router,
         notify_router,
         botapi_router,
+        language_router,
     ):
         app.include_router(router)
     return app

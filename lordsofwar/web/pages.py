@@ -12,6 +12,7 @@ from fastapi.templating import Jinja2Templates
 from starlette.datastructures import FormData
 
 from lordsofwar import i18n
+from lordsofwar.web import language
 from lordsofwar.web.models import User
 from lordsofwar.web.problem import Problem
 
@@ -20,7 +21,7 @@ templates = Jinja2Templates(directory=str(HERE / "templates"))
 templates.env.add_extension("jinja2.ext.i18n")
 templates.env.install_gettext_callables(i18n.gettext, i18n.ngettext, newstyle=True)  # type: ignore[attr-defined]
 templates.env.globals["current_locale"] = i18n.current
-templates.env.globals["js_catalogue"] = lambda: {"lang": i18n.current(), "messages": i18n.js_catalogue(i18n.current())}
+templates.env.globals["js_catalogue_url"] = lambda: f"/i18n/{i18n.current()}.js?v={language.version(i18n.current())}"
 templates.env.filters["army"] = i18n.army_name
 templates.env.filters["rank"] = i18n.rank_name
 templates.env.filters["unitclass"] = i18n.class_name

@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from datetime import timedelta
@@ -68,7 +69,7 @@ def _page_routes(client: TestClient) -> set[str]:
         for route in getattr(getattr(r, "original_router", None), "routes", None) or [r]:
             methods = getattr(route, "methods", None) or set()
             path = getattr(route, "path", "")
-            if "GET" in methods and not path.startswith(("/api", "/static", "/docs", "/redoc")):
+            if "GET" in methods and not path.startswith(("/api", "/static", "/docs", "/redoc", "/i18n/")):
                 paths.add(path)
     return paths
 
@@ -335,3 +336,22 @@ def test_a_refusal_a_program_must_tell_apart_has_a_code_in_every_language(client
     assert alice.get(f"/api/decks/{b_id}").json()["name"] == "other"
     plain = alice.post("/api/signin", {"name": "nobody", "password": "whatever1"})
     assert "code" not in plain.json()
+
+
+def test_the_scripts_catalogue_is_a_script_the_browser_keeps(client: TestClient) -> None:
+    page = client.get("/signin", headers={"Accept-Language": "de"}).text
+    found = re.search(r'<script src="(/i18n/de\.js\?v=([0-9a-f]{16}))"></script>', page)
+    assert found, "a German page loads its scripts' catalogue"
+    assert page.index(found.group(0)) < page.index('<script src="/static/i18n.js">')
+    r = client.get(found.group(1))
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/javascript")
+    assert r.headers["cache-control"] == "public, max-age=31536000, immutable"
+    assert r.text.startswith("window.LOW_I18N_DATA = ")
+    data = json.loads(r.text[len("window.LOW_I18N_DATA = "):].rstrip().rstrip(";"))
+    assert data == {"lang": "de", "messages": i18n.js_catalogue("de")} and len(data["messages"]) > 400
+    assert client.get(found.group(1), headers={"If-None-Match": r.headers["etag"]}).status_code == 304
+    stale = client.get("/i18n/de.js?v=0000000000000000")  # an old page's URL: served, not kept
+    assert stale.status_code == 200 and stale.headers["cache-control"] == "no-cache"
+    assert "/i18n/" not in client.get("/signin", headers={"Accept-Language": "en"}).text  # English needs none
+    for bad in ("en", "fr", "qps", "de.js", "x" * 300):
+        assert client.get(f"/i18n/{bad}.js").status_code == 404, bad

@@ -1,6 +1,7 @@
-/* The scripts' words in the page's language (docs/i18n.md). The page embeds the `js` catalogue of
- * its language in <script type="application/json" id="i18n-catalogue">: {"lang": "de",
- * "messages": {msgid: msgstr | [plural forms]}}. English embeds none: the scripts are written in it.
+/* The scripts' words in the page's language (docs/i18n.md). A page in German or Polish loads its
+ * `js` catalogue first, /i18n/de.js (cached by the browser: its URL changes with the catalogue),
+ * which sets window.LOW_I18N_DATA = {"lang": "de", "messages": {msgid: msgstr | [plural forms]}}.
+ * English loads none: the scripts are written in it.
  *
  *   _('Turn {turn}', { turn: 3 })            → "Zug 3"
  *   ngettext('{n} game waiting', '{n} games waiting', n, { n })
@@ -10,16 +11,9 @@
  */
 (function () {
   'use strict';
-  let lang = document.documentElement.lang || 'en';
-  let messages = {};
-  const el = document.getElementById('i18n-catalogue');
-  if (el) {
-    try {
-      const data = JSON.parse(el.textContent);
-      lang = data.lang || lang;
-      messages = data.messages || {};
-    } catch (e) { /* a broken catalogue: English */ }
-  }
+  const data = window.LOW_I18N_DATA || {};
+  const lang = data.lang || document.documentElement.lang || 'en';
+  const messages = data.messages || {};
   function fill(text, args) {
     if (!args) return text;
     return text.replace(/\{(\w+)\}/g, (m, k) => (Object.prototype.hasOwnProperty.call(args, k) ? String(args[k]) : m));
