@@ -16,7 +16,7 @@ from lordsofwar.i18n import N_, _
 from lordsofwar.rules.cards import CORE
 from lordsofwar.web.accounts import service as accounts
 from lordsofwar.web.decks import service as deckweb
-from lordsofwar.web.games.service import BOT_NAMES, GameOptions, GameService
+from lordsofwar.web.games.service import GameOptions, GameService, bot_name
 from lordsofwar.web.lobby.schemas import NewInvitation
 from lordsofwar.web.models import Game, Invitation, User, utcnow
 from lordsofwar.web.problem import Problem
@@ -40,7 +40,7 @@ async def game_json(db: AsyncSession, g: Game, user: User | None) -> dict[str, A
 
     async def name(uid: int | None, bot: str | None) -> str:
         if bot:
-            return BOT_NAMES.get(bot, bot)
+            return bot_name(bot)
         found = await db.get(User, uid) if uid else None
         return found.name if found else "?"
 
@@ -174,7 +174,7 @@ async def waiting(db: AsyncSession, user: User, exclude: int | None = None) -> d
     games, count = [], 0
     for gid, player1, bot1, bot2, mode, since, deadline, name1, name2, total in await db.execute(query):
         bot, name = (bot2, name2) if player1 == user.id else (bot1, name1)
-        opponent = BOT_NAMES.get(bot, bot) if bot else name or "?"
+        opponent = bot_name(bot) if bot else name or "?"
         games.append({"id": gid, "opponent": opponent, "mode": mode, "since": since, "deadline": deadline})
         count = total
     return {"count": count, "games": games}
