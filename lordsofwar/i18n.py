@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from babel.messages.mofile import write_mo
+from babel.numbers import format_decimal
 from babel.messages.pofile import read_po
 from babel.support import NullTranslations, Translations
 
@@ -295,3 +296,14 @@ def babel_locale() -> str:
     """The current language as Babel's locale, for dates and numbers (the test language: English)."""
     code = _current.get()
     return code if code in LOCALES and code != DEFAULT else "en_GB"  # "25 November 2026", as before
+
+
+def number(value: float | int | str | None) -> str:
+    """A score (``1.5``, ``3``) written as the current language writes numbers ("1,5" in German and
+    Polish), with as many decimals as it has; anything else as it is."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return "" if value is None else str(value)
+    text = repr(float(value)) if isinstance(value, float) else str(value)
+    decimals = len(text.split(".")[1]) if "." in text and isinstance(value, float) else 0
+    pattern = "0" + ("." + "0" * decimals if decimals else "")
+    return format_decimal(value, format=pattern, locale=babel_locale())

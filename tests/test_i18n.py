@@ -206,3 +206,12 @@ def test_every_ending_reason_of_the_engine_has_a_sentence() -> None:
     for singular in [m.group(1) for m in re.finditer(r"N_\(\s*\"([^\"]+)\"", (ROOT / "lordsofwar" / "i18n.py").read_text())]:
         if "{player}" in singular or "threshold" in singular or "eliminated" in singular or "agreed" in singular:
             assert f"'{singular}'" in js, f"static/i18n.js lacks {singular!r}"
+
+
+def test_scores_are_written_as_the_language_writes_numbers() -> None:
+    values = (0.0, 1.5, 3, 12.25, None)
+    with i18n.use("en"):
+        assert [i18n.number(v) for v in values] == ["0.0", "1.5", "3", "12.25", ""]
+    for lang in LANGS:
+        with i18n.use(lang):
+            assert [i18n.number(v) for v in values] == ["0,0", "1,5", "3", "12,25", ""]

@@ -25,6 +25,7 @@ templates.env.globals["js_catalogue_url"] = lambda: f"/i18n/{i18n.current()}.js?
 templates.env.filters["army"] = i18n.army_name
 templates.env.filters["rank"] = i18n.rank_name
 templates.env.filters["unitclass"] = i18n.class_name
+templates.env.filters["num"] = i18n.number
 templates.env.filters["deck_kind"] = i18n.deck_kind
 templates.env.filters["reason"] = i18n.result_reason
 templates.env.filters["longdate"] = lambda d: format_date(d, format="long", locale=i18n.babel_locale())

@@ -237,7 +237,7 @@
   }
   const fullTime = (iso) => {
     const t = Date.parse(/[zZ]|[+-]\d\d:?\d\d$/.test(iso) ? iso : iso + 'Z');
-    return Number.isNaN(t) ? iso : new Date(t).toLocaleString();
+    return Number.isNaN(t) ? iso : new Date(t).toLocaleString(window.LOW_LANG || undefined);
   };
 
   /** The first ``n`` characters of ``s``, counted as the server counts them (code points: an
@@ -897,7 +897,7 @@
       blocks.push(h('div', { class: 'st-block' },
         h('div', { class: 'st-figs' },
           fig('cards', `${n}`, _('of {n} cards', { n: DECK_SIZE }), delta(n, was.cards)),
-          fig('defence', st.average_defence === null ? '–' : st.average_defence.toFixed(2), _('avg. defence'), delta(st.average_defence, was.average_defence, 2), _('the average defence of the cards')),
+          fig('defence', st.average_defence === null ? '–' : st.average_defence.toLocaleString(window.LOW_LANG || 'en', { minimumFractionDigits: 2, maximumFractionDigits: 2 }), _('avg. defence'), delta(st.average_defence, was.average_defence, 2), _('the average defence of the cards')),
           fig('command', `${st.command_units}`, _('command units'), delta(st.command_units, was.command_units), _('the general and the command units: eliminate them to win')),
           fig('ranged', `${st.ranged_units}`, _('ranged units'), delta(st.ranged_units, was.ranged_units), _('units with a ranged weapon')),
           fig('ranged-damage', `${st.ranged_damage}`, _('ranged damage'), delta(st.ranged_damage, was.ranged_damage), _('the total damage of the ranged weapons')),

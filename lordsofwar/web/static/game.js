@@ -1208,7 +1208,7 @@
         el.classList.toggle('running', running);
         if (el.classList.contains('deadline')) {
           el.textContent = running && g.deadline ? '⏳ ' + fmtDeadline(g.deadline) : '';
-          el.title = g.deadline ? _('must act by {time}', { time: new Date(g.deadline).toLocaleString() }) : '';
+          el.title = g.deadline ? _('must act by {time}', { time: new Date(g.deadline).toLocaleString(window.LOW_LANG || undefined) }) : '';
           continue;
         }
         if (!g.clocks || !UI.clockBase) { el.textContent = ''; continue; }
