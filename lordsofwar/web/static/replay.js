@@ -10,6 +10,8 @@
  */
 (function () {
   'use strict';
+  // the searching bots' levels by the rank words they are named after (lordsofwar.bots)
+  const LEVELS = { recruit: _('Recruit'), veteran: _('Veteran'), elite: _('Elite'), general: _('General') };
   const LoW = window.LoW;
   const root = document.getElementById('replay');
   if (!LoW || !root) return;
@@ -220,7 +222,7 @@
       name: N[p],
     })).join('; ');
     svg.setAttribute('role', 'img');
-    svg.setAttribute('aria-label', _("{name}'s win probability over the game, by the {level} bot: {summary}", { name: N[1], level: A.level, summary: text }));
+    svg.setAttribute('aria-label', _("{name}'s win probability over the game, by the {level} bot: {summary}", { name: N[1], level: LEVELS[A.level] || A.level, summary: text }));
     const add = (tag, attrs) => { const e = document.createElementNS(NS, tag); for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v); svg.append(e); return e; };
     add('rect', { x: 0, y: 0, width: GW, height: GH, class: 'wg-bg' });
     add('line', { x1: 0, x2: GW, y1: yOf(0.5), y2: yOf(0.5), class: 'wg-half' });
