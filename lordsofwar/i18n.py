@@ -24,8 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from babel.messages.mofile import write_mo
-from babel.numbers import format_decimal
 from babel.messages.pofile import read_po
+from babel.numbers import format_decimal
 from babel.support import NullTranslations, Translations
 
 LOCALE_DIR = Path(__file__).parent / "locale"
