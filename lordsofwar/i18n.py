@@ -69,15 +69,24 @@ def use(locale: str | None) -> Iterator[None]:
         _current.reset(token)
 
 
+_PLACEHOLDER = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*(?:![rsa])?\}|%\([A-Za-z_]+\)[sd]")
+
+
+def pseudo(message: str) -> str:
+    """``message`` in the test language: its words in ⟦ ⟧, its placeholders outside them, so that
+    a value filled in is checked as any other text of the page (data, or catalogued itself)."""
+    return "⟦" + _PLACEHOLDER.sub(lambda m: "⟧" + m.group(0) + "⟦", message) + "⟧"
+
+
 class _Pseudo(NullTranslations):
-    """Every string of the catalogue template in ⟦ ⟧; a string not in it is left as it is."""
+    """Every string of the catalogue template in the test language; one not in it as it is."""
 
     def __init__(self, known: set[str]):
         super().__init__()
         self.known = known
 
     def gettext(self, message: str) -> str:
-        return f"⟦{message}⟧" if message in self.known else message
+        return pseudo(message) if message in self.known else message
 
     def ngettext(self, singular: str, plural: str, n: int) -> str:
         return self.gettext(singular if n == 1 else plural)
@@ -166,9 +175,9 @@ def js_catalogue(locale: str) -> dict[str, Any]:
             if not m.id:
                 continue
             if isinstance(m.id, str):
-                out[m.id] = f"⟦{m.id}⟧"
+                out[m.id] = pseudo(m.id)
             else:
-                out[m.id[0]] = [f"⟦{m.id[0]}⟧", f"⟦{m.id[1]}⟧"]
+                out[m.id[0]] = [pseudo(m.id[0]), pseudo(m.id[1])]
         return out
     if locale not in LOCALES or locale == DEFAULT:
         return {}

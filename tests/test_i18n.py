@@ -215,3 +215,18 @@ def test_scores_are_written_as_the_language_writes_numbers() -> None:
     for lang in LANGS:
         with i18n.use(lang):
             assert [i18n.number(v) for v in values] == ["0,0", "1,5", "3", "12,25", ""]
+
+
+def test_no_marked_string_hides_where_the_extractor_cannot_see_it() -> None:
+    """pybabel reads neither Python f-strings nor JavaScript template literals: a _() inside one
+    never reaches the catalogue and stays English in every language."""
+    found = []
+    for path in (ROOT / "lordsofwar").rglob("*.py"):
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if re.search(r"""\bf(["'])[^"']*\{\s*(?:_|ngettext|gettext)\(""", line):
+                found.append(f"{path.relative_to(ROOT)}:{n}")
+    for path in (ROOT / "lordsofwar" / "web" / "static").glob("*.js"):
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if re.search(r"`[^`]*\$\{[^`]*\b(?:_|ngettext)\(", line):
+                found.append(f"{path.relative_to(ROOT)}:{n}")
+    assert not found, found

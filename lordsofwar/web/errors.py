@@ -12,7 +12,7 @@ from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.routing import Match, Route
 
-from lordsofwar.i18n import _
+from lordsofwar.i18n import N_, _, ngettext
 from lordsofwar.web import pages
 from lordsofwar.web.accounts.service import AuthError
 from lordsofwar.web.deps import current_user, services
@@ -52,14 +52,73 @@ COMMON = refusals(400, 413, 422, 429)
 """What any request can get: a body that is not JSON, over the limit, a bad field, a rate limit."""
 
 
+def _problem(err: dict[str, Any]) -> str:
+    """pydantic's complaint about one field as a sentence in the request's language (pydantic's own
+    messages are English only): by its error type and limits."""
+    kind, ctx = err.get("type", ""), err.get("ctx") or {}
+    if kind == "missing":
+        return _("required")
+    if kind in ("string_too_short", "too_short") and "min_length" in ctx:
+        n = int(ctx["min_length"])
+        if kind == "too_short":
+            return ngettext("at least {n} item", "at least {n} items", n).format(n=n)
+        return ngettext("at least {n} character", "at least {n} characters", n).format(n=n)
+    if kind in ("string_too_long", "too_long") and "max_length" in ctx:
+        n = int(ctx["max_length"])
+        if kind == "too_long":
+            return ngettext("at most {n} item", "at most {n} items", n).format(n=n)
+        return ngettext("at most {n} character", "at most {n} characters", n).format(n=n)
+    limits = {
+        "greater_than_equal": ("ge", N_("at least {limit}")),
+        "less_than_equal": ("le", N_("at most {limit}")),
+        "greater_than": ("gt", N_("more than {limit}")),
+        "less_than": ("lt", N_("less than {limit}")),
+    }
+    if kind in limits and limits[kind][0] in ctx:
+        key, text = limits[kind]
+        return _(text).format(limit=ctx[key])
+    if kind in ("value_error", "assertion_error") and "error" in ctx:
+        return str(ctx["error"])  # our own validators' messages, already in the language
+    words = {
+        "int_parsing": N_("a whole number is expected"),
+        "int_type": N_("a whole number is expected"),
+        "int_from_float": N_("a whole number is expected"),
+        "float_parsing": N_("a number is expected"),
+        "float_type": N_("a number is expected"),
+        "string_type": N_("text is expected"),
+        "bool_type": N_("true or false is expected"),
+        "bool_parsing": N_("true or false is expected"),
+        "list_type": N_("a list is expected"),
+        "dict_type": N_("an object is expected"),
+        "model_type": N_("an object is expected"),
+        "model_attributes_type": N_("an object is expected"),
+        "literal_error": N_("not one of the values allowed"),
+        "enum": N_("not one of the values allowed"),
+        "extra_forbidden": N_("not a known field"),
+        "string_pattern_mismatch": N_("not in the form expected"),
+        "json_invalid": N_("not valid JSON"),
+        "json_type": N_("not valid JSON"),
+    }
+    return _(words.get(kind, N_("invalid")))
+
+
+FIELDS = {
+    "name": N_("name"), "rounds": N_("rounds"), "army": N_("army"), "minutes": N_("minutes"),
+    "increment": N_("increment"), "days": N_("days"), "kind": N_("kind"), "opponent": N_("opponent"),
+    "options": N_("options"), "description": N_("description"), "scopes": N_("scopes"),
+    "email": N_("email address"), "password": N_("password"), "deck": N_("deck"), "cards": N_("cards"),
+    "language": N_("language"), "notifications": N_("notifications"), "level": N_("level"),
+    "action": N_("action"), "version": N_("version"), "mode": N_("mode"), "rated": N_("rated"),
+}
+"""The fields a player fills in, named in a refusal in the request's language (a program sending no
+Accept-Language gets them in English, as the API names them)."""
+
+
 def validation_message(errors: Any) -> str:
     parts = []
     for err in list(errors)[:3]:
-        where = ".".join(str(p) for p in err.get("loc", ()) if p != "body")
-        msg = err.get("msg")
-        parts.append(
-            _("{field}: {problem}").format(field=where or _("body"), problem=_("invalid") if msg is None else msg)
-        )
+        where = ".".join(_(FIELDS[p]) if p in FIELDS else str(p) for p in err.get("loc", ()) if p != "body")
+        parts.append(_("{field}: {problem}").format(field=where or _("body"), problem=_problem(err)))
     return "; ".join(parts)
 
 

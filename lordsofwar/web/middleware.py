@@ -95,6 +95,10 @@ def install(app: FastAPI) -> None:
         response: Response = await call_next(request)
         if fresh:
             set_cookie(request, response, accounts.BROWSER_COOKIE, fresh)
+        if not request.url.path.startswith(("/static/", "/i18n/")):
+            # pages and answers speak the language of the cookie or of Accept-Language
+            vary = [v.strip() for v in response.headers.get("Vary", "").split(",") if v.strip()]
+            response.headers["Vary"] = ", ".join(dict.fromkeys([*vary, "Accept-Language", "Cookie"]))
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("X-Frame-Options", "DENY")
         response.headers.setdefault("Referrer-Policy", "same-origin")

@@ -12,7 +12,7 @@ from fastapi.templating import Jinja2Templates
 from starlette.datastructures import FormData
 
 from lordsofwar import i18n
-from lordsofwar.web import language
+from lordsofwar.web import language, words
 from lordsofwar.web.models import User
 from lordsofwar.web.problem import Problem
 
@@ -26,6 +26,7 @@ templates.env.filters["army"] = i18n.army_name
 templates.env.filters["rank"] = i18n.rank_name
 templates.env.filters["unitclass"] = i18n.class_name
 templates.env.filters["num"] = i18n.number
+templates.env.filters["bot_name"] = words.bot_name
 templates.env.filters["deck_kind"] = i18n.deck_kind
 templates.env.filters["reason"] = i18n.result_reason
 templates.env.filters["longdate"] = lambda d: format_date(d, format="long", locale=i18n.babel_locale())

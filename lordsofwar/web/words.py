@@ -38,3 +38,18 @@ def army_word(key: str) -> str:
     """An army inside a list of options: the key in English (``custom decks: orcs, elves``), the
     rules' own name of the army in another language."""
     return key if i18n.current() == i18n.DEFAULT else i18n.army_name(key)
+
+
+BOT_NAMES = {
+    "random": N_("Random bot"),
+    "recruit": N_("Recruit bot"),
+    "greedy": N_("Greedy bot"),
+    "veteran": N_("Veteran bot"),
+    "elite": N_("Elite bot"),
+    "general": N_("General bot"),
+}
+
+
+def bot_name(level: str) -> str:
+    """A built-in bot level's name, in the current language (an unknown level: as it is)."""
+    return _(BOT_NAMES[level]) if level in BOT_NAMES else level

@@ -27,6 +27,12 @@ DATA = [
     re.compile(r"\b(?:bot:play|challenge:write)\b"),  # the bot API's scopes
     re.compile(r"\b(?:FL|FR|BL|BR|F|B|L|R)\b"),  # the arrows' directions, as the cards print them
     re.compile(r"^# name:", re.M),  # a deck file's own syntax (an example in a placeholder)
+    # dates Babel writes in the page's language (the test language: English month names)
+    re.compile(r"\b\d{1,2} (?:January|February|March|April|May|June|July|August|September|October|November|"
+               r"December|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\b"),
+    re.compile(r"\b\d{1,2}:\d{2}(?::\d{2})? ?(?:AM|PM)\b"),  # a time the browser writes (the test language: en-US)
+    re.compile(r"\b(?:GET|POST|PUT|DELETE|PATCH)\b"),  # a request's method and path, as sent
+    re.compile(r"(?<![\w/])/[a-z0-9_/.-]+"),
     re.compile(r"\b\d+(?:[.,]\d+)?\b"),
 ]
 ALWAYS = {"Lords of War", "qps", "English", "Deutsch", "Polski", "Elo", "API", "OpenAPI", "ndjson", "CSRF", "UTC", "SMTP"}

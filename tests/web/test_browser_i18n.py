@@ -71,8 +71,7 @@ def test_every_page_in_the_browser_holds_only_catalogued_words(browser: Any, ser
     look(guest, "a replay at its end")
 
     me = sign_in(browser, base, "ada")
-    with me.expect_navigation():
-        me.select_option("#language-select", i18n.PSEUDO)  # the menu: the player's own setting from now on
+    choose_language(me, i18n.PSEUDO)  # the menu: the player's own setting from now on
     assert me.evaluate("() => document.documentElement.lang") == i18n.PSEUDO
     go(me, "/", "#new-game-form", "the lobby")
     me.click("input[name=against][value=player]")
@@ -152,14 +151,26 @@ def test_german_and_polish_from_the_browsers_language(browser: Any, server: str,
     page.wait_for_selector("#mat .sq.target")
     shot(page, f"i18n-{lang}-game")
     # the language menu switches to English and back, and remembers the choice
-    with page.expect_navigation():
-        page.select_option("#language-select", "en")
+    # from the keyboard, moving through the menu leaves the page where it is: its button sends it
+    page.focus("#language-select")
+    assert page.locator("#language-form .language-go").is_hidden()
+    page.keyboard.press("ArrowUp")
+    page.wait_for_timeout(300)
+    assert page.evaluate("() => document.documentElement.lang") == lang and "/games/" in page.url
+    assert page.locator("#language-form .language-go").is_visible()
+    choose_language(page, "en")
     assert page.evaluate("() => document.documentElement.lang") == "en"
-    with page.expect_navigation():
-        page.select_option("#language-select", lang)
+    choose_language(page, lang)
     assert page.evaluate("() => document.documentElement.lang") == lang
     assert not errors, errors
     context.close()
+
+
+def choose_language(page: Any, code: str) -> None:
+    """The top bar's language menu: a choice, then its button (a pointer's choice sends it at once)."""
+    page.select_option("#language-select", code)
+    with page.expect_navigation():
+        page.click("#language-form .language-go")
 
 
 def shot(page: Any, name: str) -> None:

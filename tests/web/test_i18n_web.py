@@ -139,7 +139,7 @@ def _visit_every_page(client: TestClient, lang: str) -> tuple[list[tuple[str, in
     visit(ada, "/settings", "POST", {"email": "not an address", "notifications": "turn"})
     visit(ada, "/tokens", "POST", {"description": "", "scopes": ""})
     visit(ada, "/tokens", "POST", {"description": "second bot", "scopes": "bot:play"})
-    visit(ada, f"/tournaments/{tid}", "POST", {"op": "join"})
+    visit(ada, f"/tournaments/{tid}/join", "POST", {"army": "not-an-army"})
     visit(ada, "/tournaments", "POST", {"name": "", "rounds": "0"})
     visit(ada, "/?flash=welcome")
     covered = {t for t in _page_routes(client) if any(_matches(t, label.split()[1]) for label, _s, _h in seen)}
@@ -182,8 +182,14 @@ def test_accept_language_then_cookie_then_the_players_setting(client: TestClient
     assert '<html lang="en">' in r.text and ">Tournaments</a>" in r.text
     # the menu: a cookie for a guest, wins over the browser
     csrf = client.get("/api/session").json()["csrf"]
-    r = client.post("/language", data={"csrf": csrf, "language": "de", "next": "/signin"}, follow_redirects=False)
-    assert r.status_code == 303 and r.headers["location"] == "/signin"
+    r = client.post("/language", data={"csrf": csrf, "language": "de", "next": "/signin?flash=welcome&x=1"},
+                    follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == "/signin?x=1&flash=language"
+    assert client.get(r.headers["location"]).text.count('class="flash info"') == 1
+    for evil in ("//evil.example/", "https://evil.example/", "/\\evil.example"):
+        r = client.post("/language", data={"csrf": csrf, "language": "de", "next": evil}, follow_redirects=False)
+        assert r.headers["location"].startswith("/") and not r.headers["location"].startswith("//"), evil
+    assert "Accept-Language" in client.get("/signin").headers["vary"]
     assert client.cookies.get("low_lang") == "de"
     r = client.get("/signin", headers={"Accept-Language": "pl"})
     assert '<html lang="de">' in r.text and f">{de_lobby}</a>" in r.text

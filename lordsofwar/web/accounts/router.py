@@ -4,6 +4,7 @@
 
 
 from typing import Annotated, Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -112,7 +113,9 @@ async def api_language(request: Request, choice: LanguageChoice, db: Db, user: M
 async def language_form(request: Request, db: Db, user: MaybeUser) -> Response:
     form = await pages.read_form(request)
     check_csrf(request, pages.field(form, "csrf"))
-    response = RedirectResponse(pages.next_target(request, form), 303)
+    target = urlsplit(pages.next_target(request, form))
+    query = [(k, v) for k, v in parse_qsl(target.query, keep_blank_values=True) if k != "flash"] + [("flash", "language")]
+    response = RedirectResponse(urlunsplit(("", "", target.path, urlencode(query), "")), 303)
     await _set_language(request, response, db, user, pages.field(form, "language", 20))
     return response
 

@@ -27,7 +27,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, a
 
 from lordsofwar import decks
 from lordsofwar.bots import BOTS, make_bot
-from lordsofwar.i18n import N_, _, ngettext, result_reason
+from lordsofwar.i18n import _, ngettext, result_reason
 from lordsofwar.rules import engine, notation
 from lordsofwar.rules.cards import CORE, CORE_ARMIES, CardSet
 from lordsofwar.rules.errors import LordsOfWarError
@@ -41,28 +41,13 @@ from lordsofwar.web.models import Game, Heartbeat, User, utcnow
 from lordsofwar.web.ratings import service as ratings
 from lordsofwar.web.settings import Settings
 from lordsofwar.web.tournaments import results as tournament_results
-from lordsofwar.web.words import army_word, hands_words, option_word
+from lordsofwar.web.words import BOT_NAMES, army_word, hands_words, option_word
 
 log = logging.getLogger("lordsofwar.web")
 
 CoreArmy = Literal["orcs", "dwarves", "elves", "lizardmen", "templars", "undead"]
 Army = Literal["orcs", "dwarves", "elves", "lizardmen", "templars", "undead", "random"]
 ACTION_MAX = 100
-BOT_NAMES = {
-    "random": N_("Random bot"),
-    "recruit": N_("Recruit bot"),
-    "greedy": N_("Greedy bot"),
-    "veteran": N_("Veteran bot"),
-    "elite": N_("Elite bot"),
-    "general": N_("General bot"),
-}
-
-
-def bot_name(level: str) -> str:
-    """A built-in bot level's name, in the current language (an unknown level: as it is)."""
-    return _(BOT_NAMES[level]) if level in BOT_NAMES else level
-
-
 LIVE_DECISIONS_LEFT = 30
 """A bot in a live game spends at most its clock divided by this (plus half the increment) on a
 decision, and never more than its level's budget."""

@@ -16,11 +16,12 @@ from lordsofwar.rules.cards import CORE
 from lordsofwar.web import pages
 from lordsofwar.web.deps import Csrf, Db, MaybeUser, SignedIn, Svc, check_csrf
 from lordsofwar.web.errors import COMMON, refusals, validation_message
-from lordsofwar.web.games.service import BOT_NAMES, GameError, GameOptions
+from lordsofwar.web.games.service import GameError, GameOptions
 from lordsofwar.web.lobby import service
 from lordsofwar.web.lobby.schemas import Answer, Answered, Created, NewInvitation, NoDeck, Waiting
 from lordsofwar.web.models import User
 from lordsofwar.web.problem import Problem
+from lordsofwar.web.words import BOT_NAMES
 
 router = APIRouter(responses=COMMON)
 InvitationId = Annotated[int, Path(ge=1, le=2**31 - 1, description="an invitation number")]

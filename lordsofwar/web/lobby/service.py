@@ -16,10 +16,11 @@ from lordsofwar.i18n import N_, _
 from lordsofwar.rules.cards import CORE
 from lordsofwar.web.accounts import service as accounts
 from lordsofwar.web.decks import service as deckweb
-from lordsofwar.web.games.service import GameOptions, GameService, bot_name
+from lordsofwar.web.games.service import GameOptions, GameService
 from lordsofwar.web.lobby.schemas import NewInvitation
 from lordsofwar.web.models import Game, Invitation, User, utcnow
 from lordsofwar.web.problem import Problem
+from lordsofwar.web.words import bot_name
 
 OPEN_INVITATIONS = 20
 """Open invitations a player may have at once."""

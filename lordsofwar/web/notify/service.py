@@ -34,10 +34,10 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 from lordsofwar import i18n
 from lordsofwar.i18n import _, ngettext
 from lordsofwar.web.db import upsert
-from lordsofwar.web.games.service import bot_name
 from lordsofwar.web.models import Game, MailOutbox, MailSettings, User, utcnow
 from lordsofwar.web.problem import Problem
 from lordsofwar.web.settings import Settings
+from lordsofwar.web.words import bot_name
 
 log = logging.getLogger("lordsofwar.web.notify")
 
@@ -77,7 +77,9 @@ def normalise(address: str) -> str:
     try:
         checked = validate_email(address, check_deliverability=False, allow_smtputf8=True)
     except EmailNotValidError as exc:
-        raise Problem(422, _("not a valid email address: {problem}").format(problem=str(exc)[:150])) from None
+        if i18n.current() == i18n.DEFAULT:  # the library explains in English only
+            raise Problem(422, _("not a valid email address: {problem}").format(problem=str(exc)[:150])) from None
+        raise Problem(422, _("not a valid email address")) from None
     normalised: str = checked.normalized
     if len(checked.local_part) > 64:  # RFC 5321's limit, which the library leaves to the server
         raise Problem(

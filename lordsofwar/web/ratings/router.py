@@ -50,5 +50,5 @@ async def _player(db: Db, name: str) -> Any:
 async def leaderboard_page(request: Request, db: Db, user: MaybeUser, pool: Pool = "live", page: PageNumber = 1) -> Response:
     board = await service.leaderboard(db, pool, page)
     pools = service.pool_names()
-    ctx = {"board": board, "pools": pools, "pool_name": pools[pool]}
+    ctx = {"board": board, "pools": pools, "pool": pool, "pool_name": pools[pool]}
     return pages.render(request, "leaderboard.html", ctx, user)

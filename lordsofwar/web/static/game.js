@@ -250,7 +250,7 @@
       h('div', { class: 'magnify-card' }, cardEl(c.id, { colour: opts.colour, side: opts.side, title: false })),
       h('div', { class: 'magnify-info' },
         h('h2', { text: c.name }),
-        h('p', { class: 'mi-sub', text: `${armyWords(c.army)} · ${isCommand(c) ? _('{rank} (command unit)', { rank: rankWord(c.rank) }) : rankWord(c.rank)} · ${classWord(c.class)}` }),
+        h('p', { class: 'mi-sub', text: [armyWords(c.army), isCommand(c) ? _('{rank} (command unit)', { rank: rankWord(c.rank) }) : rankWord(c.rank), classWord(c.class)].join(' · ') }),
         h('p', null, nodes(_('Defence {defence}'), { defence: h('b', { text: c.defence }) })),
         attacks.length ? h('div', null, _('Attacks'), h('ul', { class: 'mi-attacks' }, attacks)) : h('p', { text: _('No attack arrows') }),
         c.ranged ? h('p', null, nodes(_('Ranged weapon: {damage} damage on the marked squares (forward is up)'), { damage: h('b', { text: c.ranged.damage }) })) : null,

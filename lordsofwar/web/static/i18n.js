@@ -38,13 +38,21 @@
     return fill(text, Object.assign({ n }, args || {}));
   };
   window.LOW_LANG = lang;
-  // The language menu of the top bar: a choice sends its form at once (its button is for no-script).
+  // The language menu of the top bar: a choice made with the pointer sends its form at once; from
+  // the keyboard (arrow keys change a closed menu's value) the button beside it is shown instead,
+  // so that moving through the choices never leaves the page.
   document.addEventListener('DOMContentLoaded', () => {
     const select = document.getElementById('language-select');
     if (!select || !select.form) return;
     const go = select.form.querySelector('.language-go');
-    if (go) go.remove();
-    select.addEventListener('change', () => select.form.submit());
+    if (go) go.hidden = true;
+    let pointer = false;
+    select.addEventListener('pointerdown', () => { pointer = true; });
+    select.addEventListener('keydown', () => { pointer = false; });
+    select.addEventListener('change', () => {
+      if (pointer) select.form.submit();
+      else if (go) go.hidden = false;
+    });
   });
 })();
 /* The rules engine's reasons a game ended (English data in records and the API) as sentences in the

@@ -29,7 +29,7 @@ from lordsofwar.rules.cards import CORE
 from lordsofwar.web.accounts import service as accounts
 from lordsofwar.web.decks import service as deckweb
 from lordsofwar.web.fields import Declared, WholeNumber
-from lordsofwar.web.games.service import Army, GameOptions, GameService, Runtime, bot_name
+from lordsofwar.web.games.service import Army, GameOptions, GameService, Runtime
 from lordsofwar.web.lobby.schemas import DeckNumber, some_army
 from lordsofwar.web.models import Game, Tournament, TournamentEntry, TournamentPairing, User, utcnow
 from lordsofwar.web.problem import Problem
@@ -43,6 +43,7 @@ from lordsofwar.web.tournaments.pairing import (
     round_robin_rounds,
     standings,
 )
+from lordsofwar.web.words import bot_name
 
 log = logging.getLogger(__name__)
 
@@ -658,7 +659,7 @@ async def detail(db: AsyncSession, tid: int, user: User | None) -> dict[str, Any
         "can_enter_bots": user is not None and t.created_by == user.id and _open(t),
         "can_remove_bots": user is not None and t.created_by == user.id and t.status != "finished",
         "bot_levels": [
-            {"level": level, "name": accounts.BOT_ACCOUNTS[level], "rating": measured.get(level)}
+            {"level": level, "name": bot_name(level), "rating": measured.get(level)}
             for level in BOTS
             if level not in table["entered_bots"]
         ],
