@@ -76,8 +76,27 @@ def test_every_page_in_the_browser_holds_only_catalogued_words(browser: Any, ser
     go(me, "/", "#new-game-form", "the lobby")
     me.click("input[name=against][value=player]")
     look(me, "the lobby, a challenge to a player")
+    dialogs: list[str] = []  # window.confirm's questions: no DOM shows them
+
+    def on_dialog(d: Any) -> None:
+        if d.type == "beforeunload":  # leaving the editor with unsaved changes: leave
+            d.accept()
+            return
+        dialogs.append(d.message)
+        d.dismiss()
+
+    me.on("dialog", on_dialog)
     go(me, "/decks")
     go(me, f"/decks/{w['deck']}", "#deck-stats[data-state=ready]", "the deck editor")
+    me.click("#deck-delete")
+    me.fill("#deck-name", "")
+    me.click("#deck-save")  # refused: a deck needs a name
+    me.wait_for_selector("#deck-message:not(:empty)")
+    look(me, "the deck editor, a refusal")
+    me.fill("#card-search", "zzzz-no-such-card")
+    me.wait_for_timeout(300)
+    look(me, "the deck editor, a search that finds nothing")
+    go(me, f"/tournaments/{w['tid']}", None, "a tournament, its organiser")
     go(me, "/settings")
     go(me, "/tokens")
     go(me, f"/games/{w['finished']}", "#result:not([hidden])", "a finished game")
@@ -101,11 +120,16 @@ def test_every_page_in_the_browser_holds_only_catalogued_words(browser: Any, ser
     me.click("#btn-resign")
     look(me, "a game, the resign dialog")
     me.click("#btn-resign-cancel")
+    me.click("#btn-offer-draw")
+    me.wait_for_timeout(500)
+    look(me, "a game, a draw offered")
     # a turn played: the log and the status line speak of it
     me.click("#hand-bottom .hand-card.deployable >> nth=0")
     me.click("#mat .sq.target >> nth=0")
     me.wait_for_function("() => !window.LoW.live.S.legal.some(a => a.startsWith('deploy '))", timeout=15_000)
     look(me, "a game, after a deployment")
+    assert dialogs, "the deck editor asks before it deletes"
+    check("the browser's dialogs", dialogs, data, problems)
     assert not problems, f"{len(problems)} texts not in a catalogue:\n" + "\n".join(problems[:80])
     assert len(visited) >= 20, visited
     assert not guest.js_errors and not me.js_errors, (guest.js_errors, me.js_errors)

@@ -720,7 +720,8 @@
       $('#deck-save').classList.toggle('is-dirty', d);
       const saved = $('#deck-saved');
       saved.textContent = !d && S.savedAt ? _('Saved') : '';
-      document.title = (d ? '● ' : '') + _('{name} · Deck editor · Lords of War', { name: S.name.trim() || _('Deck') });
+      const untitled = _('Deck');
+      document.title = (d ? '● ' : '') + _('{name} · Deck editor · Lords of War', { name: S.name.trim() || untitled });
       const n = counts(S.cards);
       for (const opt of F.rank.options) {
         if (opt.value !== 'all') opt.textContent = `${rankName(opt.value)} ${n[opt.value]}/${NEED[opt.value]}`;

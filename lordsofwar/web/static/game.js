@@ -85,6 +85,11 @@
     return m ? _('Custom {army}', { army: ARMY_WORDS[m[1]] || m[1] }) : army.replace(/^./, (c) => c.toUpperCase());
   }
   /** "player 2" */
+  // words used inside other sentences: called on their own, where pybabel sees them
+  const theUnit = _('the unit');
+  const unknownWord = _('unknown');
+  const noneWord = _('none');
+  const shotAt = (from, to) => _('{from} at {to}', { from, to });
   const playerWord = (p) => _('player {n}', { n: p });
 
   /**
@@ -898,7 +903,8 @@
       const u = unitAt(name);
       let t = name + ', ' + (u ? unitWords(u) : _('empty'));
       if (targets.has(name)) t += ', ' + _('lit: {action}', { action: DO_WORDS[targets.get(name)] || targets.get(name) });
-      if (sources.has(name)) t += ', ' + _('can {actions}', { actions: sources.get(name).map(verb).reduce((a, b) => _('{a} or {b}', { a, b })) });
+      const either = (a, b) => _('{a} or {b}', { a, b });
+      if (sources.has(name)) t += ', ' + _('can {actions}', { actions: sources.get(name).map(verb).reduce(either) });
       if (UI.sel && UI.sel.from === name) t += ', ' + _('chosen');
       return t;
     }
@@ -1004,7 +1010,7 @@
       const squares = [...targets.keys()].sort();
       const sel = UI.sel;
       const what = sel.kind === 'deploy' ? _('{card} chosen', { card: cardName(sel.card) })
-        : _('{unit} on {square} chosen to {action}', { unit: unitAt(sel.from) ? cardName(unitAt(sel.from).card) : _('the unit'), square: sel.from, action: verb(sel.kind) });
+        : _('{unit} on {square} chosen to {action}', { unit: unitAt(sel.from) ? cardName(unitAt(sel.from).card) : theUnit, square: sel.from, action: verb(sel.kind) });
       announce(ngettext('{what}: {n} square lit: {squares}', '{what}: {n} squares lit: {squares}', squares.length, { what, squares: squares.join(', ') }));
     }
 
@@ -1029,7 +1035,7 @@
         if (vp.army) who.push(armyWords(vp.army));
         if (d === p) who.push(_('to move'));
         return h('li', { text: who.join(', ') + ': '
-          + ngettext('{n} card in hand', '{n} cards in hand', nHand) + ', ' + _('{deck} in the deck', { deck: deck == null ? _('unknown') : deck }) + '; '
+          + ngettext('{n} card in hand', '{n} cards in hand', nHand) + ', ' + _('{deck} in the deck', { deck: deck == null ? unknownWord : deck }) + '; '
           + _('has eliminated {cmd} of {cneed} command units and {units} of {uneed} units', { cmd: sc.cmd, cneed: sc.cNeed, units: sc.units, uneed: sc.uNeed }) });
       })));
       for (const p of order) {
@@ -1048,10 +1054,10 @@
       out.push(h('h3', { text: ngettext('Mat ({n} unit)', 'Mat ({n} units)', units.length) }));
       out.push(units.length ? h('ul', null, units.map(({ u, sq }) => h('li', { text: `${sq}: ${unitWords(u)}` }))) : h('p', { text: _('no unit yet') }));
       const shots = Object.entries((v.turn_state && v.turn_state.shots) || {});
-      if (shots.length) out.push(h('p', { text: _('Declared shots: {list}', { list: shots.map(([a, b]) => _('{from} at {to}', { from: norm(a), to: norm(b) })).join(', ') }) }));
+      if (shots.length) out.push(h('p', { text: _('Declared shots: {list}', { list: shots.map(([a, b]) => shotAt(norm(a), norm(b))).join(', ') }) }));
       if (UI.sel) {
         const lit = [...$('#mat').querySelectorAll('.sq.target')].map((e) => e.dataset.square).sort();
-        out.push(h('p', { class: 'sr-lit', text: _('Lit squares: {squares}', { squares: lit.join(', ') || _('none') }) }));
+        out.push(h('p', { class: 'sr-lit', text: _('Lit squares: {squares}', { squares: lit.join(', ') || noneWord }) }));
       }
       $('#sr-text').replaceChildren(...out);
     }

@@ -11,6 +11,7 @@
 (function () {
   'use strict';
   // the searching bots' levels by the rank words they are named after (lordsofwar.bots)
+  const unknownError = _('unknown error');
   const LEVELS = { recruit: _('Recruit'), veteran: _('Veteran'), elite: _('Elite'), general: _('General') };
   const LoW = window.LoW;
   const root = document.getElementById('replay');
@@ -216,11 +217,12 @@
     const N = names();
     const counts = { 1: { mistake: 0, blunder: 0 }, 2: { mistake: 0, blunder: 0 } };
     for (const d of A.decisions) if (d.verdict) counts[d.player][d.verdict]++;
-    const text = [1, 2].map((p) => _('{mistakes} and {blunders} by {name}', {
-      mistakes: ngettext('{n} mistake', '{n} mistakes', counts[p].mistake),
-      blunders: ngettext('{n} blunder', '{n} blunders', counts[p].blunder),
-      name: N[p],
-    })).join('; ');
+    const text = [1, 2].map((p) => {
+      // each sentence on its own: a call inside another's arguments is not seen by pybabel
+      const mistakes = ngettext('{n} mistake', '{n} mistakes', counts[p].mistake);
+      const blunders = ngettext('{n} blunder', '{n} blunders', counts[p].blunder);
+      return _('{mistakes} and {blunders} by {name}', { mistakes, blunders, name: N[p] });
+    }).join('; ');
     svg.setAttribute('role', 'img');
     svg.setAttribute('aria-label', _("{name}'s win probability over the game, by the {level} bot: {summary}", { name: N[1], level: LEVELS[A.level] || A.level, summary: text }));
     const add = (tag, attrs) => { const e = document.createElementNS(NS, tag); for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v); svg.append(e); return e; };
@@ -285,7 +287,7 @@
       }
       const doc = await r.json().catch(() => ({}));
       if (doc.status === 'done' && doc.result) { drawAnalysis(doc.result); return; }
-      if (doc.status === 'failed') { $('#analysis-count').textContent = _('The analysis failed: {error}', { error: doc.error || _('unknown error') }); $('#analysis-progress').hidden = false; return; }
+      if (doc.status === 'failed') { $('#analysis-count').textContent = _('The analysis failed: {error}', { error: doc.error || unknownError }); $('#analysis-progress').hidden = false; return; }
       showProgress(doc);
       await new Promise((ok) => setTimeout(ok, 1000));
     }
