@@ -85,6 +85,12 @@
     return m ? _('Custom {army}', { army: ARMY_WORDS[m[1]] || m[1] }) : army.replace(/^./, (c) => c.toUpperCase());
   }
   /** "player 2" */
+  // a built-in bot by its level's name in the page's language (its account's name is English)
+  const BOT_NAMES = {
+    random: _('Random bot'), recruit: _('Recruit bot'), greedy: _('Greedy bot'),
+    veteran: _('Veteran bot'), elite: _('Elite bot'), general: _('General bot'),
+  };
+  const shownName = (pl, p) => (pl && ((pl.bot && BOT_NAMES[pl.bot]) || pl.name)) || playerWord(p);
   // words used inside other sentences: called on their own, where pybabel sees them
   const theUnit = _('the unit');
   const unknownWord = _('unknown');
@@ -767,7 +773,7 @@
     const you = () => (S.game ? S.game.you : null);
     const names = () => {
       const p = (S.game && S.game.players) || {};
-      return { 1: (p[1] && p[1].name) || playerWord(1), 2: (p[2] && p[2].name) || playerWord(2) };
+      return { 1: shownName(p[1], 1), 2: shownName(p[2], 2) };
     };
     const home = () => you() || 1; // drawn in "my" colour (blue) whichever side of the screen it is on
     const bottom = () => (UI.flip ? 3 - home() : home());
@@ -1166,14 +1172,14 @@
       const tc = g.time_control || {};
       const info = S.deck ? (S.deck[p] !== undefined ? S.deck[p] : S.deck[String(p)]) : null;
       const deckEl = deckCount(p, info || null, {
-        count: deck, colour: colourOf(p), own: me === p, name: pl.name || playerWord(p),
+        count: deck, colour: colourOf(p), own: me === p, name: shownName(pl, p),
         army: isCustomArmy(vp.army) ? vp.army : null,
       });
       el.replaceChildren(
         h('div', { class: 'pp-head' },
           h('span', { class: 'pp-dot' }),
           h('div', { class: 'pp-id' },
-            h('span', { class: 'pp-name', title: pl.name || null, text: pl.name || playerWord(p) }),
+            h('span', { class: 'pp-name', title: pl.name || null, text: shownName(pl, p) }),
             h('span', { class: 'pp-tags' },
               me === p ? h('span', { class: 'tag you', text: _('you') }) : null,
               pl.bot ? h('span', { class: 'tag bot', text: _('bot') }) : null,
