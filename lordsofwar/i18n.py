@@ -16,7 +16,7 @@ from __future__ import annotations
 import io
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import cache
@@ -249,55 +249,55 @@ def class_name(key: str) -> str:
 
 
 _PLAYER = r"player ([12])"
-_REASONS: list[tuple[re.Pattern[str], str, str | None]] = [
-    (re.compile(r"^(\d+) command units eliminated$"), N_("{n} command unit eliminated"), "{n} command units eliminated"),
-    (re.compile(r"^(\d+) units eliminated$"), N_("{n} unit eliminated"), "{n} units eliminated"),
-    (re.compile(r"^no unit eliminated in (\d+) turns$"), N_("no unit eliminated in {n} turn"), "no unit eliminated in {n} turns"),
-    (re.compile(rf"^{_PLAYER} resigned$"), N_("{player} resigned"), None),
-    (re.compile(rf"^{_PLAYER} ran out of time$"), N_("{player} ran out of time"), None),
-    (re.compile(rf"^{_PLAYER} missed the turn deadline$"), N_("{player} missed the turn deadline"), None),
-    (re.compile(r"^draw agreed$"), N_("draw agreed"), None),
-    (re.compile(r"^neither player can deploy, draw or recall$"), N_("neither player can deploy, draw or recall"), None),
+_REASONS: list[tuple[re.Pattern[str], Callable[[Any], str]]] = [
+    (re.compile(r"^(\d+) command units eliminated$"),
+     lambda n: ngettext("{n} command unit eliminated", "{n} command units eliminated", n).format(n=n)),
+    (re.compile(r"^(\d+) units eliminated$"),
+     lambda n: ngettext("{n} unit eliminated", "{n} units eliminated", n).format(n=n)),
+    (re.compile(r"^no unit eliminated in (\d+) turns$"),
+     lambda n: ngettext("no unit eliminated in {n} turn", "no unit eliminated in {n} turns", n).format(n=n)),
+    (re.compile(rf"^{_PLAYER} resigned$"), lambda who: gettext("{player} resigned").format(player=who)),
+    (re.compile(rf"^{_PLAYER} ran out of time$"), lambda who: gettext("{player} ran out of time").format(player=who)),
+    (re.compile(rf"^{_PLAYER} missed the turn deadline$"),
+     lambda who: gettext("{player} missed the turn deadline").format(player=who)),
+    (re.compile(r"^draw agreed$"), lambda _x: gettext("draw agreed")),
+    (re.compile(r"^neither player can deploy, draw or recall$"),
+     lambda _x: gettext("neither player can deploy, draw or recall")),
     (re.compile(rf"^both reached a threshold; {_PLAYER} reached the command threshold$"),
-     N_("both reached a threshold; {player} reached the command threshold"), None),
+     lambda who: gettext("both reached a threshold; {player} reached the command threshold").format(player=who)),
     (re.compile(rf"^both reached the unit threshold; {_PLAYER} eliminated more units$"),
-     N_("both reached the unit threshold; {player} eliminated more units"), None),
+     lambda who: gettext("both reached the unit threshold; {player} eliminated more units").format(player=who)),
     (re.compile(rf"^both reached the unit threshold; {_PLAYER} eliminated more command units$"),
-     N_("both reached the unit threshold; {player} eliminated more command units"), None),
+     lambda who: gettext("both reached the unit threshold; {player} eliminated more command units").format(player=who)),
     (re.compile(rf"^both reached the command threshold; {_PLAYER} eliminated more units$"),
-     N_("both reached the command threshold; {player} eliminated more units"), None),
+     lambda who: gettext("both reached the command threshold; {player} eliminated more units").format(player=who)),
     (re.compile(rf"^both reached the command threshold; {_PLAYER} eliminated more command units$"),
-     N_("both reached the command threshold; {player} eliminated more command units"), None),
+     lambda who: gettext("both reached the command threshold; {player} eliminated more command units").format(
+         player=who)),
     (re.compile(r"^both reached the unit threshold with equal units and command units$"),
-     N_("both reached the unit threshold with equal units and command units"), None),
+     lambda _x: gettext("both reached the unit threshold with equal units and command units")),
     (re.compile(r"^both reached the command threshold with equal units and command units$"),
-     N_("both reached the command threshold with equal units and command units"), None),
+     lambda _x: gettext("both reached the command threshold with equal units and command units")),
 ]
 """The rules engine's reasons a game ended (lordsofwar.rules.engine: data, English in records and
-the API) and their sentences for people. Kept in step with the engine by tests/test_i18n.py; the
-browser has the same list (static/i18n.js)."""
-
-if False:  # the plural forms, for the catalogue (pybabel reads calls, not tables)
-    ngettext("{n} command unit eliminated", "{n} command units eliminated", 1)
-    ngettext("{n} unit eliminated", "{n} units eliminated", 1)
-    ngettext("no unit eliminated in {n} turn", "no unit eliminated in {n} turns", 1)
+the API), each with the sentence that says it to people: given the count, or the player (by name
+where known). Kept in step with the engine by tests/test_i18n.py; the browser has the same list
+(static/i18n.js)."""
 
 
 def result_reason(reason: str | None, names: dict[int, str] | None = None) -> str:
     """A game's ending reason in the current language, its players by name where given."""
     text = reason or ""
-    for pattern, singular, plural in _REASONS:
+    for pattern, say in _REASONS:
         m = pattern.match(text)
         if not m:
             continue
-        if plural is not None:
-            n = int(m.group(1))
-            return ngettext(singular, plural, n).format(n=n)
-        if "{player}" in singular:
+        if not m.groups():
+            return say(None)
+        if _PLAYER in pattern.pattern:
             p = int(m.group(1))
-            who = (names or {}).get(p) or gettext("player {n}").format(n=p)
-            return gettext(singular).format(player=who)
-        return gettext(singular)
+            return say((names or {}).get(p) or gettext("player {n}").format(n=p))
+        return say(int(m.group(1)))
     return text
 
 

@@ -28,12 +28,6 @@ def hands_words(value: str) -> str:
     return _(HANDS[value]) if value in HANDS else _("{hands} hands").format(hands=value)
 
 
-def rank_word(key: str) -> str:
-    """A rank inside a sentence: the lowercase key in English (``one recruit card too many``),
-    the rules' own name of the rank in another language."""
-    return key if i18n.current() == i18n.DEFAULT else i18n.rank_name(key)
-
-
 def army_word(key: str) -> str:
     """An army inside a list of options: the key in English (``custom decks: orcs, elves``), the
     rules' own name of the army in another language."""

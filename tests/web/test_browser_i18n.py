@@ -176,6 +176,7 @@ def test_german_and_polish_from_the_browsers_language(browser: Any, server: str,
     shot(page, f"i18n-{lang}-game")
     # the language menu switches to English and back, and remembers the choice
     # from the keyboard, moving through the menu leaves the page where it is: its button sends it
+    page.wait_for_load_state("domcontentloaded")
     page.focus("#language-select")
     assert page.locator("#language-form .language-go").is_hidden()
     page.keyboard.press("ArrowUp")
@@ -192,6 +193,7 @@ def test_german_and_polish_from_the_browsers_language(browser: Any, server: str,
 
 def choose_language(page: Any, code: str) -> None:
     """The top bar's language menu: a choice, then its button (a pointer's choice sends it at once)."""
+    page.wait_for_load_state("domcontentloaded")  # the menu's handlers are in place
     page.select_option("#language-select", code)
     with page.expect_navigation():
         page.click("#language-form .language-go")

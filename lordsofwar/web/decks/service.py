@@ -16,12 +16,11 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from lordsofwar import decks as rules
 from lordsofwar.i18n import _
-from lordsofwar.rules.cards import CORE, CORE_ARMIES, RANK_COUNTS, CardSet
+from lordsofwar.rules.cards import CORE, CORE_ARMIES, RANK_COUNTS, CardSet, rank_word
 from lordsofwar.rules.errors import LordsOfWarError
 from lordsofwar.web.decks.schemas import DeckChange, DeckCopy, DeckImport, NewDeck
 from lordsofwar.web.models import Deck, User
 from lordsofwar.web.problem import Problem
-from lordsofwar.web.words import rank_word
 
 DECKS_PER_PLAYER = 100
 
