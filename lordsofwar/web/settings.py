@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -76,12 +77,35 @@ class Settings:
     """Requests one bot API token may make a minute (streams opened included); past it 429."""
     bot_stream_keepalive: float = field(default_factory=lambda: float(os.environ.get("LOW_BOT_KEEPALIVE", "7")))
     """Seconds of silence after which a bot API stream sends a keep-alive (an empty line)."""
-    bot_stream_poll: float = field(default_factory=lambda: float(os.environ.get("LOW_BOT_STREAM_POLL", "1.0")))
-    """Seconds between an event stream's looks at the database for new challenges and games."""
+    bot_stream_poll: float = field(default_factory=lambda: float(os.environ.get("LOW_BOT_STREAM_POLL", "60")))
+    """Seconds between an account's event streams' safety looks at the database (changes are
+    pushed to them at once; this look only catches what was written outside the server)."""
+    bot_streams_per_token: int = field(default_factory=lambda: int(os.environ.get("LOW_BOT_STREAMS_PER_TOKEN", "4")))
+    """Event streams one bot API token may hold open at once (game streams: as many on each game); the next: 429."""
+    bot_streams_per_account: int = field(
+        default_factory=lambda: int(os.environ.get("LOW_BOT_STREAMS_PER_ACCOUNT", "8"))
+    )
+    """Event streams one account may hold open at once over all its tokens (game streams: on each game)."""
+    bot_stream_lease: float = field(default_factory=lambda: float(os.environ.get("LOW_BOT_STREAM_LEASE", "30")))
+    """With Redis: seconds a stream's place in the count lasts unless its process renews it (a
+    killed process's streams free their places after this)."""
+    bad_tokens_per_address: int = field(default_factory=lambda: int(os.environ.get("LOW_BAD_TOKENS", "20")))
+    """Unknown bearer tokens one address may send in the sign-in window; past it 429 before any lookup."""
+    redis_prefix: str = field(default_factory=lambda: os.environ.get("LOW_REDIS_PREFIX", ""))
+    """The start of every Redis key and channel of this installation (default: a digest of the
+    database URL, see :meth:`redis_namespace`)."""
     sweep_interval: float = field(default_factory=lambda: float(os.environ.get("LOW_SWEEP_INTERVAL", "1.0")))
     # Argon2id cost: the library's defaults unless a test or benchmark lowers them.
     argon2_time_cost: int = field(default_factory=lambda: int(os.environ.get("LOW_ARGON2_TIME_COST", "3")))
     argon2_memory_kib: int = field(default_factory=lambda: int(os.environ.get("LOW_ARGON2_MEMORY_KIB", "65536")))
+
+    def redis_namespace(self) -> str:
+        """The installation's Redis prefix: ``redis_prefix``, else ``lordsofwar-`` and 12 hex
+        digits of the SHA-256 of the database URL (the sites that share a database are one
+        installation; two sites on one Redis with different databases never hear each other)."""
+        if self.redis_prefix.strip():
+            return self.redis_prefix.strip()
+        return "lordsofwar-" + hashlib.sha256(self.database_url.encode()).hexdigest()[:12]
 
     def sync_url(self) -> str:
         """The URL for SQLAlchemy's synchronous drivers (Alembic)."""

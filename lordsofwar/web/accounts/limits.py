@@ -1,8 +1,13 @@
 """Limits on accounts: sign-ups per address, sign-in attempts, and password hashes at once.
 
 Counting is done by the ``limits`` library (a moving window), in memory for one process or in
-Redis when LOW_REDIS_URL is set, so that the limits hold across server processes. Keys are
-prefixed with a digest of the database URL: two installations sharing one Redis keep apart.
+Redis when LOW_REDIS_URL is set, so that the limits hold across server processes. Keys start
+with the installation's prefix (Settings.redis_namespace): two installations sharing one Redis
+keep apart.
+
+Unknown bearer tokens are counted per address too: past ``bad_tokens_per_address`` in the
+sign-in window, a bot API request from that address is refused (429, Retry-After) before its
+token is looked up.
 
 Argon2id at the default cost takes 64 MiB and most of a core for a fraction of a second; a
 burst of sign-ups or sign-ins must not starve running games of memory or CPU. So at most
@@ -14,9 +19,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
+import math
 import os
 import threading
+import time
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
@@ -58,7 +64,7 @@ class Guard:
     """The account limits of one server process (shared through Redis when configured)."""
 
     def __init__(self, settings: Settings):
-        prefix = "lordsofwar-" + hashlib.sha256(settings.database_url.encode()).hexdigest()[:12]
+        prefix = settings.redis_namespace()
         storage: Storage
         if settings.redis_url:
             uri = "async+" + settings.redis_url.removeprefix("async+")  # the limits library's async scheme
@@ -73,6 +79,7 @@ class Guard:
         self.per_name_address: RateLimitItem = RateLimitItemPerSecond(attempts, window)
         self.per_address: RateLimitItem = RateLimitItemPerSecond(attempts * PER_ADDRESS, window)
         self.per_name: RateLimitItem = RateLimitItemPerSecond(attempts * PER_NAME, window)
+        self.bad_tokens: RateLimitItem = RateLimitItemPerSecond(max(1, settings.bad_tokens_per_address), window)
         self.signups = max(1, settings.signups_per_hour)
         self.signup_limit: RateLimitItem = RateLimitItemPerHour(self.signups)
         self._slots = asyncio.Semaphore(max(1, settings.hash_concurrency))
@@ -97,6 +104,17 @@ class Guard:
     async def signed_in(self, name_key: str, ip: str) -> None:
         """A right password: its owner starts afresh from this address."""
         await self.limiter.clear(self.per_name_address, "signin-name-address", name_key, ip)
+
+    async def bad_token_wait(self, ip: str) -> int:
+        """Seconds until ``ip`` may send a bearer token again (0: now); counts nothing."""
+        if await self.limiter.test(self.bad_tokens, "bad-token-address", ip):
+            return 0
+        stats = await self.limiter.get_window_stats(self.bad_tokens, "bad-token-address", ip)
+        return max(1, math.ceil(stats.reset_time - time.time()))
+
+    async def bad_token(self, ip: str) -> None:
+        """Count one unknown bearer token sent from ``ip``."""
+        await self.limiter.hit(self.bad_tokens, "bad-token-address", ip)
 
     async def sign_up_allowed(self, ip: str) -> bool:
         """Whether ``ip`` may still make an account (counts nothing)."""

@@ -4,6 +4,7 @@ rest of the site), and the ``/api/bot/...`` endpoints a bot uses with ``Authoriz
 
 # no `from __future__ import annotations`: FastAPI reads the route annotations
 
+import contextlib
 from collections.abc import Callable, Coroutine
 from datetime import datetime
 from typing import Annotated, Any, Literal
@@ -18,7 +19,8 @@ from lordsofwar.i18n import _
 from lordsofwar.web import pages
 from lordsofwar.web.botapi import service
 from lordsofwar.web.botapi.service import SCOPES, Bearer, BotApi
-from lordsofwar.web.deps import Csrf, Db, SignedIn, Svc, check_csrf
+from lordsofwar.web.botapi.streams import Slot, StreamSlots
+from lordsofwar.web.deps import Csrf, Db, SignedIn, Svc, check_csrf, client_ip
 from lordsofwar.web.errors import COMMON, MEANING, refusals
 from lordsofwar.web.fields import Declared
 from lordsofwar.web.games.router import ActionBody, DrawBody, GameId, visible
@@ -42,7 +44,25 @@ NDJSON = "application/x-ndjson"
 
 
 class NdjsonResponse(StreamingResponse):
+    """A stream's answer; ``slot``, its place in the stream cap, is freed however it ends (read
+    to its end, its client gone, the server stopping), and its lines' generator is closed."""
+
     media_type = NDJSON
+
+    def __init__(self, content: Any, slot: Slot | None = None, slots: StreamSlots | None = None, **kw: Any):
+        super().__init__(content, **kw)
+        self.slot, self.slots = slot, slots
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            closing = getattr(self.body_iterator, "aclose", None)
+            if closing is not None:
+                with contextlib.suppress(Exception):
+                    await closing()
+            if self.slot is not None and self.slots is not None:
+                await self.slots.release(self.slot)
 
 
 def _stream_doc(what: str, *codes: int) -> dict[int | str, dict[str, Any]]:
@@ -111,10 +131,22 @@ def botapi(request: Request) -> BotApi:
 
 
 async def _bearer(request: Request, creds: HTTPAuthorizationCredentials | None) -> Bearer:
+    """The token's user; 401 for an unknown token, and 429 (before any lookup) for an address
+    that sent too many unknown tokens lately (counted as the sign-in limit counts)."""
+    guard = request.app.state.services.guard
+    ip = client_ip(request)
+    wait = await guard.bad_token_wait(ip)
+    if wait:
+        raise StarletteHTTPException(
+            429,
+            _("too many unknown tokens from your address; try again in {seconds} seconds").format(seconds=wait),
+            {"Retry-After": str(wait)},
+        )
     found = None
     if creds is not None:
         found = await service.bearer_user(request.app.state.services.sessions, creds.credentials)
     if found is None:
+        await guard.bad_token(ip)
         raise StarletteHTTPException(
             401,
             _("send a valid token: Authorization: Bearer <token> (made at POST /api/tokens)"),
@@ -156,9 +188,10 @@ async def api_tokens(db: Db, user: SignedIn) -> list[TokenInfo]:
 
 
 @router.post("/api/tokens", dependencies=[Csrf], status_code=201, responses=refusals(401, 403, 409))
-async def api_new_token(body: NewToken, db: Db, user: SignedIn) -> TokenCreated:
+async def api_new_token(body: NewToken, db: Db, user: SignedIn, response: Response) -> TokenCreated:
     """Make a token with these scopes; the answer shows it once (at most 20 tokens)."""
     row, token = await service.create_token(db, user, body.description, list(body.scopes))
+    response.headers["Cache-Control"] = "no-store"  # the token itself is in it
     return TokenCreated(token=token, **service.token_json(row))
 
 
@@ -248,8 +281,11 @@ async def api_bot_upgrade(who: Token, db: Db) -> BotAccount:
 )
 async def api_bot_events(request: Request, who: Playing) -> NdjsonResponse:
     """The bot's events, for as long as it reads: the challenges to it and its running games at
-    once, then each new challenge, cancelled challenge, game start and game end (docs/bot-api.md)."""
-    return NdjsonResponse(botapi(request).event_stream(who.user), headers={"Cache-Control": "no-store"})
+    once, then each new challenge, cancelled challenge, game start and game end (docs/bot-api.md).
+    A token may hold a few event streams open at once, an account a few more (429 past that)."""
+    api = botapi(request)
+    slot = await api.slots.take("event", who.token_id, who.user.id)
+    return NdjsonResponse(api.event_stream(who.user), slot, api.slots, headers={"Cache-Control": "no-store"})
 
 
 @router.get(
@@ -267,8 +303,10 @@ async def api_bot_game_stream(request: Request, game_id: GameId, who: Playing, s
     _rt, seat = await visible(svc, game_id, who.user)
     if seat is None:
         raise Problem(403, _("you are not playing in this game"))
-    _feed, lines = botapi(request).game_stream(game_id, seat, who.user.id)
-    return NdjsonResponse(lines, headers={"Cache-Control": "no-store"})
+    api = botapi(request)
+    slot = await api.slots.take(f"game:{game_id}", who.token_id, who.user.id)  # the cap counts per game
+    _feed, lines = api.game_stream(game_id, seat, who.user.id)
+    return NdjsonResponse(lines, slot, api.slots, headers={"Cache-Control": "no-store"})
 
 
 @router.post("/api/bot/game/{game_id}/move", responses={**BOT_REFUSALS, **refusals(404, 409, 503)})

@@ -5,8 +5,10 @@ messages).
 A game stream is one more watcher of the game in the hub: it gets exactly the messages a player's
 WebSocket gets (a ``state``, then an ``update`` per change, a fresh ``state`` when another process
 changed the game), built for the bot's seat by the same code, so it never holds a hidden card.
-The event stream looks at the database every ``bot_stream_poll`` seconds (challenges to the bot,
-its games starting and ending): what any process wrote is seen by every process.
+The event streams are told by the hub when the bot's lobby changed (challenges to it, its games
+starting and ending), in this process or another through Redis, and only then look at the
+database, once for all the streams of an account (lordsofwar.web.botapi.streams). How many
+streams a token and an account may hold open is capped (429 past it), across processes with Redis.
 """
 
 from __future__ import annotations
@@ -28,10 +30,10 @@ from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from lordsofwar.i18n import N_, _
 from lordsofwar.web.accounts.limits import Guard
+from lordsofwar.web.botapi.streams import EventNews, StreamSlots
 from lordsofwar.web.games.hub import Hub, queue_message
 from lordsofwar.web.games.service import GameService, state_doc
-from lordsofwar.web.lobby.service import game_json, invitation_json
-from lordsofwar.web.models import ApiToken, Game, Invitation, User, utcnow
+from lordsofwar.web.models import ApiToken, Game, User, utcnow
 from lordsofwar.web.problem import Problem
 from lordsofwar.web.settings import Settings
 
@@ -163,6 +165,8 @@ class BotApi:
         self.rate: RateLimitItem = RateLimitItemPerMinute(max(1, settings.bot_api_rate))
         self.stopping = asyncio.Event()
         self._restore: list[tuple[int, Any]] = []
+        self.slots = StreamSlots(settings, hub)
+        self.news = EventNews(settings, sessions, hub)
 
     async def hit(self, token_id: int) -> None:
         if not await self.guard.limiter.hit(self.rate, "bot-token", str(token_id)):
@@ -195,6 +199,8 @@ class BotApi:
 
     def stop(self) -> None:
         self.stopping.set()
+        self.news.stop()
+        self.slots.stop()
         for sig, previous in self._restore:
             with contextlib.suppress(ValueError, TypeError):
                 signal.signal(sig, previous)
@@ -263,23 +269,8 @@ class BotApi:
         return feed, lines()
 
     def event_stream(self, user: User) -> AsyncIterator[str]:
-        watch = EventWatch(user)
-        poll = max(0.05, self.settings.bot_stream_poll)
-
-        async def source(timeout: float) -> list[str] | None:
-            waited = 0.0
-            while True:
-                async with self.sessions() as db:
-                    found = await watch.look(db)
-                if found:
-                    return [json.dumps(doc, separators=(",", ":"), default=str) + "\n" for doc in found]
-                if waited >= timeout:
-                    return None
-                step = min(poll, timeout - waited)
-                await asyncio.sleep(step)
-                waited += step
-
-        return self._lines(source)
+        keepalive = max(0.05, self.settings.bot_stream_keepalive)
+        return self.news.lines(user, self.stopping, keepalive)
 
 
 @dataclass(eq=False)
@@ -304,50 +295,3 @@ class Feed:
         self.closed = True
         with contextlib.suppress(asyncio.QueueFull):
             self.queue.put_nowait(None)
-
-
-class EventWatch:
-    """What one event stream has told its bot: the challenges to it still open, and its games
-    running. Each look reports what changed since the one before (the first: everything)."""
-
-    def __init__(self, user: User):
-        self.user = user
-        self.challenges: set[int] = set()
-        self.running: set[int] = set()
-
-    async def look(self, db: AsyncSession) -> list[dict[str, Any]]:
-        found: list[dict[str, Any]] = []
-        uid = self.user.id
-        rows = await db.execute(
-            select(Invitation, User.name)
-            .join(User, User.id == Invitation.creator_id)
-            .where(Invitation.status == "open", Invitation.opponent_id == uid)
-            .order_by(Invitation.id)
-        )
-        now_open = set()
-        for inv, creator in rows:
-            now_open.add(inv.id)
-            if inv.id not in self.challenges:
-                found.append({"type": "challenge", "challenge": invitation_json(inv, creator, self.user.name)})
-        for gone in sorted(self.challenges - now_open):
-            status = await db.scalar(select(Invitation.status).where(Invitation.id == gone))
-            if status != "accepted":
-                found.append({"type": "challengeCanceled", "challenge": {"id": gone, "status": status}})
-        self.challenges = now_open
-        games = list(
-            await db.scalars(
-                select(Game)
-                .where(Game.status == "running", or_(Game.player1_id == uid, Game.player2_id == uid))
-                .order_by(Game.id)
-            )
-        )
-        now_running = {g.id for g in games}
-        for g in games:
-            if g.id not in self.running:
-                found.append({"type": "gameStart", "game": await game_json(db, g, self.user)})
-        for gone in sorted(self.running - now_running):
-            ended = await db.get(Game, gone)
-            if ended is not None:
-                found.append({"type": "gameFinish", "game": await game_json(db, ended, self.user)})
-        self.running = now_running
-        return found

@@ -5,6 +5,14 @@ an ``update`` built for its own seat (players their view, spectators a view with
 hands hidden). With ``LOW_REDIS_URL`` set, every process also publishes the change on Redis;
 the other processes drop their cached copy of that game, reload it from the database and send
 their own connections a fresh ``state``.
+
+The hub also tells which players' lobby changed (a challenge made or answered, a game started
+or ended: :meth:`Hub.tell_users`) to the listeners of every process, the bot API's event
+streams: they look at the database only then, never on a timer per stream.
+
+Every Redis channel is named with the installation's prefix (``LOW_REDIS_PREFIX``, by default a
+digest of the database URL: Settings.redis_namespace), so two sites on one Redis never hear each
+other.
 """
 
 from __future__ import annotations
@@ -26,7 +34,11 @@ if TYPE_CHECKING:
     from redis.asyncio import Redis
 
 log = logging.getLogger("lordsofwar.web")
-CHANNEL = "lordsofwar:games"
+CHANNEL = "games"
+"""The games channel's name after the installation's prefix (``<prefix>:games``)."""
+USERS_CHANNEL = "users"
+"""The channel of players whose lobby changed (``<prefix>:users``): a list of user ids, or null for all."""
+UserListener = Callable[[list[int] | None], None]
 
 
 QUEUE_LIMIT = 256
@@ -116,14 +128,18 @@ class Connection:
 
 
 class Hub:
-    def __init__(self, service: GameService, redis_url: str | None = None):
+    def __init__(self, service: GameService, redis_url: str | None = None, prefix: str | None = None):
         self.service = service
         self.games: dict[int, set[Watcher]] = {}
         self.redis_url = redis_url
         self.redis: Redis | None = None
         self.origin = f"{os.getpid()}-{id(self)}"
+        self.prefix = prefix if prefix is not None else service.settings.redis_namespace()
+        self.channel = f"{self.prefix}:{CHANNEL}"
+        self.users_channel = f"{self.prefix}:{USERS_CHANNEL}"
+        self.user_listeners: list[UserListener] = []
         self._listener: asyncio.Task[None] | None = None
-        self._outbox: asyncio.Queue[str] = asyncio.Queue()
+        self._outbox: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
         self._publishing: asyncio.Task[None] | None = None
         service.listeners.append(self.changed)
         service.watched = lambda game_id: game_id in self.games
@@ -155,7 +171,26 @@ class Hub:
         if self.redis is not None:
             action = entries[0]["action"] if len(entries) == 1 else None  # lets the others apply it
             doc = {"game": rt.game.id, "version": rt.game.version, "origin": self.origin, "action": action}
-            self._outbox.put_nowait(json.dumps(doc))
+            self._outbox.put_nowait((self.channel, json.dumps(doc)))
+        if rt.game.status != "running":  # the game ended: its players' lobbies changed
+            self.tell_users([uid for uid in (rt.game.player1_id, rt.game.player2_id) if uid is not None])
+
+    def tell_users(self, user_ids: list[int] | None) -> None:
+        """The lobby of these players (None: of every player) changed: tell this process's user
+        listeners now, and the other processes' through Redis. Never waits."""
+        ids = None if user_ids is None else sorted(set(user_ids))
+        if ids == []:
+            return
+        self._tell_here(ids)
+        if self.redis is not None:
+            self._outbox.put_nowait((self.users_channel, json.dumps({"users": ids, "origin": self.origin})))
+
+    def _tell_here(self, ids: list[int] | None) -> None:
+        for listener in self.user_listeners:
+            try:
+                listener(ids)
+            except Exception:
+                log.exception("a user listener failed")
 
     async def _publisher(self) -> None:
         """Publishes the changes of this process on Redis, all waiting ones in one pipeline."""
@@ -166,8 +201,8 @@ class Hub:
                 batch.append(self._outbox.get_nowait())
             try:
                 async with self.redis.pipeline(transaction=False) as pipe:
-                    for message in batch:
-                        pipe.publish(CHANNEL, message)
+                    for channel, message in batch:
+                        pipe.publish(channel, message)
                     await pipe.execute()
             except Exception:
                 log.exception("publishing %s game changes on Redis failed", len(batch))
@@ -196,7 +231,7 @@ class Hub:
         self.redis = Redis.from_url(self.redis_url)
         await self.redis.ping()
         pubsub = self.redis.pubsub()
-        await pubsub.subscribe(CHANNEL)  # subscribed before the server takes its first request
+        await pubsub.subscribe(self.channel, self.users_channel)  # subscribed before the server takes its first request
         self._listener = asyncio.get_running_loop().create_task(self._listen(pubsub))
         self._publishing = asyncio.get_running_loop().create_task(self._publisher())
 
@@ -208,6 +243,11 @@ class Hub:
                 try:
                     doc = json.loads(message["data"])
                     if doc.get("origin") == self.origin:
+                        continue
+                    channel = message.get("channel")
+                    if (channel.decode() if isinstance(channel, bytes) else channel) == self.users_channel:
+                        users = doc.get("users")
+                        self._tell_here(None if users is None else [int(u) for u in users])
                         continue
                     game_id = int(doc["game"])
                     cached = self.service.runtimes.get(game_id)
@@ -226,7 +266,7 @@ class Hub:
                     log.exception("a game change from Redis could not be applied")
         finally:
             with contextlib.suppress(Exception):
-                await pubsub.unsubscribe(CHANNEL)
+                await pubsub.unsubscribe(self.channel, self.users_channel)
 
     async def close(self) -> None:
         for task in (self._listener, self._publishing):
