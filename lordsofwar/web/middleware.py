@@ -3,6 +3,9 @@ from, and security headers."""
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import re
 from typing import Any
 
 from fastapi import FastAPI, HTTPException, Request
@@ -81,6 +84,48 @@ def set_cookie(request: Request, response: Response, name: str, value: str, max_
     response.set_cookie(name, value, max_age=max_age, httponly=True, samesite="lax", secure=secure, path="/")
 
 
+# The policy of every page (docs/web.md, Security): scripts and styles only from the site's own
+# files (no inline script, no style attribute, no handler attribute), nothing framed or embedded.
+POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'{sockets}; "
+    "object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'"
+)
+HOST = re.compile(r"[A-Za-z0-9.-]+(:[0-9]{1,5})?|\[[0-9A-Fa-f:.]+\](:[0-9]{1,5})?")
+INLINE_SCRIPT = re.compile(rb"<script>(.*?)</script>", re.DOTALL)
+DOCS_CDN = "https://cdn.jsdelivr.net"
+
+
+def content_security_policy(request: Request) -> str:
+    """The page's policy; the live socket of the same host is named as well as 'self' (browsers
+    that predate CSP 3 do not count ws: and wss: as 'self')."""
+    host = request.headers.get("host", "")
+    sockets = f" ws://{host} wss://{host}" if HOST.fullmatch(host) else ""
+    return POLICY.format(sockets=sockets)
+
+
+async def with_docs_policy(request: Request, response: Any) -> Response:
+    """The API's description pages (FastAPI's Swagger UI and ReDoc, from their CDN) with a policy
+    of their own: their inline scripts allowed by their hashes, the CDN's scripts and styles,
+    ReDoc's fonts and worker; nothing else."""
+    body = b"".join([chunk async for chunk in response.body_iterator])
+    hashes = " ".join(
+        "'sha256-" + base64.b64encode(hashlib.sha256(m.group(1)).digest()).decode() + "'"
+        for m in INLINE_SCRIPT.finditer(body)
+    )
+    policy = content_security_policy(request).replace(
+        "script-src 'self'", f"script-src 'self' {DOCS_CDN} {hashes}"
+    ).replace(
+        "style-src 'self'", f"style-src 'self' {DOCS_CDN} https://fonts.googleapis.com 'unsafe-inline'"
+    ).replace(
+        "img-src 'self' data:", "img-src 'self' data: https://fastapi.tiangolo.com https://cdn.redoc.ly; "
+        "font-src 'self' https://fonts.gstatic.com; worker-src 'self' blob:"
+    )
+    answer = Response(body, response.status_code)
+    answer.raw_headers = list(response.raw_headers)  # the cookies too, each its own header
+    answer.headers["Content-Security-Policy"] = policy
+    return answer
+
+
 def install(app: FastAPI) -> None:
     app.add_middleware(BodyLimit)
     app.add_middleware(Locale)
@@ -102,4 +147,11 @@ def install(app: FastAPI) -> None:
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("X-Frame-Options", "DENY")
         response.headers.setdefault("Referrer-Policy", "same-origin")
+        if any(c.startswith(accounts.SESSION_COOKIE + "=") for c in response.headers.getlist("set-cookie")):
+            response.headers["Cache-Control"] = "no-store"  # it opens or ends a session: never kept by a cache
+        if response.headers.get("content-type", "").startswith("text/html"):
+            app = request.app
+            if request.url.path in (app.docs_url, app.redoc_url, app.swagger_ui_oauth2_redirect_url):
+                return await with_docs_policy(request, response)
+            response.headers["Content-Security-Policy"] = content_security_policy(request)
         return response
