@@ -275,6 +275,7 @@ async def api_bot_upgrade(who: Token, db: Db) -> BotAccount:
 @router.get(
     "/api/bot/stream/event",
     response_class=NdjsonResponse,
+    status_code=200,  # the response class takes keywords: FastAPI cannot read its default
     responses=_stream_doc(
         "ndjson, one event a line: challenge, challengeCanceled, gameStart, gameFinish; an empty line as a keep-alive"
     ),
@@ -291,6 +292,7 @@ async def api_bot_events(request: Request, who: Playing) -> NdjsonResponse:
 @router.get(
     "/api/bot/game/stream/{game_id}",
     response_class=NdjsonResponse,
+    status_code=200,
     responses=_stream_doc(
         "ndjson: the game's state for the bot first, then the game socket's messages (update, state); "
         "empty lines as keep-alives; it ends after the message that says the game is over",
