@@ -15,20 +15,21 @@ from lordsofwar.web.deps import Db, MaybeUser
 from lordsofwar.web.errors import COMMON, refusals
 from lordsofwar.web.problem import Problem
 from lordsofwar.web.ratings import service
+from lordsofwar.web.ratings.schemas import Leaderboard, PlayerRatings
 
 router = APIRouter(responses=COMMON)
 Pool = Annotated[Literal["live", "turn"], Query(description="live (with a clock) or turn (days per turn)")]
 PageNumber = Annotated[int, Query(ge=1, le=100_000, description="1 for the first page")]
 
 
-@router.get("/api/leaderboard")
+@router.get("/api/leaderboard", response_model=Leaderboard)
 async def api_leaderboard(db: Db, pool: Pool = "live", page: PageNumber = 1) -> dict[str, Any]:
     """The players of a pool who are not provisional and played a rated game in it within the
     last ``active_days``, by rating, 50 a page."""
     return await service.leaderboard(db, pool, page)
 
 
-@router.get("/api/players/{name}/ratings", responses=refusals(404))
+@router.get("/api/players/{name}/ratings", response_model=PlayerRatings, responses=refusals(404))
 async def api_player_ratings(name: str, db: Db) -> dict[str, Any]:
     """A player's rating in each pool and its history (the rating after each rated game)."""
     player = await _player(db, name)
