@@ -166,7 +166,8 @@ def negotiate(header: str | None) -> str | None:
 @cache
 def js_catalogue(locale: str) -> dict[str, Any]:
     """The ``js`` domain of ``locale`` for the browser: ``{msgid: msgstr}`` and, for plurals,
-    ``{msgid: [forms...]}`` (keyed by the singular); English is empty (the scripts' own words)."""
+    ``{msgid: [forms...]}`` (keyed by the singular); a message with a context (pgettext) is keyed
+    ``context + "\\x04" + msgid``, as gettext does; English is empty (the scripts' own words)."""
     if locale == PSEUDO:
         with open(LOCALE_DIR / "js.pot", "rb") as f:
             template = read_po(f)
@@ -175,9 +176,9 @@ def js_catalogue(locale: str) -> dict[str, Any]:
             if not m.id:
                 continue
             if isinstance(m.id, str):
-                out[m.id] = pseudo(m.id)
+                out[_js_key(m.context, m.id)] = pseudo(m.id)
             else:
-                out[m.id[0]] = [pseudo(m.id[0]), pseudo(m.id[1])]
+                out[_js_key(m.context, m.id[0])] = [pseudo(m.id[0]), pseudo(m.id[1])]
         return out
     if locale not in LOCALES or locale == DEFAULT:
         return {}
@@ -189,10 +190,14 @@ def js_catalogue(locale: str) -> dict[str, Any]:
             continue
         if isinstance(m.id, str):
             if m.string:
-                out[m.id] = m.string
+                out[_js_key(m.context, m.id)] = m.string
         elif isinstance(m.string, (tuple, list)) and all(m.string):
-            out[m.id[0]] = list(m.string)
+            out[_js_key(m.context, m.id[0])] = list(m.string)
     return out
+
+
+def _js_key(context: str | None, msgid: str) -> str:
+    return f"{context}\x04{msgid}" if context else msgid
 
 
 

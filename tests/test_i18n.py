@@ -49,7 +49,7 @@ def test_templates_hold_exactly_what_the_code_marks(domain: str, tmp_path: Path)
     if domain == "messages":
         args = ["-F", "babel.cfg", "-k", "_", "-k", "N_", "-k", "gettext", "-k", "ngettext:1,2", str(ROOT / "lordsofwar")]
     else:
-        args = ["-F", "babel-js.cfg", "-k", "_", "-k", "ngettext:1,2", str(ROOT / "lordsofwar" / "web" / "static")]
+        args = ["-F", "babel-js.cfg", "-k", "_", "-k", "ngettext:1,2", "-k", "pgettext:1c,2", str(ROOT / "lordsofwar" / "web" / "static")]
     subprocess.run([str(pybabel), "-q", "extract", *args, "-o", str(out)], cwd=ROOT, check=True)
     fresh, committed = _ids(_read(out)), _ids(_read(LOCALE / f"{domain}.pot"))
     assert fresh - committed == set(), f"marked but not in {domain}.pot: run scripts/i18n extract"
@@ -168,10 +168,11 @@ def test_the_language_is_per_context_and_english_outside() -> None:
 
 
 def test_the_browser_catalogue_is_complete() -> None:
-    template = _ids(_read(LOCALE / "js.pot"))
+    # keyed by the singular, and a message with a context by "context\x04msgid" (js/i18n.js pgettext)
+    keys = {(f"{m.context}\x04" if m.context else "") + (m.id if isinstance(m.id, str) else m.id[0])
+            for m in _read(LOCALE / "js.pot") if m.id}  # type: ignore[attr-defined]
     for lang in LANGS:
         cat = i18n.js_catalogue(lang)
-        keys = {m if isinstance(m, str) else m[0] for m in template}
         assert set(cat) == keys, lang
         assert all(isinstance(v, str) or len(v) == (3 if lang == "pl" else 2) for v in cat.values())
 
@@ -196,7 +197,7 @@ def _engine_reasons() -> list[str]:
 def test_every_ending_reason_of_the_engine_has_a_sentence() -> None:
     reasons = _engine_reasons()
     assert len(reasons) >= 10 and "player 2 resigned" in reasons and "draw agreed" in reasons
-    js = (ROOT / "lordsofwar" / "web" / "static" / "i18n.js").read_text(encoding="utf-8")
+    js = (ROOT / "lordsofwar" / "web" / "static" / "js" / "i18n.js").read_text(encoding="utf-8")
     for lang in LANGS:
         with i18n.use(lang):
             for reason in reasons:
@@ -205,7 +206,7 @@ def test_every_ending_reason_of_the_engine_has_a_sentence() -> None:
                 assert "player 1" not in said and "player 2" not in said
     for singular in [m.group(1) for m in re.finditer(r"N_\(\s*\"([^\"]+)\"", (ROOT / "lordsofwar" / "i18n.py").read_text())]:
         if "{player}" in singular or "threshold" in singular or "eliminated" in singular or "agreed" in singular:
-            assert f"'{singular}'" in js, f"static/i18n.js lacks {singular!r}"
+            assert f"'{singular}'" in js, f"static/js/i18n.js lacks {singular!r}"
 
 
 def test_scores_are_written_as_the_language_writes_numbers() -> None:
@@ -225,7 +226,7 @@ def test_no_marked_string_hides_where_the_extractor_cannot_see_it() -> None:
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if re.search(r"""\bf(["'])[^"']*\{\s*(?:_|ngettext|gettext)\(""", line):
                 found.append(f"{path.relative_to(ROOT)}:{n}")
-    for path in (ROOT / "lordsofwar" / "web" / "static").glob("*.js"):
+    for path in (ROOT / "lordsofwar" / "web" / "static").rglob("*.js"):
         for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
             if re.search(r"`[^`]*\$\{[^`]*\b(?:_|ngettext)\(", line):
                 found.append(f"{path.relative_to(ROOT)}:{n}")
@@ -238,7 +239,7 @@ def test_every_string_the_scripts_mark_is_in_their_catalogue() -> None:
     template = {m.id if isinstance(m.id, str) else m.id[0] for m in _read(LOCALE / "js.pot") if m.id}  # type: ignore[attr-defined]
     call = re.compile(r"""(?<![\w.$])(?:_|ngettext)\(\s*(?:'((?:[^'\\\n]|\\.)*)'|"((?:[^"\\\n]|\\.)*)")""")
     missing = []
-    for path in (ROOT / "lordsofwar" / "web" / "static").glob("*.js"):
+    for path in (ROOT / "lordsofwar" / "web" / "static").rglob("*.js"):
         for m in call.finditer(path.read_text(encoding="utf-8")):
             text = m.group(1) if m.group(1) is not None else m.group(2)
             text = text.replace("\\'", "'").replace('\\"', '"')

@@ -1,6 +1,10 @@
-"""The scripts' catalogue of each language as a script of its own, cached by browsers (docs/i18n.md):
-a page in German or Polish loads ``/i18n/de.js?v=HASH`` before its other scripts; the hash changes
-whenever the catalogue does, so the file may be kept for a year."""
+"""The scripts' catalogue of each language as an ES module of its own, cached by browsers
+(docs/i18n.md): a page in German or Polish names ``/i18n/de.js?v=HASH`` in ``<link rel="modulepreload"
+id="catalogue">`` and the client's ``js/i18n.js`` imports it before the page's modules run; the hash
+changes whenever the catalogue does, so the file may be kept for a year.
+
+``/i18n/de.legacy.js?v=HASH`` is the same catalogue as a classic script (``window.LOW_I18N_DATA =
+...``) for the scripts not yet converted to modules (static/i18n.js)."""
 
 # no `from __future__ import annotations`: FastAPI reads the route annotations
 
@@ -19,28 +23,44 @@ router = APIRouter()
 
 
 @cache
-def _script(code: str) -> tuple[bytes, str]:
+def _catalogue(code: str) -> tuple[str, str]:
+    """``code``'s catalogue as JSON and its hash (the version in its URLs)."""
     data = {"lang": code, "messages": i18n.js_catalogue(code)}
-    body = ("window.LOW_I18N_DATA = " + json.dumps(data, ensure_ascii=False, separators=(",", ":")) + ";\n").encode()
-    return body, hashlib.sha256(body).hexdigest()[:16]
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return text, hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def version(code: str) -> str:
-    """The current hash of ``code``'s catalogue script, for its URL."""
-    return _script(code)[1]
+    """The current hash of ``code``'s catalogue, for its URL."""
+    return _catalogue(code)[1]
+
+
+@router.get("/i18n/{code}.legacy.js", include_in_schema=False)
+async def legacy_catalogue_script(request: Request, code: str) -> Response:
+    text, digest = _known(code)
+    return _answer(request, ("window.LOW_I18N_DATA = " + text + ";\n").encode(), digest, "legacy-")
 
 
 @router.get("/i18n/{code}.js", include_in_schema=False)
-async def catalogue_script(request: Request, code: str) -> Response:
+async def catalogue_module(request: Request, code: str) -> Response:
+    text, digest = _known(code)
+    return _answer(request, ("export default " + text + ";\n").encode(), digest, "")
+
+
+def _known(code: str) -> tuple[str, str]:
     if code not in i18n.available() or code == i18n.DEFAULT:
         raise Problem(404, _("unknown language {code!r}: choose one of {known}").format(
             code=code[:10], known=", ".join(i18n.LOCALES)))
-    body, digest = _script(code)
+    return _catalogue(code)
+
+
+def _answer(request: Request, body: bytes, digest: str, tag: str) -> Response:
+    """The catalogue kept for a year under its versioned URL (else revalidated), with its ETag."""
     fresh = request.query_params.get("v") == digest
     headers = {
         "Cache-Control": "public, max-age=31536000, immutable" if fresh else "no-cache",
-        "ETag": f'"{digest}"',
+        "ETag": f'"{tag}{digest}"',
     }
-    if request.headers.get("if-none-match") == f'"{digest}"':
+    if request.headers.get("if-none-match") == f'"{tag}{digest}"':
         return Response(status_code=304, headers=headers)
     return Response(body, media_type="text/javascript; charset=utf-8", headers=headers)

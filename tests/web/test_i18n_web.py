@@ -344,20 +344,28 @@ def test_a_refusal_a_program_must_tell_apart_has_a_code_in_every_language(client
     assert "code" not in plain.json()
 
 
-def test_the_scripts_catalogue_is_a_script_the_browser_keeps(client: TestClient) -> None:
+def test_the_scripts_catalogue_is_a_module_the_browser_keeps(client: TestClient) -> None:
     page = client.get("/signin", headers={"Accept-Language": "de"}).text
-    found = re.search(r'<script src="(/i18n/de\.js\?v=([0-9a-f]{16}))"></script>', page)
-    assert found, "a German page loads its scripts' catalogue"
-    assert page.index(found.group(0)) < page.index('<script src="/static/i18n.js">')
+    found = re.search(r'<link rel="modulepreload" id="catalogue" href="(/i18n/de\.js\?v=([0-9a-f]{16}))">', page)
+    assert found, "a German page names its scripts' catalogue for js/i18n.js"
+    assert "<script>" not in page  # no inline script: the catalogue is a file of its own
     r = client.get(found.group(1))
     assert r.status_code == 200 and r.headers["content-type"].startswith("text/javascript")
     assert r.headers["cache-control"] == "public, max-age=31536000, immutable"
-    assert r.text.startswith("window.LOW_I18N_DATA = ")
-    data = json.loads(r.text[len("window.LOW_I18N_DATA = "):].rstrip().rstrip(";"))
+    assert r.text.startswith("export default {")
+    data = json.loads(r.text[len("export default "):].rstrip().rstrip(";"))
     assert data == {"lang": "de", "messages": i18n.js_catalogue("de")} and len(data["messages"]) > 400
     assert client.get(found.group(1), headers={"If-None-Match": r.headers["etag"]}).status_code == 304
     stale = client.get("/i18n/de.js?v=0000000000000000")  # an old page's URL: served, not kept
     assert stale.status_code == 200 and stale.headers["cache-control"] == "no-cache"
-    assert "/i18n/" not in client.get("/signin", headers={"Accept-Language": "en"}).text  # English needs none
+    # the same catalogue as a classic script, for the scripts that are not modules yet
+    legacy = re.search(r'<script src="(/i18n/de\.legacy\.js\?v=' + found.group(2) + ')"></script>', page)
+    assert legacy and page.index(legacy.group(0)) < page.index('<script src="/static/i18n.js">')
+    old = client.get(legacy.group(1))
+    assert old.headers["cache-control"] == "public, max-age=31536000, immutable" and old.headers["etag"] != r.headers["etag"]
+    assert json.loads(old.text[len("window.LOW_I18N_DATA = "):].rstrip().rstrip(";")) == data
+    english = client.get("/signin", headers={"Accept-Language": "en"}).text
+    assert "/i18n/" not in english and 'id="catalogue"' not in english  # English needs none
     for bad in ("en", "fr", "qps", "de.js", "x" * 300):
         assert client.get(f"/i18n/{bad}.js").status_code == 404, bad
+        assert client.get(f"/i18n/{bad}.legacy.js").status_code == 404, bad

@@ -1,5 +1,7 @@
-/* The scripts' words in the page's language (docs/i18n.md). A page in German or Polish loads its
- * `js` catalogue first, /i18n/de.js (cached by the browser: its URL changes with the catalogue),
+/* The classic scripts' words in the page's language, for the scripts not yet converted to modules
+ * (the modules import js/i18n.js instead; this file goes with the last classic script).
+ * The scripts' words in the page's language (docs/i18n.md). A page in German or Polish loads its
+ * `js` catalogue first, /i18n/de.legacy.js (cached by the browser: its URL changes with the catalogue),
  * which sets window.LOW_I18N_DATA = {"lang": "de", "messages": {msgid: msgstr | [plural forms]}}.
  * English loads none: the scripts are written in it.
  *
@@ -38,22 +40,6 @@
     return fill(text, Object.assign({ n }, args || {}));
   };
   window.LOW_LANG = lang;
-  // The language menu of the top bar: a choice made with the pointer sends its form at once; from
-  // the keyboard (arrow keys change a closed menu's value) the button beside it is shown instead,
-  // so that moving through the choices never leaves the page.
-  document.addEventListener('DOMContentLoaded', () => {
-    const select = document.getElementById('language-select');
-    if (!select || !select.form) return;
-    const go = select.form.querySelector('.language-go');
-    if (go) go.hidden = true;
-    let pointer = false;
-    select.addEventListener('pointerdown', () => { pointer = true; });
-    select.addEventListener('keydown', () => { pointer = false; });
-    select.addEventListener('change', () => {
-      if (pointer) select.form.submit();
-      else if (go) go.hidden = false;
-    });
-  });
 })();
 /* The rules engine's reasons a game ended (English data in records and the API) as sentences in the
  * page's language, the players by name where `names` ({1: 'alice', 2: 'bob'}) has them: the same

@@ -1,0 +1,76 @@
+/* The magnified card (#magnify) and the small pop-up beside a card name or a counter (#hover-pop). */
+
+import { cardEl, card, isCommand } from './cards.js';
+import { $, h } from './dom.js';
+import { _ } from './i18n.js';
+import { DIRS, DIR_NAMES, armyWords, classWord, nodes, rankWord } from './words.js';
+
+/** The magnify overlay (in #magnify, created on demand on pages without one). */
+export function magnify(id, opts = {}) {
+  const c = card(id);
+  if (!c) return;
+  let ov = $('#magnify');
+  if (!ov) { ov = h('div', { id: 'magnify', class: 'magnify' }); document.body.append(ov); }
+  const DIRN = DIR_NAMES;
+  const attacks = DIRS.filter((d) => c.attacks && c.attacks[d]).map((d) => h('li', null, h('b', { text: c.attacks[d] }), ' ' + DIRN[d]));
+  ov.replaceChildren(h('div', { class: 'magnify-box', role: 'dialog', 'aria-label': c.name },
+    h('div', { class: 'magnify-card' }, cardEl(c.id, { colour: opts.colour, side: opts.side, title: false })),
+    h('div', { class: 'magnify-info' },
+      h('h2', { text: c.name }),
+      h('p', { class: 'mi-sub', text: [armyWords(c.army), isCommand(c) ? _('{rank} (command unit)', { rank: rankWord(c.rank) }) : rankWord(c.rank), classWord(c.class)].join(' · ') }),
+      h('p', null, nodes(_('Defence {defence}'), { defence: h('b', { text: c.defence }) })),
+      attacks.length ? h('div', null, _('Attacks'), h('ul', { class: 'mi-attacks' }, attacks)) : h('p', { text: _('No attack arrows') }),
+      c.ranged ? h('p', null, nodes(_('Ranged weapon: {damage} damage on the marked squares (forward is up)'), { damage: h('b', { text: c.ranged.damage }) })) : null,
+      c.moves && c.moves.length ? h('p', { text: _('Moves: {list}', { list: c.moves.map((d) => DIRN[d]).join(', ') }) }) : null,
+      h('p', { class: 'mi-id', text: c.id }),
+      h('button', { class: 'btn', type: 'button', id: 'magnify-close', text: _('Close') }))));
+  const before = document.activeElement;
+  ov.hidden = false;
+  ov._close = () => {
+    ov.hidden = true;
+    if (before && before !== document.body && before.isConnected) before.focus({ preventScroll: true });
+  };
+  ov.onclick = ov._close;
+  $('#magnify-close', ov).focus({ preventScroll: true });
+}
+
+// A card shown while the pointer rests on its name (#hover-pop).
+export function showPreview(anchor, id, colour) {
+  const pop = $('#hover-pop');
+  if (!pop || !card(id)) return;
+  pop.replaceChildren(h('div', { class: 'hp-preview' }, cardEl(id, { colour: colour || 'me', title: false, extra: 'preview' }),
+    h('div', { class: 'hp-hint', text: _('double-click or right-click: magnify') })));
+  pop.hidden = false;
+  pop.style.width = '';
+  placePop(pop, anchor, 'side');
+}
+export function hidePreview() { const pop = $('#hover-pop'); if (pop) pop.hidden = true; }
+
+/** Fill and show #hover-pop with `show` while the pointer rests on `el` or it has the focus. */
+export function hoverPop(el, show) {
+  el.addEventListener('mouseenter', show);
+  el.addEventListener('focus', show);
+  el.addEventListener('mouseleave', hidePreview);
+  el.addEventListener('blur', hidePreview);
+  return el;
+}
+
+/** Put the (absolute) pop beside `anchor`: to its left if there is room, else right, else below. */
+export function placePop(pop, anchor, how) {
+  const r = anchor.getBoundingClientRect();
+  const pw = pop.offsetWidth, ph = pop.offsetHeight;
+  let left, top;
+  if (how === 'side') {
+    left = r.left - pw - 10;
+    if (left < 8) left = r.right + 10;
+    if (left + pw > window.innerWidth - 8) left = Math.max(8, Math.min(r.left, window.innerWidth - pw - 8));
+    top = Math.min(r.top, window.innerHeight - ph - 8);
+  } else {
+    left = Math.max(8, Math.min(r.left, window.innerWidth - pw - 8));
+    top = r.bottom + 6;
+    if (top + ph > window.innerHeight - 8) top = Math.max(8, r.top - ph - 6);
+  }
+  pop.style.left = left + window.scrollX + 'px';
+  pop.style.top = Math.max(8, top) + window.scrollY + 'px';
+}
+

@@ -1,0 +1,162 @@
+/* The battle mat: squares and their names, and the drawing of a position (#mat). */
+
+import { cardEl } from './cards.js';
+import { $, h } from './dom.js';
+import { _ } from './i18n.js';
+import { FILES } from './words.js';
+
+/** "d3" | "-1,3" → [x, y] */
+export function parseSq(s) {
+  if (Array.isArray(s)) return s;
+  const m = /^([a-g])([1-6])$/.exec(s);
+  if (m) return [FILES.indexOf(m[1]), Number(m[2]) - 1];
+  const p = String(s).split(',');
+  return [Number(p[0]), Number(p[1])];
+}
+export function onMat(x, y) { return x >= 0 && x <= 6 && y >= 0 && y <= 5; }
+export function sqName(x, y) { return onMat(x, y) ? FILES[x] + (y + 1) : x + ',' + y; }
+export const norm = (s) => { const [x, y] = parseSq(s); return sqName(x, y); };
+
+/**
+ * Draw the mat into `root`.
+ * o.view (position or view), o.bottom (player at the bottom of the screen), o.home (player whose
+ * units are drawn in "my" colour: you, or player 1; default o.bottom), o.cell (px),
+ * o.targets: Map square → "move"|"shoot"|... (legal destinations), o.sources: Map square → [kinds],
+ * o.selected: square, o.last: Set of squares, o.ghosts: [{square, card, owner}],
+ * o.fresh: Set of squares (animate in), o.extraSquares: squares to include in the bounding box.
+ */
+export function renderMat(root, o) {
+  const view = o.view;
+  const bottom = o.bottom || 1;
+  const home = o.home || bottom;
+  const colourOf = (owner) => (owner === home ? 'me' : 'opp');
+  const unbordered = view.variant && view.variant.mat === 'unbordered';
+  const units = new Map();
+  for (const u of view.board || []) units.set(norm(u.square), u);
+  let minX = 0, maxX = 6, minY = 0, maxY = 5;
+  if (unbordered) {
+    for (const [x, y] of [...units.keys()].map(parseSq)) {
+      minX = Math.min(minX, x - 1); maxX = Math.max(maxX, x + 1);
+      minY = Math.min(minY, y - 1); maxY = Math.max(maxY, y + 1);
+    }
+    for (const [x, y] of (o.extraSquares || []).map(parseSq)) {
+      minX = Math.min(minX, x); maxX = Math.max(maxX, x);
+      minY = Math.min(minY, y); maxY = Math.max(maxY, y);
+    }
+  }
+  const cols = maxX - minX + 1, rows = maxY - minY + 1;
+  const cell = o.cell || 90;
+  const pos = (x, y) => bottom === 1 ? [x - minX, maxY - y] : [maxX - x, y - minY];
+  root.style.setProperty('--cell', cell + 'px');
+  root.style.setProperty('--cols', cols);
+  root.style.setProperty('--rows', rows);
+  root.classList.toggle('unbordered', !!unbordered);
+  root.dataset.bottom = bottom;
+  const frag = document.createDocumentFragment();
+  const targets = o.targets || new Map();
+  const sources = o.sources || new Map();
+  const last = o.last || new Set();
+  const fresh = o.fresh || new Set();
+  const shotDmg = (view.turn_state && view.turn_state.shot_damage) || {};
+  const dmg = {};
+  for (const [k, v] of Object.entries(shotDmg)) dmg[norm(k)] = v;
+  for (let y = minY; y <= maxY; y++) {
+    for (let x = minX; x <= maxX; x++) {
+      const name = sqName(x, y);
+      const [cx, cy] = pos(x, y);
+      const u = units.get(name);
+      const cls = ['sq', (x + y) % 2 ? 'light' : 'dark'];
+      if (!onMat(x, y)) cls.push('off');
+      if (u) cls.push('occupied');
+      if (targets.has(name)) cls.push('target', 'target-' + targets.get(name));
+      if (sources.has(name)) cls.push('source', ...sources.get(name).map((k) => 'can-' + k));
+      if (o.selected === name) cls.push('selected');
+      if (last.has(name)) cls.push('last');
+      if (o.hinted && o.hinted.has(name)) cls.push('hinted');
+      const sq = h('div', { class: cls.join(' '), 'data-square': name, 'data-col': cx, 'data-row': cy, style: `left:${cx * cell}px;top:${cy * cell}px` });
+      if (onMat(x, y)) {
+        if (bottom === 1 ? y === 0 : y === 5) sq.append(h('span', { class: 'coord file', text: FILES[x] }));
+        if (bottom === 1 ? x === 0 : x === 6) sq.append(h('span', { class: 'coord rank', text: y + 1 }));
+        if (!u && view.turn <= 2 && name === 'c3') sq.append(h('span', { class: 'opening', text: '1' }));
+        if (!u && view.turn <= 2 && name === 'e4') sq.append(h('span', { class: 'opening', text: '2' }));
+      }
+      if (u) {
+        const ce = cardEl(u.card, { colour: colourOf(u.owner), rot: u.owner !== bottom, extra: 'unit' + (fresh.has(name) ? ' fresh' : '') });
+        ce.dataset.owner = u.owner;
+        sq.append(ce);
+        if (dmg[name]) sq.append(h('span', { class: 'dmg-badge', title: _('{damage} shot damage this turn', { damage: dmg[name] }), text: '−' + dmg[name] }));
+      }
+      if (targets.has(name)) sq.append(h('span', { class: 'tmark' }));
+      frag.append(sq);
+    }
+  }
+  for (const g of o.ghosts || []) {
+    const n = norm(g.square);
+    if (units.has(n)) continue;
+    const [x, y] = parseSq(n);
+    if (x < minX || x > maxX || y < minY || y > maxY) continue;
+    const [cx, cy] = pos(x, y);
+    const ge = h('div', { class: 'ghost', style: `left:${cx * cell}px;top:${cy * cell}px` },
+      cardEl(g.card, { colour: colourOf(g.owner), rot: g.owner !== bottom, title: false }));
+    frag.append(ge);
+  }
+  // declared shots: shooter → target
+  const shots = (view.turn_state && view.turn_state.shots) || {};
+  const entries = Object.entries(shots);
+  if (entries.length) {
+    const NS = 'http://www.w3.org/2000/svg';
+    const svg = document.createElementNS(NS, 'svg');
+    svg.setAttribute('class', 'shots');
+    svg.setAttribute('width', cols * cell);
+    svg.setAttribute('height', rows * cell);
+    svg.innerHTML = '<defs><marker id="shot-head" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="5" markerHeight="5" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" class="shot-head"/></marker></defs>';
+    for (const [from, to] of entries) {
+      const [ax, ay] = pos(...parseSq(from));
+      const [bx, by] = pos(...parseSq(to));
+      const line = document.createElementNS(NS, 'line');
+      const c1 = [(ax + 0.5) * cell, (ay + 0.5) * cell], c2 = [(bx + 0.5) * cell, (by + 0.5) * cell];
+      const len = Math.hypot(c2[0] - c1[0], c2[1] - c1[1]) || 1;
+      const k = (cell * 0.3) / len;
+      line.setAttribute('x1', c1[0] + (c2[0] - c1[0]) * k); line.setAttribute('y1', c1[1] + (c2[1] - c1[1]) * k);
+      line.setAttribute('x2', c2[0] - (c2[0] - c1[0]) * k); line.setAttribute('y2', c2[1] - (c2[1] - c1[1]) * k);
+      line.setAttribute('class', 'shot-line');
+      line.setAttribute('marker-end', 'url(#shot-head)');
+      svg.append(line);
+    }
+    frag.append(svg);
+  }
+  root.replaceChildren(frag);
+  root.style.width = cols * cell + 'px';
+  root.style.height = rows * cell + 'px';
+  return { cols, rows, minX, maxX, minY, maxY };
+}
+
+/** Squares a log entry changed. */
+export function entrySquares(entry, out) {
+  out = out || new Set();
+  for (const ev of entry.events || []) {
+    for (const k of ['square', 'from', 'to', 'target']) if (ev[k] && typeof ev[k] === 'string') out.add(norm(ev[k]));
+  }
+  return out;
+}
+
+// The cell size (px) at which the mat, the hands (handF cells high in all) and the rest of the
+// board column fit the window; on a phone, the width alone decides.
+export function fitCellSize(root, v, handF, least) {
+  const wrap = $('#mat-wrap');
+  let cols = 7, rows = 6;
+  if (v && v.variant && v.variant.mat === 'unbordered') {
+    const m = $('#mat'); cols = Number(m.style.getPropertyValue('--cols')) || 9; rows = Number(m.style.getPropertyValue('--rows')) || 8;
+  }
+  const byW = Math.floor((((wrap && wrap.clientWidth) || window.innerWidth) - 4) / cols);
+  if (window.innerWidth < 760) return Math.max(40, Math.min(130, byW));
+  const col = $('.board-col', root);
+  const top = col.getBoundingClientRect().top + window.scrollY;
+  let fixed = 0;
+  for (const ch of col.children) {
+    if (ch.id === 'mat-wrap' || ch.classList.contains('hand-row') || ch.hidden) continue;
+    fixed += ch.getBoundingClientRect().height;
+  }
+  const avail = window.innerHeight - top - fixed - 56;
+  return Math.max(least, Math.min(140, byW, Math.floor(avail / (rows + handF))));
+}
