@@ -22,11 +22,19 @@ Pool = Annotated[Literal["live", "turn"], Query(description="live (with a clock)
 PageNumber = Annotated[int, Query(ge=1, le=100_000, description="1 for the first page")]
 
 
+Provisional = Annotated[
+    bool, Query(description="true: the players whose rating is still provisional (fewer than about twelve rated games)")
+]
+
+
 @router.get("/api/leaderboard", response_model=Leaderboard)
-async def api_leaderboard(db: Db, pool: Pool = "live", page: PageNumber = 1) -> dict[str, Any]:
-    """The players of a pool who are not provisional and played a rated game in it within the
-    last ``active_days``, by rating, 50 a page."""
-    return await service.leaderboard(db, pool, page)
+async def api_leaderboard(
+    db: Db, pool: Pool = "live", page: PageNumber = 1, provisional: Provisional = False
+) -> dict[str, Any]:
+    """The players of a pool who are not provisional (or, with ``provisional=true``, those who
+    still are) and played a rated game in it within the last ``active_days``, by rating, 50 a
+    page."""
+    return await service.leaderboard(db, pool, page, provisional_players=provisional)
 
 
 @router.get("/api/players/{name}/ratings", response_model=PlayerRatings, responses=refusals(404))
@@ -49,7 +57,14 @@ async def _player(db: Db, name: str) -> Any:
 
 @router.get("/leaderboard", response_class=HTMLResponse, include_in_schema=False)
 async def leaderboard_page(request: Request, db: Db, user: MaybeUser, pool: Pool = "live", page: PageNumber = 1) -> Response:
+    """The settled players of a pool, a page at a time; below them the provisional ones (their
+    first page), so that a new player's first rated games show; and, for a signed-in player,
+    their own line: their rank, or how their rating stands while it is provisional."""
     board = await service.leaderboard(db, pool, page)
+    newcomers = await service.leaderboard(db, pool, 1, provisional_players=True)
     pools = service.pool_names()
-    ctx = {"board": board, "pools": pools, "pool": pool, "pool_name": pools[pool]}
+    you = None if user is None else await service.position(db, user.id, pool)
+    you_page = None if you is None or you["rank"] is None else (you["rank"] - 1) // service.PAGE + 1
+    ctx = {"board": board, "newcomers": newcomers, "you": you, "you_page": you_page, "pools": pools, "pool": pool}
+    ctx["pool_name"] = pools[pool]
     return pages.render(request, "leaderboard.html", ctx, user)

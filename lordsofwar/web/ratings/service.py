@@ -24,7 +24,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from openskill.models import PlackettLuce
-from sqlalchemy import Connection, Table, and_, func, insert, select, update
+from sqlalchemy import Connection, Table, and_, func, insert, or_, select, update
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -195,12 +195,16 @@ async def history(db: AsyncSession, user_id: int, pool: str, limit: int = 500) -
     ]
 
 
-async def leaderboard(db: AsyncSession, pool: str, page: int = 1, now: datetime | None = None) -> dict[str, Any]:
-    """Active, settled players of ``pool`` by displayed rating, ``PAGE`` a page (1 first)."""
+async def leaderboard(
+    db: AsyncSession, pool: str, page: int = 1, now: datetime | None = None, provisional_players: bool = False
+) -> dict[str, Any]:
+    """Active, settled players of ``pool`` by displayed rating, ``PAGE`` a page (1 first); with
+    ``provisional_players``, the active players whose rating is still provisional instead."""
     now = now or utcnow()
     since = now - timedelta(days=ACTIVE_DAYS)
     users: Table = User.__table__  # type: ignore[assignment]
-    where = and_(RATINGS.c.pool == pool, RATINGS.c.sigma <= PROVISIONAL_SIGMA, RATINGS.c.updated_at >= since)
+    settled = RATINGS.c.sigma > PROVISIONAL_SIGMA if provisional_players else RATINGS.c.sigma <= PROVISIONAL_SIGMA
+    where = and_(RATINGS.c.pool == pool, settled, RATINGS.c.updated_at >= since)
     total = int((await db.execute(select(func.count()).select_from(RATINGS).where(where))).scalar_one())
     rows = (
         await db.execute(
@@ -224,21 +228,48 @@ async def leaderboard(db: AsyncSession, pool: str, page: int = 1, now: datetime 
 
 
 def chart(points: list[dict[str, Any]], width: int = 600, height: int = 170) -> dict[str, Any] | None:
-    """An SVG line chart of a rating history (:func:`history`): one dot per rated game (won,
-    drawn, lost), grid lines at round ratings, the first and last dates. None with no game."""
+        "provisional_players": provisional_players,
+    """An SVG line chart of a rating history (:func:`history`): it starts at the rating before
+    the first game shown (1500 for a new player, so one game draws a line, not a lone dot), then
+    one dot per rated game (won, drawn, lost); grid lines at round ratings; the times of the
+    first and last games, as dates or, within one day, as times. None with no game."""
     if not points:
         return None
+async def position(db: AsyncSession, user_id: int, pool: str, now: datetime | None = None) -> dict[str, Any] | None:
+    """Where a player stands in ``pool``: their rating (:func:`_rating_json`) and ``rank``, their
+    place on the leaderboard in its order (None while provisional or not active within
+    ``ACTIVE_DAYS``); None before their first rated game there."""
+    since = (now or utcnow()) - timedelta(days=ACTIVE_DAYS)
+    mine = select(RATINGS, (RATINGS.c.updated_at >= since).label("active"))
+    row = (await db.execute(mine.where(RATINGS.c.user_id == user_id, RATINGS.c.pool == pool))).mappings().first()
+    if row is None or row["games"] == 0:
+        return None
+    out = {**_rating_json(row), "rank": None, "active": bool(row["active"])}
+    if out["active"] and not out["provisional"]:
+        users: Table = User.__table__  # type: ignore[assignment]
+        me = (await db.execute(select(users.c.name_key).where(users.c.id == user_id))).scalar_one()
+        ahead = or_(
+            RATINGS.c.mu > row["mu"],
+            and_(RATINGS.c.mu == row["mu"], RATINGS.c.sigma < row["sigma"]),
+            and_(RATINGS.c.mu == row["mu"], RATINGS.c.sigma == row["sigma"], users.c.name_key < me),
+        )
+        where = and_(RATINGS.c.pool == pool, RATINGS.c.sigma <= PROVISIONAL_SIGMA, RATINGS.c.updated_at >= since, ahead)
+        query = select(func.count()).select_from(RATINGS.join(users, users.c.id == RATINGS.c.user_id)).where(where)
+        out["rank"] = int((await db.execute(query)).scalar_one()) + 1
+    return out
+
+
     left, right, top, bottom = 44, 10, 10, 22
-    ratings = [p["rating"] for p in points]
+    start = points[0]["rating"] - points[0]["change"]
+    ratings = [start, *(p["rating"] for p in points)]
     lo, hi = min(ratings), max(ratings)
     step = 25 if hi - lo <= 100 else 50 if hi - lo <= 250 else 100
     lo, hi = (lo // step) * step, -(-hi // step) * step
     if hi == lo:
         lo, hi = lo - step, hi + step
-    span_x = max(1, len(points) - 1)
 
     def x(i: int) -> float:
-        return round(left + (width - left - right) * (i / span_x if len(points) > 1 else 0.5), 1)
+        return round(left + (width - left - right) * i / len(points), 1)
 
     def y(r: float) -> float:
         return round(top + (height - top - bottom) * (hi - r) / (hi - lo), 1)
@@ -253,17 +284,19 @@ def chart(points: list[dict[str, Any]], width: int = 600, height: int = 170) -> 
             ),
             "game_id": p["game_id"],
         }
-        for i, p in enumerate(points)
+        for i, p in enumerate(points, start=1)
     ]
-    line = " ".join(f"{d['x']},{d['y']}" for d in dots)
+    origin = {"x": x(0), "y": y(start), "title": _("{rating} before game {game}").format(rating=start, game=points[0]["game_id"])}
+    line = " ".join(f"{d['x']},{d['y']}" for d in [origin, *dots])
     floor = height - bottom
-    area = f"{dots[0]['x']},{floor} {line} {dots[-1]['x']},{floor}"
+    area = f"{origin['x']},{floor} {line} {dots[-1]['x']},{floor}"
     grid = [{"y": y(r), "label": r} for r in range(lo, hi + 1, step)]
     return {
         "width": width,
         "height": height,
         "left": left,
         "right": width - right,
+    since, until = _time_labels(points[0]["at"], points[-1]["at"])
         "line": line,
         "area": area,
         "dots": dots,
@@ -271,14 +304,28 @@ def chart(points: list[dict[str, Any]], width: int = 600, height: int = 170) -> 
         "first": points[0]["at"][:10],
         "last": points[-1]["at"][:10],
         "bottom": height - 6,
+        "start": origin,
     }
 
 
 def results_by(games: list[Game], user_id: int) -> dict[str, list[dict[str, Any]]]:
+        "since": since,
+        "until": until,
     """A player's finished games counted by the army they played and by variant: for each,
     ``{"label", "won", "drawn", "lost", "games"}``, the most played first."""
     tables: dict[str, dict[str, dict[str, Any]]] = {"army": {}, "variant": {}}
     for g in games:
+def _time_labels(first: str, last: str) -> tuple[str, str]:
+    """The chart's labels for the first and last games' times (ISO): their dates when the days
+    differ; within one day the date and time, then the time; one label (the last, the date and
+    time) when both are the same minute; times in UTC, as with a single game."""
+    if first[:10] != last[:10]:
+        return first[:10], last[:10]
+    if first[11:16] != last[11:16]:
+        return f"{first[:10]} {first[11:16]}", f"{last[11:16]} UTC"
+    return "", f"{last[:10]} {last[11:16]} UTC"
+
+
         if g.status != "over":
             continue
         seat = 1 if g.player1_id == user_id else 2 if g.player2_id == user_id else None

@@ -1,0 +1,176 @@
+"""Every page fits a 390 × 844 phone: no sideways scrolling, and no element wider than the screen
+or reaching past its right edge (unless a box that scrolls or clips it sits inside the screen).
+
+The pages are visited signed out and signed in, with something on each to show: a rated game
+under way and a finished one, a deck, an open and a finished tournament, a token, an email
+settings form, and the error pages (404 of a page and of a game, a refused form).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.web.server import running_server
+from tests.web.test_browser import visit
+
+PHONE = {"width": 390, "height": 844}
+
+OVERFLOW = """() => {
+  const W = document.documentElement.clientWidth;
+  const clips = (el) => {
+    for (let p = el.parentElement; p && p !== document.body; p = p.parentElement) {
+      const s = getComputedStyle(p);
+      if (s.overflowX !== 'visible' && s.overflowX !== 'clip' || s.overflow === 'hidden') {
+        const r = p.getBoundingClientRect();
+        if (r.right <= W + 0.5 && r.left >= -0.5) return true;
+      }
+    }
+    return false;
+  };
+  const name = (el) => el.tagName.toLowerCase() + (el.id ? '#' + el.id : '')
+    + (el.classList.length ? '.' + [...el.classList].join('.') : '');
+  const wide = [];
+  for (const el of document.body.querySelectorAll('*')) {
+    const s = getComputedStyle(el);
+    if (s.display === 'none' || s.visibility === 'hidden' || s.position === 'fixed') continue;
+    const r = el.getBoundingClientRect();
+    if (r.width < 2 || r.height < 2) continue;
+    if ((r.right > W + 0.5 || r.width > W + 0.5) && !clips(el)) {
+      wide.push(name(el) + ' ' + Math.round(r.left) + '..' + Math.round(r.right));
+    }
+  }
+  return {scroll: document.documentElement.scrollWidth, wide: wide.slice(0, 8)};
+}"""
+
+
+class Api:
+    """A player signed in through the JSON API."""
+
+    def __init__(self, base: str, name: str):
+        self.name = name
+        self.http = httpx.Client(base_url=base, timeout=30)
+        self.csrf = self.http.get("/api/session").json()["csrf"]
+        r = self.post("/api/signup", {"name": name, "password": "password-123"})
+        assert r.status_code == 201, r.text
+        self.csrf = self.http.get("/api/session").json()["csrf"]
+
+    def post(self, path: str, body: Any = None) -> httpx.Response:
+        return self.http.post(path, json=body or {}, headers={"X-CSRF-Token": self.csrf})
+
+
+def game(a: Api, b: Api, **options: Any) -> int:
+    r = a.post("/api/invitations", {"opponent": b.name, "options": {"creator_side": "1", "rated": True, **options}})
+    assert r.status_code == 201, r.text
+    r = b.post(f"/api/invitations/{r.json()['invitation']}/accept")
+    assert r.status_code == 200, r.text
+    return int(r.json()["game"])
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    """A server with one of everything to show; the addresses of the pages."""
+    data = tmp_path_factory.mktemp("phone")
+    # mail is "available" (the settings page shows its address field); nothing is sent
+    with running_server(data, LOW_SMTP_URL="smtp://127.0.0.1:9") as base:
+        # names as long as the sign-up allows: the longest a page has to fit
+        alice, bob = Api(base, "alexandria_of_the_north"), Api(base, "bartholomew-the-bold")
+        playing = game(alice, bob, creator_army="lizardmen", opponent_army="undead")
+        over = game(alice, bob, creator_army="orcs", opponent_army="dwarves")
+        state = alice.http.get(f"/api/games/{over}").json()
+        deploy = next(a for a in state["legal"] if a.startswith("deploy "))
+        assert alice.post(f"/api/games/{over}/actions", {"action": deploy, "version": state["game"]["version"]}).status_code == 200
+        assert bob.post(f"/api/games/{over}/resign").status_code == 200
+        deck = alice.post("/api/decks", {"name": "A long deck name for a small screen", "army": "undead"})
+        assert deck.status_code == 201, deck.text
+        tokens = alice.post("/api/tokens", {"description": "my bot on a small screen", "scopes": ["bot:play"]})
+        assert tokens.status_code == 201, tokens.text
+        opts = {"mode": "live", "rated": True}
+        upcoming = alice.post("/api/tournaments", {"name": "Upcoming phone cup", "kind": "swiss", "rounds": 3, "options": opts})
+        assert upcoming.status_code == 201, upcoming.text
+        done = alice.post("/api/tournaments", {"name": "Finished phone cup", "kind": "swiss", "rounds": 1, "options": opts})
+        tid = done.json()["tournament"]
+        assert bob.post(f"/api/tournaments/{tid}/join", {"army": "orcs"}).status_code == 200
+        assert alice.post(f"/api/tournaments/{tid}/join", {"army": "elves"}).status_code == 200
+        started = alice.post(f"/api/tournaments/{tid}/start")
+        assert started.status_code == 200, started.text
+        board = started.json()["rounds_played"][0]["boards"][0]
+        loser = alice if board["white"] == alice.name else bob
+        assert loser.post(f"/api/games/{board['game']}/resign").status_code == 200
+        deadline = time.monotonic() + 20  # the tournament finishes right after its last game
+        while alice.http.get(f"/api/tournaments/{tid}").json()["status"] != "finished":
+            assert time.monotonic() < deadline, "the tournament did not finish"
+            time.sleep(0.2)
+        yield {
+            "base": base,
+            "public": [
+                "/", f"/games/{playing}", f"/games/{over}", f"/games/{over}/replay", "/tournaments",
+                f"/tournaments/{tid}", f"/tournaments/{upcoming.json()['tournament']}", "/leaderboard",
+                "/leaderboard?pool=turn", f"/players/{alice.name}", "/players/general%20bot", "/signin", "/signup",
+                "/no-such-page", "/games/999999", "/players/nobody-at-all",
+            ],
+            "signed_in": [
+                "/", f"/games/{playing}", f"/games/{over}", f"/games/{over}/replay", "/decks",
+                f"/decks/{deck.json()['id']}", "/tournaments", f"/tournaments/{tid}",
+                f"/tournaments/{upcoming.json()['tournament']}", "/leaderboard", f"/players/{alice.name}",
+                "/settings", "/tokens", "/decks/999999",
+            ],
+        }
+
+
+def check(page: Any, url: str) -> str | None:
+    visit(page, url)
+    page.wait_for_load_state("load")
+    page.wait_for_timeout(400)  # the scripts draw the mat, the lists and the deck editor
+    found = page.evaluate(OVERFLOW)
+    if found["scroll"] <= PHONE["width"] and not found["wide"]:
+        return None
+    return f"{url}: {found['scroll']} px wide; {found['wide']}"
+
+
+def test_every_page_fits_a_phone_signed_out(browser: Any, site: dict[str, Any]) -> None:
+    page = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True).new_page()
+    problems = [p for p in (check(page, site["base"] + url) for url in site["public"]) if p]
+    assert not problems, "\n".join(problems)
+
+
+def test_every_page_fits_a_phone_signed_in(browser: Any, site: dict[str, Any]) -> None:
+    context = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True)
+    page = context.new_page()
+    page.set_default_timeout(30_000)
+    visit(page, site["base"] + "/signin")
+    page.fill("input[name=name]", "alexandria_of_the_north")
+    page.fill("input[name=password]", "password-123")
+    page.click("form.stack button")
+    page.wait_for_selector("#new-game-form")
+    problems = [p for p in (check(page, site["base"] + url) for url in site["signed_in"]) if p]
+    # a refused form keeps its page: the settings form with a bad address
+    visit(page, site["base"] + "/settings")
+    page.fill("#settings-email", "a@b")
+    page.evaluate("() => document.querySelector('#settings-email').type = 'text'")
+    page.click("#settings-submit")
+    page.wait_for_selector("#form-error")
+    found = page.evaluate(OVERFLOW)
+    if found["scroll"] > PHONE["width"] or found["wide"]:
+        problems.append(f"refused settings form: {found}")
+    assert not problems, "\n".join(problems)
+
+
+def test_the_check_finds_a_page_that_is_too_wide(browser: Any, site: dict[str, Any]) -> None:
+    """The measure itself: an element wider than the phone is reported, one inside a scrolling
+    box is not."""
+    page = browser.new_context(viewport=PHONE).new_page()
+    visit(page, site["base"] + "/signin")
+    assert check(page, site["base"] + "/signin") is None
+    page.evaluate("() => { const d = document.createElement('div'); d.id = 'wide'; d.style.width = '500px';"
+                  " d.style.height = '10px'; document.querySelector('main').append(d); }")
+    found = page.evaluate(OVERFLOW)
+    assert found["scroll"] > 390 and any(w.startswith("div#wide") for w in found["wide"])
+    page.evaluate("() => { const s = document.createElement('div'); s.style.overflowX = 'auto';"
+                  " document.querySelector('main').append(s); s.append(document.getElementById('wide')); }")
+    found = page.evaluate(OVERFLOW)
+    assert found["scroll"] <= 390 and found["wide"] == []
