@@ -129,9 +129,9 @@ class StreamSlots:
                 self._renew_soon()
                 return slot
         if full == 1:
-            message = _("this token has {n} streams of this kind open, as many as it may; close one first")
+            message = _("this token has as many streams of this kind open as it may ({n}); close one first")
         else:
-            message = _("this account has {n} streams of this kind open, as many as it may; close one first")
+            message = _("this account has as many streams of this kind open as it may ({n}); close one first")
         raise Problem(429, message.format(n=caps[full - 1]), code="streams")
 
     async def release(self, slot: Slot) -> None:
