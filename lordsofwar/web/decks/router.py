@@ -11,7 +11,17 @@ from lordsofwar import decks as rules
 from lordsofwar.rules.cards import CORE
 from lordsofwar.web import pages
 from lordsofwar.web.decks import service
-from lordsofwar.web.decks.schemas import Analyse, DeckChange, DeckCopy, DeckImport, NewDeck
+from lordsofwar.web.decks.schemas import (
+    Analyse,
+    DeckAnalysis,
+    DeckChange,
+    DeckCopy,
+    DeckDeleted,
+    DeckDetail,
+    DeckImport,
+    DeckList,
+    NewDeck,
+)
 from lordsofwar.web.deps import Csrf, Db, MaybeUser, SignedIn
 from lordsofwar.web.errors import COMMON, refusals
 
@@ -22,25 +32,27 @@ ADDING = refusals(401, 403, 409)
 CHANGES = refusals(401, 403, 404, 409)
 
 
-@router.get("/api/decks", responses=refusals(401))
+@router.get("/api/decks", response_model=DeckList, responses=refusals(401))
 async def api_decks(db: Db, user: SignedIn) -> dict[str, Any]:
     """Your decks (each with whether it is complete, its armies and kind)."""
     return {"decks": [service.summary(d) for d in await service.list_decks(db, user)], "limit": service.DECKS_PER_PLAYER}
 
 
-@router.post("/api/decks", dependencies=[Csrf], status_code=201, responses=ADDING)
+@router.post("/api/decks", response_model=DeckDetail, dependencies=[Csrf], status_code=201, responses=ADDING)
 async def api_create(body: NewDeck, db: Db, user: SignedIn) -> dict[str, Any]:
     """A new deck: from a core army's standard deck, from a list of cards, or empty."""
     return service.full(await service.create(db, user, body))
 
 
-@router.post("/api/decks/import", dependencies=[Csrf], status_code=201, responses=ADDING)
+@router.post(
+    "/api/decks/import", response_model=DeckDetail, dependencies=[Csrf], status_code=201, responses=ADDING
+)
 async def api_import(body: DeckImport, db: Db, user: SignedIn) -> dict[str, Any]:
     """A new deck from a deck file's text (plain text or JSON); errors name the line."""
     return service.full(await service.import_deck(db, user, body))
 
 
-@router.post("/api/decks/analyse")
+@router.post("/api/decks/analyse", response_model=DeckAnalysis)
 async def api_analyse(body: Analyse) -> dict[str, Any]:
     """What the editor shows for a list of cards (changes nothing)."""
     service.known_cards(body.cards)
@@ -49,23 +61,25 @@ async def api_analyse(body: Analyse) -> dict[str, Any]:
     return rules.analyse(body.cards, CORE, body.allowed_armies)
 
 
-@router.get("/api/decks/{deck_id:int}", responses=MINE)
+@router.get("/api/decks/{deck_id:int}", response_model=DeckDetail, responses=MINE)
 async def api_deck(deck_id: DeckId, db: Db, user: SignedIn) -> dict[str, Any]:
     return service.full(await service.owned(db, user, deck_id))
 
 
-@router.put("/api/decks/{deck_id:int}", dependencies=[Csrf], responses=CHANGES)
+@router.put("/api/decks/{deck_id:int}", response_model=DeckDetail, dependencies=[Csrf], responses=CHANGES)
 async def api_change(deck_id: DeckId, body: DeckChange, db: Db, user: SignedIn) -> dict[str, Any]:
     """Save a deck (name and cards) over the version you edited."""
     return service.full(await service.change(db, user, deck_id, body))
 
 
-@router.post("/api/decks/{deck_id:int}/copy", dependencies=[Csrf], status_code=201, responses=CHANGES)
+@router.post(
+    "/api/decks/{deck_id:int}/copy", response_model=DeckDetail, dependencies=[Csrf], status_code=201, responses=CHANGES
+)
 async def api_copy(deck_id: DeckId, body: DeckCopy, db: Db, user: SignedIn) -> dict[str, Any]:
     return service.full(await service.copy(db, user, deck_id, body))
 
 
-@router.delete("/api/decks/{deck_id:int}", dependencies=[Csrf], responses=MINE)
+@router.delete("/api/decks/{deck_id:int}", response_model=DeckDeleted, dependencies=[Csrf], responses=MINE)
 async def api_delete(deck_id: DeckId, db: Db, user: SignedIn) -> dict[str, Any]:
     await service.delete(db, user, deck_id)
     return {"deleted": deck_id}

@@ -96,3 +96,78 @@ class Analyse(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     cards: list[CardId] = Field(max_length=2 * DECK_SIZE)
     allowed_armies: list[Army] | None = Field(None, max_length=20)
+
+
+# --- answers (extra="forbid": a field the service adds without declaring it here is an error,
+# never dropped in silence; tests/web/test_response_models.py) -------------------------------------
+
+
+class RankCount(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    have: int = Field(ge=0)
+    need: int = Field(ge=0, description="the count of this rank in a deck")
+
+
+class DeckStats(BaseModel):
+    """The editor's figures for a deck or draft."""
+
+    model_config = ConfigDict(extra="forbid")
+    cards: int = Field(ge=0)
+    ranks: dict[str, RankCount] = Field(description="per rank, general first: the cards there are and the count wanted")
+    classes: dict[str, int] = Field(description="cards per unit class")
+    armies: dict[str, int] = Field(description="cards per army, most first")
+    average_defence: float | None = Field(description="null for no cards")
+    attack: dict[str, int] = Field(description="the sum of the attack values per direction (F, FR, R, BR, B, BL, L, FL)")
+    attack_total: int
+    ranged_units: int
+    ranged_damage: int
+    support_units: int
+    support_share: float | None = Field(description="support units over all cards; null for no cards")
+    command_units: int
+
+
+class DeckAnalysis(BaseModel):
+    """What the editor shows about a list of cards."""
+
+    model_config = ConfigDict(extra="forbid")
+    complete: bool
+    missing: list[str] = Field(description="what it still lacks, a phrase per rank (in the request's language)")
+    over: str | None = Field(description="the ranks over their count, in words, or null")
+    standard_army: str | None = Field(description="the core army whose standard deck this is, or null")
+    game_problem: str | None = Field(description="why a game allowing the armies asked for could not use it, or null")
+    stats: DeckStats
+
+
+class DeckSummary(BaseModel):
+    """A deck as listed (the lobby leaves its cards out)."""
+
+    model_config = ConfigDict(extra="forbid")
+    id: int
+    name: str
+    version: int = Field(description="rises by one with each change; send it back to change the deck")
+    size: int = Field(ge=0)
+    complete: bool
+    missing: list[str]
+    armies: list[str] = Field(description="the armies of its cards")
+    standard_army: str | None = Field(description="the core army whose standard deck this is, or null")
+    updated_at: str = Field(description="ISO time")
+
+
+class DeckListed(DeckSummary):
+    cards: list[str] = Field(description="card ids")
+
+
+class DeckDetail(DeckListed):
+    created_at: str = Field(description="ISO time")
+    analysis: DeckAnalysis
+
+
+class DeckList(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    decks: list[DeckListed]
+    limit: int = Field(description="how many decks a player may keep")
+
+
+class DeckDeleted(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    deleted: int = Field(description="the deck deleted")
