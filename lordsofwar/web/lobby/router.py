@@ -18,7 +18,7 @@ from lordsofwar.web.deps import Csrf, Db, MaybeUser, SignedIn, Svc, check_csrf
 from lordsofwar.web.errors import COMMON, refusals, validation_message
 from lordsofwar.web.games.service import GameError, GameOptions
 from lordsofwar.web.lobby import service
-from lordsofwar.web.lobby.schemas import Answer, Answered, Created, NewInvitation, NoDeck, Waiting
+from lordsofwar.web.lobby.schemas import Answer, Answered, Created, Lobby, NewInvitation, NoDeck, Waiting
 from lordsofwar.web.models import User
 from lordsofwar.web.problem import Problem
 from lordsofwar.web.words import BOT_NAMES
@@ -42,7 +42,7 @@ async def _lobby_page(
     return pages.render(request, "lobby.html", ctx, user, status)
 
 
-@router.get("/api/lobby")
+@router.get("/api/lobby", response_model=Lobby, response_model_exclude_unset=True)
 async def api_lobby(db: Db, user: MaybeUser) -> dict[str, Any]:
     """Open challenges, your challenges, games waiting for you, your games, games to watch."""
     return await service.lobby(db, user)

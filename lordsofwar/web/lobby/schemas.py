@@ -11,8 +11,9 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from lordsofwar.bots import BOTS
+from lordsofwar.web.decks.schemas import DeckSummary
 from lordsofwar.web.fields import AS_WHOLE, Declared, spaces
-from lordsofwar.web.games.service import GameOptions
+from lordsofwar.web.games.service import Army, CoreArmy, GameOptions
 
 DeckNumber = Annotated[int, Field(ge=1, le=2**31 - 1), AS_WHOLE]
 
@@ -92,3 +93,98 @@ class Waiting(BaseModel):
 
     count: int = Field(ge=0, description="how many games wait for you (all of them)")
     games: list[WaitingGame] = Field(description="those games, longest waiting first (at most 50)")
+
+
+# --- the lobby's answer (extra="forbid": a field the service adds without declaring it here is an
+# error, never dropped in silence; tests/web/test_response_models.py) -----------------------------
+
+
+class InvitationOptions(BaseModel):
+    """An invitation's options as kept: every field of the invitation's ``options``."""
+
+    model_config = ConfigDict(extra="forbid")
+    rules: Literal["basic", "intermediate"]
+    hands: Literal["hidden", "visible"]
+    mat: Literal["bordered", "unbordered"]
+    length: Literal["15/3", "20/4", "25/5"]
+    creator_army: Army
+    opponent_army: Army
+    custom_decks: bool
+    custom_armies: list[CoreArmy]
+    mode: Literal["live", "turn"]
+    minutes: int
+    increment: int
+    days: int
+    creator_side: Literal["1", "2", "random"]
+    public: bool
+    rated: bool
+    hints: bool
+
+
+class DeckChoice(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: int = Field(description="one of your decks")
+    name: str
+    problem: str | None = Field(description="why it cannot be played in this game, or null")
+
+
+class LobbyInvitation(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: int
+    creator: str | None
+    opponent: str | None = Field(description="the player challenged, or null for an open challenge")
+    options: InvitationOptions
+    summary: str = Field(description="the options in a few words, in the request's language")
+    status: Literal["open", "accepted", "declined", "cancelled"]
+    game: int | None = Field(description="the game it started, once accepted")
+    creator_deck: str | None = Field(
+        description="the kind of the creator's custom deck (its army, 'custom <army>' or 'mercenary'), or null"
+    )
+    deck_choices: list[DeckChoice] = Field(
+        default_factory=list,
+        description="only where you could accept a challenge allowing custom decks: your decks and whether each fits",
+    )
+
+
+class GameOutcome(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    winner: int | None = Field(description="1 or 2, or null for a draw (or an aborted game)")
+    reason: str | None
+    aborted: bool = Field(False, description="ended before both players made their first turn: no result counts")
+
+
+class LobbyGame(BaseModel):
+    """A game as the lobby and profiles list it."""
+
+    model_config = ConfigDict(extra="forbid")
+    id: int
+    players: list[str] = Field(min_length=2, max_length=2, description="player 1's and player 2's names (a bot's name for a bot)")
+    armies: list[str] = Field(description="each side's army (or custom deck's name)")
+    mode: Literal["live", "turn"]
+    status: Literal["running", "over"]
+    you: Literal[1, 2] | None = Field(description="your seat, or null")
+    your_turn: bool
+    deadline: str | None = Field(description="ISO time by which the player who must act must act, or null")
+    turns: int = Field(description="actions played")
+    result: GameOutcome | None
+
+
+class Accepted(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    invitation: int
+    game: int
+    by: str | None = Field(description="who accepted")
+
+
+class Lobby(BaseModel):
+    """What the lobby shows: for a visitor, the open challenges and the games to watch."""
+
+    model_config = ConfigDict(extra="forbid")
+    open: list[LobbyInvitation] = Field(description="open challenges of other players, newest first")
+    incoming: list[LobbyInvitation] = Field(description="challenges to you")
+    outgoing: list[LobbyInvitation] = Field(description="your challenges")
+    accepted: list[Accepted] = Field(description="your challenges accepted in the last 30 minutes whose game runs")
+    your_turn: list[LobbyGame]
+    running: list[LobbyGame] = Field(description="your running games")
+    watch: list[LobbyGame] = Field(description="public running games")
+    decks: list[DeckSummary] = Field(default_factory=list, description="signed in only: your decks")
