@@ -17,6 +17,7 @@ from lordsofwar.web.errors import COMMON, refusals, validation_message
 from lordsofwar.web.games.service import GameOptions
 from lordsofwar.web.problem import Problem
 from lordsofwar.web.tournaments import service
+from lordsofwar.web.tournaments.schemas import TournamentCreated, TournamentDetail, TournamentList
 from lordsofwar.web.tournaments.service import EnterBot, Join, NewTournament
 
 router = APIRouter(responses=COMMON)
@@ -24,26 +25,28 @@ TournamentId = Annotated[int, Path(ge=1, le=2**31 - 1, description="a tournament
 CHANGES = refusals(401, 403, 404, 409)
 
 
-@router.get("/api/tournaments")
+@router.get("/api/tournaments", response_model=TournamentList)
 async def api_list(db: Db) -> dict[str, Any]:
     """Upcoming, running and finished tournaments."""
     return await service.listing(db)
 
 
-@router.post("/api/tournaments", dependencies=[Csrf], status_code=201, responses=refusals(401, 403))
+@router.post(
+    "/api/tournaments", response_model=TournamentCreated, dependencies=[Csrf], status_code=201, responses=refusals(401, 403)
+)
 async def api_create(body: NewTournament, db: Db, user: SignedIn) -> dict[str, Any]:
     """A new tournament, open for registration; you start it when the players are in."""
     t = await service.create(db, user, body)
     return {"tournament": t.id}
 
 
-@router.get("/api/tournaments/{tid:int}", responses=refusals(404))
+@router.get("/api/tournaments/{tid:int}", response_model=TournamentDetail, responses=refusals(404))
 async def api_detail(tid: TournamentId, db: Db, user: MaybeUser) -> dict[str, Any]:
     """A tournament: its players, standings and the boards of every round."""
     return await service.detail(db, tid, user)
 
 
-@router.post("/api/tournaments/{tid:int}/join", dependencies=[Csrf], responses=CHANGES)
+@router.post("/api/tournaments/{tid:int}/join", response_model=TournamentDetail, dependencies=[Csrf], responses=CHANGES)
 async def api_join(tid: TournamentId, body: Join, db: Db, user: SignedIn, svc: Svc) -> dict[str, Any]:
     """Register (an arena takes players while it runs, and pairs them at once)."""
     t = await service.join(db, user, tid, body)
@@ -51,20 +54,22 @@ async def api_join(tid: TournamentId, body: Join, db: Db, user: SignedIn, svc: S
     return await service.detail(db, tid, user)
 
 
-@router.post("/api/tournaments/{tid:int}/withdraw", dependencies=[Csrf], responses=CHANGES)
+@router.post("/api/tournaments/{tid:int}/withdraw", response_model=TournamentDetail, dependencies=[Csrf], responses=CHANGES)
 async def api_withdraw(tid: TournamentId, db: Db, user: SignedIn) -> dict[str, Any]:
     await service.withdraw(db, user, tid)
     return await service.detail(db, tid, user)
 
 
-@router.post("/api/tournaments/{tid:int}/start", dependencies=[Csrf], responses=CHANGES)
+@router.post("/api/tournaments/{tid:int}/start", response_model=TournamentDetail, dependencies=[Csrf], responses=CHANGES)
 async def api_start(tid: TournamentId, db: Db, user: SignedIn, svc: Svc) -> dict[str, Any]:
     """The creator closes registration and round 1 is paired (its games start)."""
     await service.start(db, svc.sessions, svc.games, user, tid)
     return await service.detail(db, tid, user)
 
 
-@router.post("/api/tournaments/{tid:int}/bots", dependencies=[Csrf], responses=refusals(401, 403, 404, 409, 422))
+@router.post(
+    "/api/tournaments/{tid:int}/bots", response_model=TournamentDetail, dependencies=[Csrf], responses=refusals(401, 403, 404, 409, 422)
+)
 async def api_enter_bot(tid: TournamentId, body: EnterBot, db: Db, user: SignedIn, svc: Svc) -> dict[str, Any]:
     """The creator enters a bot level (each level once), with its army; its games are played by
     the bot and are never rated. An arena takes bots while it runs (two bots never meet)."""
@@ -73,7 +78,7 @@ async def api_enter_bot(tid: TournamentId, body: EnterBot, db: Db, user: SignedI
     return await service.detail(db, tid, user)
 
 
-@router.delete("/api/tournaments/{tid:int}/bots/{level}", dependencies=[Csrf], responses=CHANGES)
+@router.delete("/api/tournaments/{tid:int}/bots/{level}", response_model=TournamentDetail, dependencies=[Csrf], responses=CHANGES)
 async def api_remove_bot(
     tid: TournamentId, level: Annotated[str, Path(max_length=20, description="the bot level")], db: Db, user: SignedIn
 ) -> dict[str, Any]:
