@@ -18,6 +18,7 @@ from lordsofwar.i18n import _
 from lordsofwar.web import fields, pages
 from lordsofwar.web.accounts import service as accounts
 from lordsofwar.web.accounts.limits import Busy
+from lordsofwar.web.accounts.schemas import SessionInfo, SessionUser
 from lordsofwar.web.deps import Csrf, Db, MaybeUser, Svc, check_csrf, client_ip
 from lordsofwar.web.errors import COMMON, refusals
 from lordsofwar.web.lobby.service import game_json
@@ -59,11 +60,6 @@ class NewAccount(Credentials):
         Field(max_length=1000, description=f"{accounts.PASSWORD_MIN} to {accounts.PASSWORD_MAX} characters"),
         fields.Declared(lambda: {"minLength": accounts.PASSWORD_MIN, "maxLength": accounts.PASSWORD_MAX}),
     ]
-
-
-class SessionInfo(BaseModel):
-    user: dict[str, str] | None = Field(description="the signed-in user ({'name'}), or null")
-    csrf: str = Field(description="the token to send as X-CSRF-Token (it changes when you sign in or out)")
 
 
 async def _signed_in(request: Request, response: Response, db: AsyncSession, svc: Svc, user: User) -> str:
@@ -121,7 +117,7 @@ async def language_form(request: Request, db: Db, user: MaybeUser) -> Response:
 
 
 def _session(user: User | None, csrf: str) -> SessionInfo:
-    return SessionInfo(user=None if user is None else {"name": user.name}, csrf=csrf)
+    return SessionInfo(user=None if user is None else SessionUser(name=user.name), csrf=csrf)
 
 
 @router.get("/api/session")

@@ -3,11 +3,8 @@ link (RFC 8058), which needs no sign-in: its signature is the authority."""
 
 # no `from __future__ import annotations`: FastAPI reads the route annotations
 
-from typing import Literal
-
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
-from pydantic import BaseModel, ConfigDict, Field
 from starlette.requests import HTTPConnection
 
 from lordsofwar.i18n import _
@@ -15,6 +12,7 @@ from lordsofwar.web import pages
 from lordsofwar.web.deps import Csrf, Db, MaybeUser, SignedIn, check_csrf
 from lordsofwar.web.errors import COMMON, refusals
 from lordsofwar.web.notify import service as notify
+from lordsofwar.web.notify.schemas import MailSettingsIn, MailSettingsOut
 from lordsofwar.web.problem import Problem
 
 router = APIRouter(responses=COMMON)
@@ -23,29 +21,6 @@ router = APIRouter(responses=COMMON)
 def mailer(conn: HTTPConnection) -> notify.Mailer:
     m: notify.Mailer = conn.app.state.mailer
     return m
-
-
-class MailSettingsOut(BaseModel):
-    email: str | None = Field(description="your address as kept (normalised), or null")
-    confirmed: bool = Field(description="the address was confirmed by the link mailed to it")
-    notifications: Literal["off", "turn", "digest"] = Field(
-        description="off; 'turn': a mail when a turn-based game waits for you (at most one per game a day); "
-        "'digest': one mail a day listing the games waiting"
-    )
-    available: bool = Field(description="whether this server sends email at all")
-
-
-class MailSettingsIn(BaseModel):
-    """A change: only the fields sent change."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
-    email: str | None = Field(
-        default=None,
-        max_length=notify.EMAIL_MAX,
-        description="a new address (a confirmation mail goes to it; nothing else until confirmed); "
-        "null or '' removes it",
-    )
-    notifications: Literal["off", "turn", "digest"] | None = Field(default=None, description="the mails you want")
 
 
 @router.get("/api/settings", responses=refusals(401))
