@@ -6,7 +6,6 @@ rest of the site), and the ``/api/bot/...`` endpoints a bot uses with ``Authoriz
 
 import contextlib
 from collections.abc import Callable, Coroutine
-from datetime import datetime
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Path, Request
@@ -18,6 +17,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from lordsofwar.i18n import _
 from lordsofwar.web import pages
 from lordsofwar.web.botapi import service
+from lordsofwar.web.botapi.schemas import BotAccount, ChallengeCreated, Revoked, TokenCreated, TokenInfo
 from lordsofwar.web.botapi.service import SCOPES, Bearer, BotApi
 from lordsofwar.web.botapi.streams import Slot, StreamSlots
 from lordsofwar.web.deps import Csrf, Db, SignedIn, Svc, check_csrf, client_ip
@@ -89,28 +89,6 @@ class NewToken(BaseModel):
     )
 
 
-class TokenInfo(BaseModel):
-    id: int
-    description: str
-    scopes: list[str]
-    created_at: datetime
-    last_used_at: datetime | None = Field(description="about when it was last used (to the minute), or null")
-
-
-class TokenCreated(TokenInfo):
-    token: str = Field(description="the token itself: shown this once, never again (the server keeps only its SHA-256)")
-
-
-class Revoked(BaseModel):
-    revoked: int
-
-
-class BotAccount(BaseModel):
-    name: str
-    bot_account: bool = Field(description="the account is a bot account (it may use the game endpoints)")
-    scopes: list[str] = Field(description="this token's scopes")
-
-
 def _no_hints() -> dict[str, Any]:
     """GameOptions' rule and the lobby's: hints only against a built-in bot, so never here."""
     return {"allOf": [some_army(), {"properties": {"hints": {"const": False}}}]}
@@ -119,10 +97,6 @@ def _no_hints() -> dict[str, Any]:
 class BotChallenge(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
     options: Annotated[GameOptions, Declared(_no_hints)] = Field(default_factory=lambda: GameOptions())
-
-
-class ChallengeCreated(BaseModel):
-    invitation: int = Field(description="the challenge posted (it waits in the opponent's lobby and event stream)")
 
 
 def botapi(request: Request) -> BotApi:
