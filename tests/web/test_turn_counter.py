@@ -90,7 +90,7 @@ def test_a_visitor_gets_401(client: TestClient, alice: Player, bob: Player) -> N
 def test_the_counter_is_on_every_page_of_a_signed_in_player_only(client: TestClient, alice: Player) -> None:
     for path in ("/", "/leaderboard", "/decks", "/players/alice"):
         page = alice.get(path, headers={"Accept": "text/html"}).text
-        assert 'id="turn-counter"' in page and '<script src="/static/notify.js"></script>' in page, path
+        assert 'id="turn-counter"' in page and '<script type="module" src="/static/js/notify.js"></script>' in page, path
     client.cookies.clear()
     page = client.get("/", headers={"Accept": "text/html"}).text
     assert "turn-counter" not in page and "notify.js" not in page

@@ -194,6 +194,7 @@ export interface paths {
          * Api Bot Events
          * @description The bot's events, for as long as it reads: the challenges to it and its running games at
          *     once, then each new challenge, cancelled challenge, game start and game end (docs/bot-api.md).
+         *     A token may hold a few event streams open at once, an account a few more (429 past that).
          */
         get: operations["api_bot_events_api_bot_stream_event_get"];
         put?: never;
@@ -361,6 +362,27 @@ export interface paths {
         get: operations["api_game_api_games__game_id__get"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/games/{game_id}/abort": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Api Abort
+         * @description Abort the game while ``abortable`` (before both players have made their first turn): it
+         *     ends with no result, rates nothing and counts in no one's results; refused (409) after that.
+         */
+        post: operations["api_abort_api_games__game_id__abort_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -624,8 +646,9 @@ export interface paths {
         };
         /**
          * Api Leaderboard
-         * @description The players of a pool who are not provisional and played a rated game in it within the
-         *     last ``active_days``, by rating, 50 a page.
+         * @description The players of a pool who are not provisional (or, with ``provisional=true``, those who
+         *     still are) and played a rated game in it within the last ``active_days``, by rating, 50 a
+         *     page.
          */
         get: operations["api_leaderboard_api_leaderboard_get"];
         put?: never;
@@ -993,6 +1016,18 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** Accepted */
+        Accepted: {
+            /**
+             * By
+             * @description who accepted
+             */
+            by: string | null;
+            /** Game */
+            game: number;
+            /** Invitation */
+            invitation: number;
+        };
         /** ActionBody */
         ActionBody: {
             /**
@@ -1032,6 +1067,66 @@ export interface components {
              */
             game: number | null;
         };
+        /**
+         * ArenaStanding
+         * @description An arena's line of the table.
+         */
+        ArenaStanding: {
+            /** Bot */
+            bot: string | null;
+            /** Games */
+            games: number;
+            /** Name */
+            name: string;
+            /**
+             * On Fire
+             * @description two wins in a row: a win now counts double
+             */
+            on_fire: boolean;
+            /**
+             * Playing
+             * @description in a game now
+             */
+            playing: boolean;
+            /** Points */
+            points: number;
+            /** Rank */
+            rank: number;
+            /**
+             * Sheet
+             * @description the points of each game, in order
+             */
+            sheet: string[];
+            /** Wins */
+            wins: number;
+            /** Withdrawn */
+            withdrawn: boolean;
+        };
+        /** Board */
+        Board: {
+            /**
+             * Black
+             * @description player 2; null for a bye
+             */
+            black: string | null;
+            /** Board */
+            board: number;
+            /**
+             * Game
+             * @description the game played on it (null for a bye)
+             */
+            game: number | null;
+            /**
+             * Result
+             * @description from player 1's side: '1-0', '1/2', '0-1', a forfeit '+-' or '-+', '--' neither scores, 'bye'; null while it is played
+             */
+            result: string | null;
+            /**
+             * White
+             * @description player 1
+             */
+            white: string;
+        };
         /** BotAccount */
         BotAccount: {
             /**
@@ -1050,6 +1145,21 @@ export interface components {
         /** BotChallenge */
         BotChallenge: {
             options?: components["schemas"]["GameOptions"];
+        };
+        /** BotLevel */
+        BotLevel: {
+            /** Level */
+            level: string;
+            /**
+             * Name
+             * @description the bot's name in the request's language
+             */
+            name: string;
+            /**
+             * Rating
+             * @description its measured rating
+             */
+            rating: number | null;
         };
         /** ChallengeCreated */
         ChallengeCreated: {
@@ -1082,6 +1192,35 @@ export interface components {
             /** Password */
             password: string;
         };
+        /**
+         * DeckAnalysis
+         * @description What the editor shows about a list of cards.
+         */
+        DeckAnalysis: {
+            /** Complete */
+            complete: boolean;
+            /**
+             * Game Problem
+             * @description why a game allowing the armies asked for could not use it, or null
+             */
+            game_problem: string | null;
+            /**
+             * Missing
+             * @description what it still lacks, a phrase per rank (in the request's language)
+             */
+            missing: string[];
+            /**
+             * Over
+             * @description the ranks over their count, in words, or null
+             */
+            over: string | null;
+            /**
+             * Standard Army
+             * @description the core army whose standard deck this is, or null
+             */
+            standard_army: string | null;
+            stats: components["schemas"]["DeckStats"];
+        };
         /** DeckChange */
         DeckChange: {
             /**
@@ -1097,6 +1236,21 @@ export interface components {
             /** Version */
             version: number;
         };
+        /** DeckChoice */
+        DeckChoice: {
+            /**
+             * Id
+             * @description one of your decks
+             */
+            id: number;
+            /** Name */
+            name: string;
+            /**
+             * Problem
+             * @description why it cannot be played in this game, or null
+             */
+            problem: string | null;
+        };
         /** DeckCopy */
         DeckCopy: {
             /**
@@ -1104,6 +1258,58 @@ export interface components {
              * @description the copy's name (else the original's, with '(copy)')
              */
             name?: string | null;
+        };
+        /** DeckDeleted */
+        DeckDeleted: {
+            /**
+             * Deleted
+             * @description the deck deleted
+             */
+            deleted: number;
+        };
+        /** DeckDetail */
+        DeckDetail: {
+            analysis: components["schemas"]["DeckAnalysis"];
+            /**
+             * Armies
+             * @description the armies of its cards
+             */
+            armies: string[];
+            /**
+             * Cards
+             * @description card ids
+             */
+            cards: string[];
+            /** Complete */
+            complete: boolean;
+            /**
+             * Created At
+             * @description ISO time
+             */
+            created_at: string;
+            /** Id */
+            id: number;
+            /** Missing */
+            missing: string[];
+            /** Name */
+            name: string;
+            /** Size */
+            size: number;
+            /**
+             * Standard Army
+             * @description the core army whose standard deck this is, or null
+             */
+            standard_army: string | null;
+            /**
+             * Updated At
+             * @description ISO time
+             */
+            updated_at: string;
+            /**
+             * Version
+             * @description rises by one with each change; send it back to change the deck
+             */
+            version: number;
         };
         /** DeckImport */
         DeckImport: {
@@ -1117,6 +1323,146 @@ export interface components {
              * @description a deck file, plain text or JSON (docs/decks.md)
              */
             text: string;
+        };
+        /** DeckList */
+        DeckList: {
+            /** Decks */
+            decks: components["schemas"]["DeckListed"][];
+            /**
+             * Limit
+             * @description how many decks a player may keep
+             */
+            limit: number;
+        };
+        /** DeckListed */
+        DeckListed: {
+            /**
+             * Armies
+             * @description the armies of its cards
+             */
+            armies: string[];
+            /**
+             * Cards
+             * @description card ids
+             */
+            cards: string[];
+            /** Complete */
+            complete: boolean;
+            /** Id */
+            id: number;
+            /** Missing */
+            missing: string[];
+            /** Name */
+            name: string;
+            /** Size */
+            size: number;
+            /**
+             * Standard Army
+             * @description the core army whose standard deck this is, or null
+             */
+            standard_army: string | null;
+            /**
+             * Updated At
+             * @description ISO time
+             */
+            updated_at: string;
+            /**
+             * Version
+             * @description rises by one with each change; send it back to change the deck
+             */
+            version: number;
+        };
+        /**
+         * DeckStats
+         * @description The editor's figures for a deck or draft.
+         */
+        DeckStats: {
+            /**
+             * Armies
+             * @description cards per army, most first
+             */
+            armies: {
+                [key: string]: number;
+            };
+            /**
+             * Attack
+             * @description the sum of the attack values per direction (F, FR, R, BR, B, BL, L, FL)
+             */
+            attack: {
+                [key: string]: number;
+            };
+            /** Attack Total */
+            attack_total: number;
+            /**
+             * Average Defence
+             * @description null for no cards
+             */
+            average_defence: number | null;
+            /** Cards */
+            cards: number;
+            /**
+             * Classes
+             * @description cards per unit class
+             */
+            classes: {
+                [key: string]: number;
+            };
+            /** Command Units */
+            command_units: number;
+            /** Ranged Damage */
+            ranged_damage: number;
+            /** Ranged Units */
+            ranged_units: number;
+            /**
+             * Ranks
+             * @description per rank, general first: the cards there are and the count wanted
+             */
+            ranks: {
+                [key: string]: components["schemas"]["RankCount"];
+            };
+            /**
+             * Support Share
+             * @description support units over all cards; null for no cards
+             */
+            support_share: number | null;
+            /** Support Units */
+            support_units: number;
+        };
+        /**
+         * DeckSummary
+         * @description A deck as listed (the lobby leaves its cards out).
+         */
+        DeckSummary: {
+            /**
+             * Armies
+             * @description the armies of its cards
+             */
+            armies: string[];
+            /** Complete */
+            complete: boolean;
+            /** Id */
+            id: number;
+            /** Missing */
+            missing: string[];
+            /** Name */
+            name: string;
+            /** Size */
+            size: number;
+            /**
+             * Standard Army
+             * @description the core army whose standard deck this is, or null
+             */
+            standard_army: string | null;
+            /**
+             * Updated At
+             * @description ISO time
+             */
+            updated_at: string;
+            /**
+             * Version
+             * @description rises by one with each change; send it back to change the deck
+             */
+            version: number;
         };
         /** DrawBody */
         DrawBody: {
@@ -1144,6 +1490,33 @@ export interface components {
              * @enum {string}
              */
             level: "random" | "recruit" | "greedy" | "veteran" | "elite" | "general";
+        };
+        /** Entry */
+        Entry: {
+            /**
+             * Army
+             * @description the army played, or 'random'
+             */
+            army: string;
+            /**
+             * Bot
+             * @description the level of a bot entrant, else null
+             */
+            bot: string | null;
+            /**
+             * Deck
+             * @description plays a custom deck
+             */
+            deck: boolean;
+            /** Name */
+            name: string;
+            /**
+             * Rating
+             * @description the seeding rating
+             */
+            rating: number;
+            /** Withdrawn */
+            withdrawn: boolean;
         };
         /**
          * ErrorBody
@@ -1248,6 +1621,84 @@ export interface components {
              */
             rules: "basic" | "intermediate";
         };
+        /** GameOutcome */
+        GameOutcome: {
+            /**
+             * Aborted
+             * @description ended before both players made their first turn: no result counts
+             * @default false
+             */
+            aborted: boolean;
+            /** Reason */
+            reason: string | null;
+            /**
+             * Winner
+             * @description 1 or 2, or null for a draw (or an aborted game)
+             */
+            winner: number | null;
+        };
+        /**
+         * InvitationOptions
+         * @description An invitation's options as kept: every field of the invitation's ``options``.
+         */
+        InvitationOptions: {
+            /**
+             * Creator Army
+             * @enum {string}
+             */
+            creator_army: "orcs" | "dwarves" | "elves" | "lizardmen" | "templars" | "undead" | "random";
+            /**
+             * Creator Side
+             * @enum {string}
+             */
+            creator_side: "1" | "2" | "random";
+            /** Custom Armies */
+            custom_armies: ("orcs" | "dwarves" | "elves" | "lizardmen" | "templars" | "undead")[];
+            /** Custom Decks */
+            custom_decks: boolean;
+            /** Days */
+            days: number;
+            /**
+             * Hands
+             * @enum {string}
+             */
+            hands: "hidden" | "visible";
+            /** Hints */
+            hints: boolean;
+            /** Increment */
+            increment: number;
+            /**
+             * Length
+             * @enum {string}
+             */
+            length: "15/3" | "20/4" | "25/5";
+            /**
+             * Mat
+             * @enum {string}
+             */
+            mat: "bordered" | "unbordered";
+            /** Minutes */
+            minutes: number;
+            /**
+             * Mode
+             * @enum {string}
+             */
+            mode: "live" | "turn";
+            /**
+             * Opponent Army
+             * @enum {string}
+             */
+            opponent_army: "orcs" | "dwarves" | "elves" | "lizardmen" | "templars" | "undead" | "random";
+            /** Public */
+            public: boolean;
+            /** Rated */
+            rated: boolean;
+            /**
+             * Rules
+             * @enum {string}
+             */
+            rules: "basic" | "intermediate";
+        };
         /**
          * Join
          * @description Registration: the army you play (or random), or your custom deck when the games allow it.
@@ -1276,6 +1727,166 @@ export interface components {
              * @enum {string}
              */
             language: "en" | "de" | "pl";
+        };
+        /** Leaderboard */
+        Leaderboard: {
+            /**
+             * Active Days
+             * @description a player is listed after a rated game within this many days
+             */
+            active_days: number;
+            /** Page */
+            page: number;
+            /** Pages */
+            pages: number;
+            /**
+             * Players
+             * @description this page's players by rating (50 a page)
+             */
+            players: components["schemas"]["RankedPlayer"][];
+            /**
+             * Pool
+             * @enum {string}
+             */
+            pool: "live" | "turn";
+            /**
+             * Provisional Players
+             * @description true: this lists the players whose rating is still provisional
+             * @default false
+             */
+            provisional_players: boolean;
+            /**
+             * Total
+             * @description players listed over all pages
+             */
+            total: number;
+        };
+        /**
+         * Lobby
+         * @description What the lobby shows: for a visitor, the open challenges and the games to watch.
+         */
+        Lobby: {
+            /**
+             * Accepted
+             * @description your challenges accepted in the last 30 minutes whose game runs
+             */
+            accepted: components["schemas"]["Accepted"][];
+            /**
+             * Decks
+             * @description signed in only: your decks
+             */
+            decks?: components["schemas"]["DeckSummary"][];
+            /**
+             * Incoming
+             * @description challenges to you
+             */
+            incoming: components["schemas"]["LobbyInvitation"][];
+            /**
+             * Open
+             * @description open challenges of other players, newest first
+             */
+            open: components["schemas"]["LobbyInvitation"][];
+            /**
+             * Outgoing
+             * @description your challenges
+             */
+            outgoing: components["schemas"]["LobbyInvitation"][];
+            /**
+             * Running
+             * @description your running games
+             */
+            running: components["schemas"]["LobbyGame"][];
+            /**
+             * Watch
+             * @description public running games
+             */
+            watch: components["schemas"]["LobbyGame"][];
+            /** Your Turn */
+            your_turn: components["schemas"]["LobbyGame"][];
+        };
+        /**
+         * LobbyGame
+         * @description A game as the lobby and profiles list it.
+         */
+        LobbyGame: {
+            /**
+             * Armies
+             * @description each side's army (or custom deck's name)
+             */
+            armies: string[];
+            /**
+             * Deadline
+             * @description ISO time by which the player who must act must act, or null
+             */
+            deadline: string | null;
+            /** Id */
+            id: number;
+            /**
+             * Mode
+             * @enum {string}
+             */
+            mode: "live" | "turn";
+            /**
+             * Players
+             * @description player 1's and player 2's names (a bot's name for a bot)
+             */
+            players: string[];
+            result: components["schemas"]["GameOutcome"] | null;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "running" | "over";
+            /**
+             * Turns
+             * @description actions played
+             */
+            turns: number;
+            /**
+             * You
+             * @description your seat, or null
+             */
+            you: (1 | 2) | null;
+            /** Your Turn */
+            your_turn: boolean;
+        };
+        /** LobbyInvitation */
+        LobbyInvitation: {
+            /** Creator */
+            creator: string | null;
+            /**
+             * Creator Deck
+             * @description the kind of the creator's custom deck (its army, 'custom <army>' or 'mercenary'), or null
+             */
+            creator_deck: string | null;
+            /**
+             * Deck Choices
+             * @description only where you could accept a challenge allowing custom decks: your decks and whether each fits
+             */
+            deck_choices?: components["schemas"]["DeckChoice"][];
+            /**
+             * Game
+             * @description the game it started, once accepted
+             */
+            game: number | null;
+            /** Id */
+            id: number;
+            /**
+             * Opponent
+             * @description the player challenged, or null for an open challenge
+             */
+            opponent: string | null;
+            options: components["schemas"]["InvitationOptions"];
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "open" | "accepted" | "declined" | "cancelled";
+            /**
+             * Summary
+             * @description the options in a few words, in the request's language
+             */
+            summary: string;
         };
         /**
          * MailSettingsIn
@@ -1421,25 +2032,218 @@ export interface components {
              */
             deck?: null;
         };
+        /** PlayerRatings */
+        PlayerRatings: {
+            /**
+             * History
+             * @description per pool, the rating after each rated game, oldest first
+             */
+            history: {
+                [key: string]: components["schemas"]["RatingPoint"][];
+            };
+            /** Name */
+            name: string;
+            /**
+             * Ratings
+             * @description the rating in each pool
+             */
+            ratings: {
+                [key: string]: components["schemas"]["RatingInfo"];
+            };
+        };
+        /** RankCount */
+        RankCount: {
+            /** Have */
+            have: number;
+            /**
+             * Need
+             * @description the count of this rank in a deck
+             */
+            need: number;
+        };
+        /** RankedPlayer */
+        RankedPlayer: {
+            /** Draws */
+            draws: number;
+            /** Games */
+            games: number;
+            /**
+             * Last Played
+             * @description ISO time of the last rated game in this pool, or null
+             */
+            last_played: string | null;
+            /** Losses */
+            losses: number;
+            /**
+             * Mu
+             * @description OpenSkill's mu, to 3 decimals
+             */
+            mu: number;
+            /** Name */
+            name: string;
+            /**
+             * Pool
+             * @enum {string}
+             */
+            pool: "live" | "turn";
+            /**
+             * Provisional
+             * @description sigma is still above the provisional bound (about twelve rated games)
+             */
+            provisional: boolean;
+            /**
+             * Rank
+             * @description the place on the leaderboard (1 first)
+             */
+            rank: number;
+            /**
+             * Rating
+             * @description the rating players see: OpenSkill's mu times 60 (1500 for a new player)
+             */
+            rating: number;
+            /**
+             * Sigma
+             * @description OpenSkill's sigma, to 3 decimals
+             */
+            sigma: number;
+            /** Wins */
+            wins: number;
+        };
+        /**
+         * RatingInfo
+         * @description A player's rating in one pool (a new player's where they have played no rated game).
+         */
+        RatingInfo: {
+            /** Draws */
+            draws: number;
+            /** Games */
+            games: number;
+            /**
+             * Last Played
+             * @description ISO time of the last rated game in this pool, or null
+             */
+            last_played: string | null;
+            /** Losses */
+            losses: number;
+            /**
+             * Mu
+             * @description OpenSkill's mu, to 3 decimals
+             */
+            mu: number;
+            /**
+             * Pool
+             * @enum {string}
+             */
+            pool: "live" | "turn";
+            /**
+             * Provisional
+             * @description sigma is still above the provisional bound (about twelve rated games)
+             */
+            provisional: boolean;
+            /**
+             * Rating
+             * @description the rating players see: OpenSkill's mu times 60 (1500 for a new player)
+             */
+            rating: number;
+            /**
+             * Sigma
+             * @description OpenSkill's sigma, to 3 decimals
+             */
+            sigma: number;
+            /** Wins */
+            wins: number;
+        };
+        /**
+         * RatingPoint
+         * @description The rating after one rated game.
+         */
+        RatingPoint: {
+            /**
+             * At
+             * @description ISO time
+             */
+            at: string;
+            /**
+             * Change
+             * @description the rating's change in that game
+             */
+            change: number;
+            /** Game Id */
+            game_id: number;
+            /** Provisional */
+            provisional: boolean;
+            /** Rating */
+            rating: number;
+            /**
+             * Score
+             * @description 1 a win, 0.5 a draw, 0 a loss
+             */
+            score: number;
+        };
         /** Revoked */
         Revoked: {
             /** Revoked */
             revoked: number;
         };
-        /** SessionInfo */
+        /** Round */
+        Round: {
+            /** Boards */
+            boards: components["schemas"]["Board"][];
+            /** Round */
+            round: number;
+        };
+        /**
+         * SessionInfo
+         * @description The session as the browser has it: who is signed in, and the CSRF token to send.
+         */
         SessionInfo: {
             /**
              * Csrf
              * @description the token to send as X-CSRF-Token (it changes when you sign in or out)
              */
             csrf: string;
+            /** @description the signed-in player, or null */
+            user: components["schemas"]["SessionUser"] | null;
+        };
+        /** SessionUser */
+        SessionUser: {
             /**
-             * User
-             * @description the signed-in user ({'name'}), or null
+             * Name
+             * @description the signed-in player's name
              */
-            user: {
-                [key: string]: string;
-            } | null;
+            name: string;
+        };
+        /**
+         * Standing
+         * @description A Swiss or round robin's line of the table.
+         */
+        Standing: {
+            /** Bot */
+            bot: string | null;
+            /**
+             * Buchholz
+             * @description the sum of the opponents' final scores
+             */
+            buchholz: number;
+            /** Byes */
+            byes: number;
+            /** Name */
+            name: string;
+            /** Played */
+            played: number;
+            /** Rank */
+            rank: number;
+            /** Score */
+            score: number;
+            /**
+             * Sonneborn Berger
+             * @description the scores of the opponents beaten, plus half of those drawn
+             */
+            sonneborn_berger: number;
+            /** Wins */
+            wins: number;
+            /** Withdrawn */
+            withdrawn: boolean;
         };
         /** TokenCreated */
         TokenCreated: {
@@ -1483,6 +2287,188 @@ export interface components {
             last_used_at: string | null;
             /** Scopes */
             scopes: string[];
+        };
+        /** TournamentCreated */
+        TournamentCreated: {
+            /**
+             * Tournament
+             * @description the new tournament, open for registration
+             */
+            tournament: number;
+        };
+        /** TournamentDetail */
+        TournamentDetail: {
+            /**
+             * Bot Levels
+             * @description the bot levels not entered
+             */
+            bot_levels: components["schemas"]["BotLevel"][];
+            /** Can Enter Bots */
+            can_enter_bots: boolean;
+            /** Can Remove Bots */
+            can_remove_bots: boolean;
+            /** Can Start */
+            can_start: boolean;
+            /**
+             * Created At
+             * @description ISO time
+             */
+            created_at: string;
+            /** Creator */
+            creator: string | null;
+            /**
+             * Current Round
+             * @description 0 before the start
+             */
+            current_round: number;
+            /**
+             * Ends At
+             * @description when a running arena ends (ISO time), or null
+             */
+            ends_at: string | null;
+            /** Entrants */
+            entrants: number;
+            /**
+             * Entries
+             * @description by seeding rating
+             */
+            entries: components["schemas"]["Entry"][];
+            /**
+             * Finished At
+             * @description ISO time, or null
+             */
+            finished_at: string | null;
+            /** Id */
+            id: number;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "swiss" | "round_robin" | "arena";
+            /**
+             * Kind Name
+             * @description the kind in the request's language
+             */
+            kind_name: string;
+            /**
+             * Minutes
+             * @description an arena's length from its start (0 for the other kinds)
+             */
+            minutes: number;
+            /** Name */
+            name: string;
+            /** @description the options of its games */
+            options: components["schemas"]["InvitationOptions"];
+            /**
+             * Progress
+             * @description changes whenever something in the tournament does (for polling)
+             */
+            progress: string;
+            /**
+             * Rounds
+             * @description Swiss: the rounds; round robin: one per opponent once started; arena: 0
+             */
+            rounds: number;
+            /** Rounds Played */
+            rounds_played: components["schemas"]["Round"][];
+            /**
+             * Standings
+             * @description an arena's table has its own columns
+             */
+            standings: components["schemas"]["Standing"][] | components["schemas"]["ArenaStanding"][];
+            /**
+             * Started At
+             * @description ISO time, or null
+             */
+            started_at: string | null;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "upcoming" | "running" | "finished";
+            /**
+             * Summary
+             * @description the games' options in a few words, in the request's language
+             */
+            summary: string;
+            /** @description your entry, or null */
+            you: components["schemas"]["Yours"] | null;
+        };
+        /** TournamentList */
+        TournamentList: {
+            /** Finished */
+            finished: components["schemas"]["TournamentSummary"][];
+            /** Running */
+            running: components["schemas"]["TournamentSummary"][];
+            /**
+             * Upcoming
+             * @description the 50 latest of each, newest first
+             */
+            upcoming: components["schemas"]["TournamentSummary"][];
+        };
+        /** TournamentSummary */
+        TournamentSummary: {
+            /**
+             * Created At
+             * @description ISO time
+             */
+            created_at: string;
+            /**
+             * Current Round
+             * @description 0 before the start
+             */
+            current_round: number;
+            /**
+             * Ends At
+             * @description when a running arena ends (ISO time), or null
+             */
+            ends_at: string | null;
+            /** Entrants */
+            entrants: number;
+            /**
+             * Finished At
+             * @description ISO time, or null
+             */
+            finished_at: string | null;
+            /** Id */
+            id: number;
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "swiss" | "round_robin" | "arena";
+            /**
+             * Kind Name
+             * @description the kind in the request's language
+             */
+            kind_name: string;
+            /**
+             * Minutes
+             * @description an arena's length from its start (0 for the other kinds)
+             */
+            minutes: number;
+            /** Name */
+            name: string;
+            /**
+             * Rounds
+             * @description Swiss: the rounds; round robin: one per opponent once started; arena: 0
+             */
+            rounds: number;
+            /**
+             * Started At
+             * @description ISO time, or null
+             */
+            started_at: string | null;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "upcoming" | "running" | "finished";
+            /**
+             * Summary
+             * @description the games' options in a few words, in the request's language
+             */
+            summary: string;
         };
         /**
          * Waiting
@@ -1529,6 +2515,11 @@ export interface components {
              * @description when the running clock began: when the game came to you, or in a live game your last action in this turn
              */
             since: string;
+        };
+        /** Yours */
+        Yours: {
+            /** Withdrawn */
+            withdrawn: boolean;
         };
     };
     responses: never;
@@ -2551,9 +3542,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["DeckList"];
                 };
             };
             /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
@@ -2622,9 +3611,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["DeckDetail"];
                 };
             };
             /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
@@ -2711,9 +3698,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["DeckAnalysis"];
                 };
             };
             /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
@@ -2773,9 +3758,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["DeckDetail"];
                 };
             };
             /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
@@ -2861,9 +3844,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["DeckDetail"];
                 };
             };
             /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
@@ -2953,9 +3934,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["DeckDetail"];
                 };
             };
             /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
@@ -3050,9 +4029,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["DeckDeleted"];
                 };
             };
             /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
@@ -3142,9 +4119,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["DeckDetail"];
                 };
             };
             /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
@@ -3380,6 +4355,112 @@ export interface operations {
             };
             /** @description Too many requests (or too many open invitations): try again later */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    api_abort_api_games__game_id__abort_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a game number */
+                game_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sign in first (or wrong name or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed for you: CSRF token wrong, another player's game, deck or challenge, a private game, or a challenge to yourself */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such thing */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused in the current state (an action not legal now, stale version, game over, name taken...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, out of range or not as the description says */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests (or too many open invitations): try again later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server could not save the change: nothing changed, try again */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4658,6 +5739,8 @@ export interface operations {
                 pool?: "live" | "turn";
                 /** @description 1 for the first page */
                 page?: number;
+                /** @description true: the players whose rating is still provisional (fewer than about twelve rated games) */
+                provisional?: boolean;
             };
             header?: never;
             path?: never;
@@ -4671,9 +5754,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Leaderboard"];
                 };
             };
             /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
@@ -4729,9 +5810,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Lobby"];
                 };
             };
             /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
@@ -4789,9 +5868,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["PlayerRatings"];
                 };
             };
             /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
@@ -5523,9 +6600,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["TournamentList"];
                 };
             };
             /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
@@ -5585,9 +6660,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["TournamentCreated"];
                 };
             };
             /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
@@ -5664,9 +6737,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["TournamentDetail"];
                 };
             };
             /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
@@ -5738,9 +6809,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["TournamentDetail"];
                 };
             };
             /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
@@ -5837,9 +6906,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["TournamentDetail"];
                 };
             };
             /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
@@ -5938,9 +7005,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["TournamentDetail"];
                 };
             };
             /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
@@ -6035,9 +7100,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["TournamentDetail"];
                 };
             };
             /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
@@ -6132,9 +7195,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["TournamentDetail"];
                 };
             };
             /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */

@@ -13,14 +13,25 @@
  * game. A spell of waiting is notified once, whichever tab saw it first (low.turns.told).
  *
  * localStorage low.turns.poll (seconds, at least 1) overrides the interval: tests use it.
+ *
+ * Loaded as a module by every page of a signed-in player (base.html).
  */
-(function () {
-  'use strict';
-  const counter = document.getElementById('turn-counter');
-  if (!counter || !window.fetch) return;
-  const bell = document.getElementById('turn-notify');
+
+import { _, ngettext } from './i18n.js';
+
+/** @typedef {import('./api-types').components['schemas']['Waiting']} Waiting */
+/** @typedef {import('./api-types').components['schemas']['WaitingGame']} WaitingGame */
+
+const turnCounter = /** @type {HTMLAnchorElement | null} */ (document.getElementById('turn-counter'));
+if (turnCounter && 'fetch' in window) start(turnCounter);
+
+/** @param {HTMLAnchorElement} counter */
+function start(counter) {
+  const bell = /** @type {HTMLButtonElement | null} */ (document.getElementById('turn-notify'));
   const store = {
+    /** @param {string} k */
     get(k) { try { return localStorage.getItem('low.' + k); } catch (e) { return null; } },
+    /** @param {string} k @param {string} v */
     set(k, v) { try { localStorage.setItem('low.' + k, v); } catch (e) { /* private mode */ } },
   };
   const here = /^\/games\/(\d+)\/?$/.exec(location.pathname);
@@ -31,7 +42,7 @@
 
   // --- the tab's title: "(2) " before whatever the page makes it ---------------------------------
   let prefix = '';
-  const bare = (t) => t.replace(/^\(\d+\) /, '');
+  const bare = (/** @type {string} */ t) => t.replace(/^\(\d+\) /, '');
   function title() {
     const wanted = prefix + bare(document.title);
     if (document.title !== wanted) document.title = wanted;
@@ -43,6 +54,7 @@
   }
 
   // --- the counter --------------------------------------------------------------------------------
+  /** @param {Waiting} data */
   function show(data) {
     const n = data.count;
     const games = data.games || [];
@@ -106,13 +118,16 @@
     paint();
   }
 
+  /** @type {Set<number> | null} */
   let known = null; // the games waiting at the previous answer (null: none yet)
+  /** @param {WaitingGame[]} games */
   function tell(games) {
     const before = known;
     known = new Set(games.map((g) => g.id));
     if (before === null) return; // what waited already when the page opened is no news
     if (!canNotify || !optedIn() || Notification.permission !== 'granted' || !document.hidden) return;
-    let told = [];
+    /** @type {string[]} */
+    let told;
     try { told = JSON.parse(store.get('turns.told') || '[]'); } catch (e) { told = []; }
     if (!Array.isArray(told)) told = [];
     for (const g of games) {
@@ -130,7 +145,8 @@
   }
 
   // --- asking ---------------------------------------------------------------------------------------
-  let timer = 0;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let timer;
   let failures = 0;
   let asking = false;
   let last = 0;
@@ -148,13 +164,13 @@
         const after = Number(r.headers.get('Retry-After'));
         throw new Error(after > 0 ? String(after * 1000) : 'status ' + r.status);
       }
-      const data = await r.json();
+      const data = /** @type {Waiting} */ (await r.json());
       failures = 0;
       show(data);
       tell(data.games || []);
     } catch (e) {
       failures += 1;
-      const asked = Number(e && e.message);
+      const asked = Number(e instanceof Error && e.message);
       wait = Math.min(MAX_BACKOFF, Math.max(asked > 0 ? asked : 0, every * 2 ** failures));
     } finally {
       asking = false;
@@ -166,4 +182,4 @@
     if (!document.hidden && failures === 0 && Date.now() - last > 1000) poll();
   });
   poll();
-})();
+}
