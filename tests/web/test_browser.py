@@ -19,6 +19,7 @@ import pytest
 
 from lordsofwar.rules import notation
 from tests.helpers import berserker_choice_game
+from tests.web.hooks import low
 from tests.web.server import chromium_path, running_server
 
 CHROMIUM = chromium_path()
@@ -87,11 +88,11 @@ def visit(page: Any, url: str) -> None:
 
 
 def live(page: Any) -> dict[str, Any]:
-    return dict(page.evaluate("() => { const S = window.LoW.live.S; return {legal: S.legal, game: S.game}; }"))
+    return dict(low(page).evaluate("() => { const S = window.LoW.live.S; return {legal: S.legal, game: S.game}; }"))
 
 
 def wait_live(page: Any) -> None:
-    page.wait_for_function("() => window.LoW && window.LoW.live && window.LoW.live.S.game !== null")
+    low(page).wait_for_function("() => window.LoW && window.LoW.live && window.LoW.live.S.game !== null")
 
 
 def perform(page: Any, action: str) -> None:
@@ -117,7 +118,7 @@ def perform(page: Any, action: str) -> None:
         page.click('#popup [data-menu="recall"]')
     else:
         page.click(f"#btn-{kind}")
-    page.wait_for_function("v => window.LoW.live.S.game.version > v", arg=version)
+    low(page).wait_for_function("v => window.LoW.live.S.game.version > v", arg=version)
 
 
 def test_two_players_invite_accept_play_and_resign(browser: Any, server: str, card_classes: dict[str, str]) -> None:
@@ -173,7 +174,7 @@ def test_two_players_invite_accept_play_and_resign(browser: Any, server: str, ca
             action = rng.choice(recalls)
         elif deploys:
             # look ahead on this player's own view for a deployment after which a shot is legal
-            view = notation.parse_position(page.evaluate("() => window.LoW.live.S.view"))
+            view = notation.parse_position(low(page).evaluate("() => window.LoW.live.S.view"))
             aiming = [a for a in deploys if any(x.kind == "shoot" for x in view.apply(a)[0].legal_actions())]
             ranged = [a for a in deploys if card_classes[a.split()[1]] == "ranged"]
             action = rng.choice(aiming or ranged or deploys)
@@ -189,7 +190,7 @@ def test_two_players_invite_accept_play_and_resign(browser: Any, server: str, ca
 
     # both pages show the same log, updated live
     for page in (alice, bob):
-        page.wait_for_function(
+        low(page).wait_for_function(
             "v => window.LoW.live.S.game.version === v", arg=live(alice)["game"]["version"]
         )
     assert alice.locator("#log .log-entry").count() == bob.locator("#log .log-entry").count() > 10
@@ -211,7 +212,7 @@ def test_two_players_invite_accept_play_and_resign(browser: Any, server: str, ca
     assert download.value.suggested_filename.startswith("lordsofwar-game-")
     alice.click("#link-replay")
     alice.wait_for_selector("#replay-list .replay-item.current")
-    assert alice.evaluate("() => window.LoW.replay.R.ply") == 0  # the replay opens at the start
+    assert low(alice).evaluate("() => window.LoW.replay.R.ply") == 0  # the replay opens at the start
     first = alice.locator("#mat .unit").count()
     for _ in range(6):
         alice.click("#replay-next")
@@ -237,7 +238,7 @@ def test_a_game_against_the_bot_played_to_its_end(browser: Any, server: str) -> 
         if state["game"]["status"] != "running":
             break
         if not state["legal"]:
-            carol.wait_for_function(
+            low(carol).wait_for_function(
                 "v => window.LoW.live.S.game.version > v || window.LoW.live.S.legal.length > 0",
                 arg=state["game"]["version"],
             )
@@ -274,7 +275,7 @@ def test_the_page_reconnects_after_a_server_restart_and_nothing_is_lost(
         legal = live(page)["legal"]
         perform(page, next(a for a in legal if a.startswith("deploy ")))
         perform(page, "draw")
-        page.wait_for_function("() => window.LoW.live.S.legal.length > 0")  # the bot has played
+        low(page).wait_for_function("() => window.LoW.live.S.legal.length > 0")  # the bot has played
         before = live(page)["game"]["version"]
         log_before = page.locator("#log .log-entry").count()
     # the server is down: the page says so and keeps trying
@@ -324,7 +325,7 @@ def test_cancel_decline_and_watching_through_the_lobby(browser: Any, server: str
     assert frank.locator("#btn-resign").is_hidden()
     # the spectator sees erin's action at once
     perform(erin, next(a for a in live(erin)["legal"] if a.startswith("deploy ")))
-    frank.wait_for_function("() => window.LoW.live.S.game.version >= 1")
+    low(frank).wait_for_function("() => window.LoW.live.S.game.version >= 1")
     assert frank.locator("#mat .unit").count() >= 1
     erin.context.close()
     frank.context.close()
@@ -444,7 +445,7 @@ def test_build_a_mercenary_deck_and_play_it(browser: Any, server: str) -> None:
     dora.wait_for_selector("#hand-bottom .hand-card[data-card]")
     hand = dora.eval_on_selector_all("#hand-bottom .hand-card[data-card]", "els => els.map(e => e.dataset.card)")
     assert hand and all(c in deck for c in hand)
-    view = dora.evaluate("() => window.LoW.live.S.view")
+    view = low(dora).evaluate("() => window.LoW.live.S.view")
     assert view["players"]["1"]["army"] == "mercenary" and sorted(view["players"]["1"]["hand"]) == sorted(hand)
     assert dora.inner_text("#panel-bottom .tag.army") == "Mercenary"
     shot(dora, "game-custom-deck.png")
@@ -478,7 +479,7 @@ def test_build_a_mercenary_deck_and_play_it(browser: Any, server: str) -> None:
     dora.wait_for_url("**/games/*")
     wait_live(dora)
     seat = str(live(dora)["game"]["you"])
-    view = dora.evaluate("() => window.LoW.live.S.view")
+    view = low(dora).evaluate("() => window.LoW.live.S.view")
     assert view["players"][seat]["army"] == "mercenary"
     assert all(c in deck for c in view["players"][seat]["hand"])
     dora.context.close()

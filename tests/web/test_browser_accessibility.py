@@ -25,6 +25,7 @@ import httpx
 import pytest
 
 from lordsofwar.rules import mat
+from tests.web.hooks import low
 from tests.web.server import chromium_path
 from tests.web.test_browser import DATABASES, server  # noqa: F401 - a server of this module's own
 from tests.web.test_browser_ratings import Api
@@ -100,7 +101,7 @@ def sign_in(browser: Any, base: str, name: str) -> Any:
 
 def open_game(page: Any, url: str) -> None:
     page.goto(url)
-    page.wait_for_function("() => window.LoW && window.LoW.live && window.LoW.live.S.game !== null")
+    low(page).wait_for_function("() => window.LoW && window.LoW.live && window.LoW.live.S.game !== null")
     page.wait_for_selector("#conn", state="hidden")
 
 
@@ -173,7 +174,7 @@ def test_axe_finds_no_serious_violation_on_any_page(browser: Any, server: str) -
     check(me, f"/games/{finished}/replay", "#replay-list .replay-item", "a replay (signed in)")
     check(me, f"/games/{finished}", "#result:not([hidden])", "a finished game")
     open_game(me, f"{base}/games/{game}")
-    me.wait_for_function("() => window.LoW.live.S.legal.length > 0")
+    low(me).wait_for_function("() => window.LoW.live.S.legal.length > 0")
     visited.append("a game as a player")
     problems.extend(audit(me, "a game as a player"))
     # a card chosen: its squares lit
@@ -314,7 +315,7 @@ def test_a_turn_played_from_the_keyboard_with_the_screen_reader_mode(browser: An
         kim.post(f"/api/games/{game}/actions", {"action": rng.choice(acts), "version": s["game"]["version"]})
     page = sign_in(browser, base, "kimi")
     open_game(page, f"{base}/games/{game}")
-    page.wait_for_function("() => window.LoW.live.S.legal.length > 0")
+    low(page).wait_for_function("() => window.LoW.live.S.legal.length > 0")
     s = legal_of(kim, game)
     legal = s["legal"]
 
@@ -327,7 +328,7 @@ def test_a_turn_played_from_the_keyboard_with_the_screen_reader_mode(browser: An
     text = page.inner_text("#sr-text")
     view = s["view"]
     for u in view["board"]:  # every unit of the mat is told, with its square and its name
-        name = page.evaluate("id => window.LoW.cardName(id)", u["card"])
+        name = low(page).evaluate("id => window.LoW.cardName(id)", u["card"])
         assert f"{norm(u['square'])}: " in text and name in text, (u, text)
     hand = view["players"]["1"]["hand"]
     assert f"Your hand ({len(hand)})" in text and f"hand ({len(view['players']['2']['hand'])})" in text
@@ -385,27 +386,27 @@ def test_a_turn_played_from_the_keyboard_with_the_screen_reader_mode(browser: An
     go_to(page, square)
     version = s["game"]["version"]
     page.keyboard.press("Enter")
-    page.wait_for_function("v => window.LoW.live.S.game.version > v", arg=version)
+    low(page).wait_for_function("v => window.LoW.live.S.game.version > v", arg=version)
     after = legal_of(kim, game)
     assert any(norm(u["square"]) == square and u["card"] == card for u in after["view"]["board"]), "the server has not the unit"
     assert focus(page).get("square") == square  # the focus stays where it was
     # then the reinforcement, by Tab: Draw (or Pass)
-    page.wait_for_function("() => !window.LoW.live.UI.pending")
+    low(page).wait_for_function("() => !window.LoW.live.UI.pending")
     legal = legal_of(kim, game)["legal"]
     button = "draw" if "draw" in legal else "pass" if "pass" in legal else None
     if button is not None:
-        before = len(page.evaluate("() => window.LoW.live.S.log"))
-        version = page.evaluate("() => window.LoW.live.S.game.version")
+        before = len(low(page).evaluate("() => window.LoW.live.S.log"))
+        version = low(page).evaluate("() => window.LoW.live.S.game.version")
         tab_to(page, f"a.id === 'btn-{button}'")
         page.keyboard.press("Enter")
         # the bot's answer arrives over the WebSocket: each of its events is announced
-        page.wait_for_function(
+        low(page).wait_for_function(
             "v => { const S = window.LoW.live.S; return S.game.version > v + 1 && (S.legal.length > 0 || S.game.status !== 'running'); }",
             arg=version, timeout=30_000,
         )
         assert legal_of(kim, game)["game"]["version"] > version + 1  # the server took the draw, and the bot played
-        log = page.evaluate("() => window.LoW.live.S.log")
-        said = page.evaluate(
+        log = low(page).evaluate("() => window.LoW.live.S.log")
+        said = low(page).evaluate(
             "es => es.map(e => window.LoW.describeText(e, {1: 'kimi', 2: window.LoW.live.S.game.players[2].name}))",
             [e for e in log[before:] if e.get("player") == 2],
         )
@@ -443,7 +444,7 @@ def test_a_berserker_choice_from_the_keyboard(browser: Any, server: str) -> None
     square = sorted(squares)[0]
     go_to(page, square)
     page.keyboard.press("Enter")
-    page.wait_for_function("v => window.LoW.live.S.game.version > v", arg=len(actions))
+    low(page).wait_for_function("v => window.LoW.live.S.game.version > v", arg=len(actions))
     after = legal_of(liv, game)
     frm = legal[0].split()[1]
     assert any(norm(u["square"]) == square for u in after["view"]["board"]) and f"advance {frm} {square}" in [

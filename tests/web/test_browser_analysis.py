@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from lordsofwar import core
+from tests.web.hooks import low
 from tests.web.server import running_server
 from tests.web.test_browser import shot, sign_up, visit
 from tests.web.test_browser_ratings import Api
@@ -76,11 +77,11 @@ def test_analysis_on_the_replay_page(browser: Any, server: str) -> None:
     # a click on a mistake's dot goes to its step; the decision before it names the preferred action
     first = min(marked)
     erin.click(f"#analysis-graph circle[data-ply='{first}']")
-    assert erin.evaluate("() => window.LoW.replay.R.ply") == first
+    assert low(erin).evaluate("() => window.LoW.replay.R.ply") == first
     erin.click("#replay-prev")
     d = result["decisions"][first - 1]
     text = erin.inner_text("#analysis-best")
-    said = erin.evaluate("a => [window.LoW.actionText(a[0]), window.LoW.actionText(a[1])]", [d["best"], d["played"]])
+    said = low(erin).evaluate("a => [window.LoW.actionText(a[0]), window.LoW.actionText(a[1])]", [d["best"], d["played"]])
     assert f"Bot preferred: {said[0]}" in text and said[1] in text and d["verdict"] in text
     assert erin.get_attribute("#analysis-best", "data-best") == d["best"]
     lit = set(erin.eval_on_selector_all("#mat .sq.hinted", "els => els.map(e => e.dataset.square)"))

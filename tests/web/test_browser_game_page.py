@@ -28,6 +28,7 @@ import pytest
 
 from lordsofwar.rules import mat, notation
 from tests.helpers import berserker_choice_game
+from tests.web.hooks import low
 from tests.web.server import (
     chromium_path,
     running_server,
@@ -91,7 +92,7 @@ def api(page: Any, method: str, path: str, body: Any = None) -> dict[str, Any]:
 
 def open_game(page: Any, base: str, game: int) -> None:
     page.goto(f"{base}/games/{game}")
-    page.wait_for_function("() => window.LoW && window.LoW.live && window.LoW.live.S.game !== null")
+    low(page).wait_for_function("() => window.LoW && window.LoW.live && window.LoW.live.S.game !== null")
     page.wait_for_selector("#conn", state="hidden")  # the live connection is up
 
 
@@ -105,7 +106,7 @@ def bot_game(page: Any, base: str, **options: Any) -> int:
 
 def state(page: Any) -> dict[str, Any]:
     return dict(
-        page.evaluate(
+        low(page).evaluate(
             "() => { const S = window.LoW.live.S; return {legal: S.legal, game: S.game, view: S.view, deck: S.deck,"
             " pending: window.LoW.live.UI.pending}; }"
         )
@@ -114,7 +115,7 @@ def state(page: Any) -> dict[str, Any]:
 
 def wait_turn(page: Any) -> dict[str, Any]:
     """Wait until this player must act (and no answer is awaited) or the game is over."""
-    page.wait_for_function(
+    low(page).wait_for_function(
         "() => { const L = window.LoW.live; return !L.UI.pending && (L.S.legal.length > 0 || L.S.game.status !== 'running'); }",
         timeout=20_000,
     )
@@ -137,7 +138,7 @@ def lit(page: Any) -> set[str]:
 def reset(page: Any) -> None:
     """Close what is open and drop the selection, as a player does: Escape, once per layer
     (magnify, popup, selection)."""
-    layers = page.evaluate(
+    layers = low(page).evaluate(
         """() => { const m = document.getElementById('magnify'), p = document.getElementById('popup');
                    return (m && !m.hidden ? 1 : 0) + (p && !p.hidden ? 1 : 0) + (window.LoW.live.UI.sel ? 1 : 0); }"""
     )
@@ -285,7 +286,7 @@ def perform(page: Any, action: str) -> None:
         page.click('#popup [data-menu="recall"]')
     else:
         page.click(f"#btn-{a['kind']}")
-    page.wait_for_function("v => window.LoW.live.S.game.version > v", arg=version)
+    low(page).wait_for_function("v => window.LoW.live.S.game.version > v", arg=version)
 
 
 def choose(page: Any, legal: list[str], rng: random.Random, done: Counter[str]) -> str:
@@ -299,7 +300,7 @@ def choose(page: Any, legal: list[str], rng: random.Random, done: Counter[str]) 
     if recalls and done["recall"] < 1 and done["deploy"] >= 5:
         return rng.choice(recalls)
     if deploys:
-        view = notation.parse_position(page.evaluate("() => window.LoW.live.S.view"))
+        view = notation.parse_position(low(page).evaluate("() => window.LoW.live.S.view"))
         aiming = [a for a in deploys if any(x.kind == "shoot" for x in view.apply(a)[0].legal_actions())]
         return rng.choice(aiming or deploys)
     if "draw" in legal:
@@ -448,7 +449,7 @@ def test_a_stale_request_message_covers_no_control(browser: Any, server: tuple[s
         st = wait_turn(page)
         assert "draw" in st["legal"] and page.locator("#btn-draw").is_visible()
         # an action on an old version (a second tab, say): the server refuses it as stale
-        page.evaluate(
+        low(page).evaluate(
             "a => window.LoW.live.send({type: 'action', action: a, version: window.LoW.live.S.game.version - 1})",
             st["legal"][0],
         )
@@ -496,7 +497,7 @@ def test_two_players_resignation_heading_not_your_turn_and_panels(browser: Any, 
         other.click("#hand-bottom .hand-card >> nth=0")
         assert "Not your turn: waiting for " + ("dee" if page is dee else "eve") in toast(other)
         perform(page, choose(page, state(page)["legal"], rng, Counter()))
-        other.wait_for_function("v => window.LoW.live.S.game.version >= v", arg=state(page)["game"]["version"])
+        low(other).wait_for_function("v => window.LoW.live.S.game.version >= v", arg=state(page)["game"]["version"])
     assert eve.get_attribute("#mat", "data-bottom") == "2" and dee.get_attribute("#mat", "data-bottom") == "1"
     assert seen["deploy"] and seen["draw"], seen
 
@@ -507,13 +508,13 @@ def test_two_players_resignation_heading_not_your_turn_and_panels(browser: Any, 
     assert dee.locator("#panel-bottom .clock").is_visible()  # the clocks stay
     assert "/4" in dee.inner_text("#btn-panels")
     dee.reload()
-    dee.wait_for_function("() => window.LoW.live.S.game !== null")
+    low(dee).wait_for_function("() => window.LoW.live.S.game !== null")
     dee.wait_for_selector("#conn", state="hidden")
     assert dee.locator("#panel-bottom .pp-body").is_hidden()
     dee.click("#btn-panels")
     assert dee.locator("#panel-bottom .pp-body").is_visible()
     dee.reload()
-    dee.wait_for_function("() => window.LoW.live.S.game !== null")
+    low(dee).wait_for_function("() => window.LoW.live.S.game !== null")
     dee.wait_for_selector("#conn", state="hidden")
     assert dee.locator("#panel-bottom .pp-body").is_visible()
 
@@ -622,7 +623,7 @@ def test_a_berserker_choice_and_a_mercenary_deck(browser: Any, server: tuple[str
     # a spectator sees both decks as an opponent does
     spectator = browser.new_context(viewport=WIDE).new_page()
     spectator.goto(f"{base}/games/{game}")
-    spectator.wait_for_function("() => window.LoW && window.LoW.live && window.LoW.live.S.game !== null")
+    low(spectator).wait_for_function("() => window.LoW && window.LoW.live && window.LoW.live.S.game !== null")
     deck = state(spectator)["deck"]
     assert deck["2"] is None and deck["1"]["includes_hand"] is True and len(deck["1"]["cards"]) == 36
     no_js_errors(fay, gus)
@@ -640,11 +641,11 @@ def test_the_replay_opens_at_the_start_with_its_controls_in_view(browser: Any, s
         st = wait_turn(hal)
         legal = st["legal"]
         deploys = [a for a in legal if a.startswith("deploy ")]
-        hal.evaluate(
+        low(hal).evaluate(
             "a => window.LoW.live.send({type: 'action', action: a, version: window.LoW.live.S.game.version})",
             rng.choice(deploys) if deploys else "draw" if "draw" in legal else rng.choice(legal),
         )
-        hal.wait_for_function("v => window.LoW.live.S.game.version > v", arg=st["game"]["version"])
+        low(hal).wait_for_function("v => window.LoW.live.S.game.version > v", arg=st["game"]["version"])
     wait_turn(hal)
     hal.click("#btn-resign")
     hal.click("#btn-resign-confirm")
@@ -659,7 +660,7 @@ def test_the_replay_opens_at_the_start_with_its_controls_in_view(browser: Any, s
         hal.set_viewport_size(viewport)
         hal.goto(f"{base}/games/{game}/replay")
         hal.wait_for_selector("#replay-list .replay-item.current")
-        assert hal.evaluate("() => window.LoW.replay.R.ply") == 0
+        assert low(hal).evaluate("() => window.LoW.replay.R.ply") == 0
         assert hal.get_attribute("#replay-list .replay-item.current", "data-ply") == "0"
         assert hal.inner_text("#replay-ply-label").startswith("0 /")
         controls = ["#replay-first", "#replay-prev", "#replay-next", "#replay-last", "#replay-ply"]
@@ -681,7 +682,7 @@ def test_the_replay_opens_at_the_start_with_its_controls_in_view(browser: Any, s
     item.scroll_into_view_if_needed()
     ply = int(item.get_attribute("data-ply"))
     item.locator(".cardref").first.click()
-    assert hal.evaluate("() => window.LoW.replay.R.ply") == ply
+    assert low(hal).evaluate("() => window.LoW.replay.R.ply") == ply
     assert hal.locator("#magnify").is_hidden()
     assert hal.get_attribute("#replay-list .replay-item.current", "data-ply") == str(ply)
     hal.hover("#replay-list .replay-item.current .cardref >> nth=0")

@@ -8,6 +8,7 @@ from typing import Any
 
 from lordsofwar.bots import BOTS
 from lordsofwar.bots import ladder as bot_ladder
+from tests.web.hooks import low
 from tests.web.test_browser import live, perform, server, shot, sign_up, wait_live  # noqa: F401 - fixtures
 
 
@@ -34,7 +35,7 @@ def test_a_hint_shown_on_the_mat_and_played(browser: Any, server: str) -> None: 
     dana.wait_for_url("**/games/*")
     wait_live(dana)
     for round_ in range(3):
-        dana.wait_for_function("() => window.LoW.live.S.legal.length > 0")
+        low(dana).wait_for_function("() => window.LoW.live.S.legal.length > 0")
         assert dana.is_visible("#btn-hint")
         state = live(dana)
         dana.click("#btn-hint")

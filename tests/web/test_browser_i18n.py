@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from lordsofwar import i18n
+from tests.web.hooks import low
 from tests.web.i18n_check import BROWSER_TEXTS, check
 from tests.web.server import chromium_path, running_server
 from tests.web.test_browser_accessibility import new_page, open_game, sign_in, world
@@ -101,7 +102,7 @@ def test_every_page_in_the_browser_holds_only_catalogued_words(browser: Any, ser
     go(me, "/tokens")
     go(me, f"/games/{w['finished']}", "#result:not([hidden])", "a finished game")
     open_game(me, f"{base}/games/{w['running']}")
-    me.wait_for_function("() => window.LoW.live.S.legal.length > 0")
+    low(me).wait_for_function("() => window.LoW.live.S.legal.length > 0")
     look(me, "a game as a player")
     me.click("#hand-bottom .hand-card.deployable >> nth=0")
     me.wait_for_selector("#mat .sq.target")
@@ -126,7 +127,7 @@ def test_every_page_in_the_browser_holds_only_catalogued_words(browser: Any, ser
     # a turn played: the log and the status line speak of it
     me.click("#hand-bottom .hand-card.deployable >> nth=0")
     me.click("#mat .sq.target >> nth=0")
-    me.wait_for_function("() => !window.LoW.live.S.legal.some(a => a.startsWith('deploy '))", timeout=15_000)
+    low(me).wait_for_function("() => !window.LoW.live.S.legal.some(a => a.startsWith('deploy '))", timeout=15_000)
     look(me, "a game, after a deployment")
     assert dialogs, "the deck editor asks before it deletes"
     check("the browser's dialogs", dialogs, data, problems)
@@ -165,7 +166,7 @@ def test_german_and_polish_from_the_browsers_language(browser: Any, server: str,
     page.goto(f"{base}/tournaments/{w['tid']}")
     shot(page, f"i18n-{lang}-tournament")
     page.goto(f"{base}/games/{w['running']}")
-    page.wait_for_function("() => window.LoW && window.LoW.live && window.LoW.live.S.legal.length > 0")
+    low(page).wait_for_function("() => window.LoW && window.LoW.live && window.LoW.live.S.legal.length > 0")
     # the scripts speak the language: their catalogue is on the page, and the status line uses it
     for key, value in list(js.items())[:50]:
         if isinstance(value, str):

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from tests.web.hooks import low
 from tests.web.test_browser import CHROMIUM, server, shot, sign_up, visit  # noqa: F401 - the server fixture
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (scripts/install-browser)")
@@ -131,7 +132,7 @@ def test_the_badge_and_the_title_follow_the_server_and_a_hidden_tab_notifies_onc
 
     # on a game's page that game is not counted, and the one left is a link to it
     visit(amy, f"{server}/games/{first}")
-    amy.wait_for_function("() => window.LoW && window.LoW.live && window.LoW.live.S.game !== null")
+    low(amy).wait_for_function("() => window.LoW && window.LoW.live && window.LoW.live.S.game !== null")
     wait_count(amy, 1)
     assert shown(amy) == api(amy, "GET", f"/api/your-turn?exclude={first}")["count"] == 1
     assert amy.get_attribute("#turn-counter", "href") == f"/games/{second}"

@@ -1,0 +1,1076 @@
+/* Lords of War — the game page (live play): its state and actions; the entry module of game.html.
+ *
+ * The mat and the cards are drawn by render.js (shared with the replay and the deck editor), the
+ * live channel is socket.js, requests go through api.js. The state lives in one place (S: the
+ * server's latest; UI: this page's choices) and render() redraws the page from it.
+ *
+ * Stable hooks for browser tests:
+ *   #game[data-game-id]            root of the game page (class "busy" while an answer is awaited)
+ *   #mat[data-bottom]              the battle mat (data-bottom: the player at the bottom of the screen);
+ *                                  each square [data-square="d3"] (or "-1,3" off the bordered area),
+ *                                  classes: .target (legal destination of the selection: exactly the
+ *                                  squares of the selected card's or unit's legal actions), .source
+ *                                  (unit with legal actions), .selected, .last (changed in the last
+ *                                  turn); a unit is .unit[data-card][data-owner]
+ *   Colours follow the owner (.card.col-me: you, or player 1 for a spectator; .col-opp), never the
+ *   side of the screen: the flip button (#btn-flip) turns the mat, your cards stay yours.
+ *   #hand-bottom .hand-card[data-card="orcs:07"][data-index]   own hand (class .selected, .deployable);
+ *                                  after a flip your hand is at the top: #hand-top .opp-card.own
+ *   #hand-top .opp-card            opponent's hand (.back when hidden)
+ *   #btn-draw #btn-pass            reinforcement buttons (shown only when legal)
+ *   #btn-resign → #btn-resign-confirm / #btn-resign-cancel (confirmation dialog #confirm)
+ *   #btn-offer-draw #btn-accept-draw #btn-decline-draw
+ *   #popup [data-menu="shoot"|"move"|"advance"|"recall"|"magnify"]   the unit popup menu
+ *   #magnify                       magnified card overlay (click or Esc closes)
+ *   #status                        what the player must do now
+ *   #result                        the result banner once over (with the rating changes of a rated game); #link-record, #link-replay, #btn-rematch (players)
+ *   #log .log-entry[data-n]        one per log entry; .last-turn on the last turn's entries;
+ *                                  .log-turn headings, one per turn and acting player [data-player]
+ *   #panel-top / #panel-bottom     player panels [data-player]: .pp-name, .tag.army (the army, or
+ *                                  "Mercenary" / "Custom orcs"), .clock, .score (hover lists eliminated
+ *                                  cards), .deck-count (hover lists what you may know of the cards left:
+ *                                  the state's deck_cards)
+ *   #zoom (range) #btn-fit #btn-flip #btn-contrast   (high contrast: body.hc, persisted)
+ *   #btn-panels                    shows / hides the panels' bodies (root .panels-hidden, persisted);
+ *                                  carries both players' rings (.rings) so the counters stay in view
+ *   #conn                          "reconnecting…" indicator
+ *   #toasts .toast(.error|.info|.hint)   messages, over #status (they cover no control): refusals
+ *                                  from the server, and why a click did nothing (.hint)
+ *   Keyboard: each square holds a button .sq-key (one with tabindex 0: a roving tabindex; the
+ *                                  arrow keys move it, Enter clicks), named by what stands and may be
+ *                                  done there; each own hand card a button .card-pick (Enter chooses it
+ *                                  and focuses its first lit square). #btn-sr: the screen-reader mode
+ *                                  (localStorage low.screenReader): #sr-panel (#sr-text: players, hands,
+ *                                  the mat as text); #sr-live (aria-live) announces each event as it
+ *                                  arrives, and the lit squares of each choice.
+ *   Clicks: a click acts (select, choose a destination); one that cannot says why in a .hint;
+ *   double-click or right-click magnifies a card (a click too where nothing can be done).
+ *   Tests and debugging: this module exports `live` ({S, UI, render, sync, send, toast, announce});
+ *                       tests import it (tests/web/hooks.py): there is no global namespace.
+ *   Replay (replay.js): #replay-first #replay-prev #replay-next #replay-last #replay-ply (range),
+ *                       #replay-list .replay-item[data-ply] (.current); opens at step 0 (or #ply=N)
+ */
+
+import { ApiError, getJSON, postJSON } from './api.js';
+import { fmtClock, fmtDeadline } from './clock.js';
+import { $, h } from './dom.js';
+import { _, formatDateTime, ngettext } from './i18n.js';
+import {
+  DIRS, DIR_NAMES, applyHighContrast, armyTag, armyWords, cardEl, cardName, card, classWord, deckCount, describeText,
+  entryEl, entrySquares, fillPanelsButton, fitCellSize, isCustomArmy, loadCards, logHeading, magnify, nodes, noneWord, norm,
+  parseSq, playerWord, rankWord, renderMat, resultText, scoreEl, scoreOf, setHighContrast, shotAt, shownName, store,
+  theUnit, unknownWord, actionText,
+} from './render.js';
+import { GameSocket } from './socket.js';
+
+/** @param {unknown} e */
+const errorText = (e) => (e instanceof Error ? e.message : String(e));
+
+const gameRoot = document.getElementById('game');
+/** The game page's state and its redraw, for the browser tests and debugging (null on other pages). */
+export const live = gameRoot && gameRoot.dataset.gameId ? startLive(gameRoot) : null;
+
+function startLive(root) {
+  const gameId = Number(root.dataset.gameId);
+  const S = { game: null, view: null, legal: [], log: [], deck: null }; // latest state from the server
+  const UI = {
+    sel: null,               // {kind:'deploy', card, index} | {kind:'shoot'|'move'|'advance', from}
+    pending: false, pendingTimer: null,
+    flip: false,
+    panelsHidden: !!store.get('panelsHidden', false),
+    zoom: store.get('zoom', 'fit'),
+    ghosts: [], fresh: new Set(),
+    clockBase: null,        // {t: performance.now(), clocks: {...}}
+    sr: !!store.get('screenReader', false), // the screen-reader mode (text view, events announced)
+    cursor: null,           // the square of the mat that has the keyboard focus (roving tabindex)
+    wantFocus: null,        // where the focus goes after the next render: {mat: square} | {firstTarget: true}
+    lastSelKey: null,       // the selection last announced
+  };
+  applyHighContrast();
+
+  // ---- derived -------------------------------------------------------------------------------
+  const you = () => (S.game ? S.game.you : null);
+  const names = () => {
+    const p = (S.game && S.game.players) || {};
+    return { 1: shownName(p[1], 1), 2: shownName(p[2], 2) };
+  };
+  const home = () => you() || 1; // drawn in "my" colour (blue) whichever side of the screen it is on
+  const bottom = () => (UI.flip ? 3 - home() : home());
+  const colourOf = (p) => (p === home() ? 'me' : 'opp');
+  const decider = () => {
+    const v = S.view; if (!v || v.result || (S.game && S.game.status === 'over')) return null;
+    return (v.turn_state && v.turn_state.decider) || v.to_move;
+  };
+  const over = () => !!(S.game && (S.game.status === 'over' || S.game.result)) || !!(S.view && S.view.result);
+
+  /** Whether legal action `a` is a destination of the selection `sel`. */
+  function matchesSel(a, sel) {
+    if (!sel) return false;
+    if (sel.kind === 'deploy') return a.type === 'deploy' && a.card === sel.card;
+    return a.type === sel.kind && a.from != null && a.from === sel.from;
+  }
+
+  function parsedLegal() {
+    return (S.legal || []).map((t) => {
+      const p = t.split(' ');
+      switch (p[0]) {
+        case 'shoot': case 'move': case 'advance': return { t, type: p[0], from: norm(p[1]), to: norm(p[2]) };
+        case 'deploy': return { t, type: 'deploy', card: p[1], to: norm(p[2]) };
+        case 'recall': return { t, type: 'recall', from: norm(p[1]) };
+        default: return { t, type: p[0] };
+      }
+    });
+  }
+
+  // ---- rendering -------------------------------------------------------------------------------
+  function cellSize() {
+    if (UI.zoom !== 'fit') return Number(UI.zoom) || 90;
+    return fitCell();
+  }
+
+  function fitCell() {
+    const v = S.view;
+    const topHand = (v && v.players && v.players[3 - bottom()] && v.players[3 - bottom()].hand) || [];
+    const botHand = (v && v.players && v.players[bottom()] && v.players[bottom()].hand) || [];
+    // the hands scale with the cell (own hand 0.86, opponent 0.5 or 0.66)
+    const handF = (botHand.some((x) => x != null) ? 0.86 : 0.4) + (topHand.some((x) => x != null) ? 0.7 : 0.4) + 0.12;
+    return fitCellSize(root, v, handF, 48);
+  }
+
+  function render() {
+    if (!S.game || !S.view) return;
+    root.classList.remove('loading');
+    const v = S.view, g = S.game, b = bottom();
+    const logEl = $('#log'); // follows the newest entry unless scrolled back (decided before the layout changes)
+    const logStick = !logEl.childElementCount || logEl.scrollHeight - logEl.scrollTop - logEl.clientHeight < 40;
+    const refocus = focusBefore();
+    const acts = parsedLegal();
+    const canAct = !UI.pending && acts.length > 0;
+    root.classList.toggle('busy', UI.pending);
+    root.classList.toggle('spectator', you() == null);
+    root.classList.toggle('my-turn', acts.length > 0);
+    root.classList.toggle('over', over());
+
+    // validate selection against legal actions
+    if (UI.sel && !acts.some((a) => matchesSel(a, UI.sel))) UI.sel = null;
+    autoSelect(acts);
+
+    // sources / targets
+    const sources = new Map(), targets = new Map();
+    if (canAct) {
+      for (const a of acts) {
+        if (a.from && ['shoot', 'move', 'advance', 'recall'].includes(a.type)) {
+          const k = sources.get(a.from) || [];
+          if (!k.includes(a.type)) k.push(a.type);
+          sources.set(a.from, k);
+        }
+      }
+      if (UI.sel) {
+        for (const a of acts) if (matchesSel(a, UI.sel)) targets.set(a.to, a.type);
+      }
+    }
+    renderStatus(acts);
+    renderControls(acts, canAct);
+    const last = lastTurnSquares();
+    const cell = UI.zoomCell = cellSize();
+    const extra = acts.filter((a) => a.to).map((a) => a.to);
+    const matOpts = {
+      view: v, bottom: b, home: home(), cell, targets, sources, last, ghosts: UI.ghosts, fresh: UI.fresh, extraSquares: extra,
+      selected: UI.sel && UI.sel.from,
+      hinted: UI.hint && UI.hint.version === g.version ? new Set(UI.hint.squares.map(norm)) : null,
+    };
+    renderMat($('#mat'), matOpts);
+    if (UI.zoom === 'fit') {
+      const c2 = fitCell(); // unbordered: the size is known only after a first pass
+      if (c2 !== cell) renderMat($('#mat'), { ...matOpts, cell: c2 });
+      UI.zoomCell = c2;
+    }
+    root.style.setProperty('--cell', UI.zoomCell + 'px');
+    const rootTop = root.getBoundingClientRect().top + window.scrollY;
+    root.style.setProperty('--avail-h', Math.max(320, window.innerHeight - rootTop - 18) + 'px');
+    const zr = $('#zoom'); if (zr && document.activeElement !== zr) zr.value = UI.zoomCell;
+    UI.ghosts = []; UI.fresh = new Set();
+
+    renderHands(acts, canAct);
+    renderPanels();
+    renderLog(logStick);
+    decorateMat(targets, sources);
+    announceSelection(targets);
+    renderScreenReader(acts);
+    focusAfter(refocus);
+  }
+
+  // ---- keyboard and screen reader ------------------------------------------------------------------
+  // The mat is one tab stop (a roving tabindex): each square holds a transparent button named by
+  // what stands there and what may be done there; the arrow keys move from square to square as
+  // they lie on the screen, Enter (a click) acts. A hand card is a button too (Enter chooses it
+  // and takes the focus to the first lit square). Announcements go to #sr-live (aria-live).
+  const DIR_WORDS = DIR_NAMES;
+  const DO_WORDS = { deploy: _('deploy here'), shoot: _('shoot at this'), move: _('move here'), advance: _('advance here') };
+  const VERBS = { deploy: _('deploy'), shoot: _('shoot'), move: _('move'), advance: _('advance'), recall: _('recall') };
+  const verb = (k) => VERBS[k] || k;
+
+  function cardWords(id) {
+    const c = card(id);
+    if (!c) return _('a hidden card');
+    const a = DIRS.filter((d) => c.attacks && c.attacks[d]).map((d) => `${DIR_WORDS[d]} ${c.attacks[d]}`);
+    const parts = [_('{rank} {class}, defence {defence}', { rank: rankWord(c.rank), class: classWord(c.class), defence: c.defence }),
+      a.length ? _('attacks {list}', { list: a.join(', ') }) : _('no attack arrows')];
+    if (c.ranged) parts.push(_('ranged {damage}', { damage: c.ranged.damage }));
+    if (c.moves && c.moves.length) parts.push(_('moves {list}', { list: c.moves.map((d) => DIR_WORDS[d]).join(', ') }));
+    return _('{name} ({details})', { name: c.name, details: parts.join('; ') });
+  }
+  function unitWords(u) {
+    return u.owner === you() ? _('your {unit}', { unit: cardWords(u.card) }) : _("{player}'s {unit}", { player: names()[u.owner], unit: cardWords(u.card) });
+  }
+
+  function squareLabel(name, targets, sources) {
+    const u = unitAt(name);
+    let t = name + ', ' + (u ? unitWords(u) : _('empty'));
+    if (targets.has(name)) t += ', ' + _('lit: {action}', { action: DO_WORDS[targets.get(name)] || targets.get(name) });
+    const either = (a, b) => _('{a} or {b}', { a, b });
+    if (sources.has(name)) t += ', ' + _('can {actions}', { actions: sources.get(name).map(verb).reduce(either) });
+    if (UI.sel && UI.sel.from === name) t += ', ' + _('chosen');
+    return t;
+  }
+
+  /** The squares in screen order (top row first, left to right). */
+  function screenSquares() {
+    return [...$('#mat').querySelectorAll('.sq')].sort((a, b) => a.dataset.row - b.dataset.row || a.dataset.col - b.dataset.col);
+  }
+
+  function decorateMat(targets, sources) {
+    const sqs = screenSquares();
+    if (!sqs.some((e) => e.dataset.square === UI.cursor)) {
+      const pick = sqs.find((e) => targets.has(e.dataset.square)) || sqs.find((e) => UI.sel && e.dataset.square === UI.sel.from)
+        || sqs.find((e) => sources.has(e.dataset.square)) || sqs.find((e) => e.dataset.square === 'd4') || sqs[0];
+      UI.cursor = pick ? pick.dataset.square : null;
+    }
+    for (const e of sqs) {
+      const name = e.dataset.square;
+      e.prepend(h('button', { type: 'button', class: 'sq-key', tabindex: name === UI.cursor ? '0' : '-1', 'aria-label': squareLabel(name, targets, sources) }));
+    }
+  }
+
+  function focusSquare(name, scroll) {
+    const key = name != null && $(`#mat [data-square="${name}"] > .sq-key`);
+    if (!key) return false;
+    for (const k of $('#mat').querySelectorAll('.sq-key[tabindex="0"]')) k.tabIndex = -1;
+    key.tabIndex = 0;
+    UI.cursor = name;
+    key.focus({ preventScroll: !scroll });
+    return true;
+  }
+
+  /** Where the focus is, to put it back on the same square or card after a render. */
+  function focusBefore() {
+    const want = UI.wantFocus;
+    UI.wantFocus = null;
+    if (want) return want;
+    const ae = document.activeElement;
+    if (!ae || ae === document.body) return null;
+    if (ae.classList.contains('sq-key')) return { mat: ae.parentElement.dataset.square };
+    if (ae.classList.contains('card-pick')) return { hand: ae.parentElement.dataset.index, top: !!ae.closest('#hand-top') };
+    return null;
+  }
+  function focusAfter(f) {
+    if (!f) return;
+    if (f.firstTarget) {
+      const t = screenSquares().find((e) => e.classList.contains('target'));
+      if (t) { focusSquare(t.dataset.square, true); return; }
+      f = f.fallback || null;
+      if (!f) return;
+    }
+    if (f.mat) { focusSquare(f.mat, false); return; }
+    if (f.hand != null) {
+      const hand = f.top ? $('#hand-top') : $('#hand-bottom');
+      const picks = [...hand.querySelectorAll('.card-pick')];
+      const same = picks.find((b) => b.parentElement.dataset.index === String(f.hand)) || picks[picks.length - 1];
+      if (same) same.focus({ preventScroll: true });
+    }
+  }
+
+  function onMatKey(e) {
+    const key = e.target.closest('.sq-key');
+    if (!key) return;
+    const step = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] }[e.key];
+    if (!step) return;
+    e.preventDefault();
+    const sq = key.parentElement;
+    const next = $(`#mat .sq[data-col="${Number(sq.dataset.col) + step[0]}"][data-row="${Number(sq.dataset.row) + step[1]}"]`);
+    if (next) focusSquare(next.dataset.square, true);
+  }
+  function onHandKey(e) {
+    const pick = e.target.closest('.card-pick');
+    if (!pick || (e.key !== 'ArrowLeft' && e.key !== 'ArrowRight')) return;
+    e.preventDefault();
+    const picks = [...pick.closest('.hand').querySelectorAll('.card-pick')];
+    const i = picks.indexOf(pick) + (e.key === 'ArrowRight' ? 1 : -1);
+    if (picks[i]) picks[i].focus();
+  }
+  function onPopupKey(e) {
+    if (e.key !== 'ArrowDown' && e.key !== 'ArrowUp') return;
+    e.preventDefault();
+    const items = [...$('#popup').querySelectorAll('[role=menuitem]')];
+    const i = items.indexOf(document.activeElement);
+    const n = items.length;
+    if (n) items[((i < 0 ? 0 : i + (e.key === 'ArrowDown' ? 1 : -1)) + n) % n].focus();
+  }
+
+  /** A sentence for screen readers (and the visible Announcements list in the screen-reader mode). */
+  function announce(text) {
+    const box = $('#sr-live');
+    if (!box || !text) return;
+    box.append(h('p', { text }));
+    while (box.childElementCount > 12) box.firstElementChild.remove();
+    const wrap = $('#sr-live-box');
+    wrap.scrollTop = wrap.scrollHeight; // the newest in view
+  }
+
+  function announceSelection(targets) {
+    const key = UI.sel && targets.size ? JSON.stringify(UI.sel) : null;
+    if (key === UI.lastSelKey) return;
+    UI.lastSelKey = key;
+    if (!key) return;
+    const squares = [...targets.keys()].sort();
+    const sel = UI.sel;
+    const what = sel.kind === 'deploy' ? _('{card} chosen', { card: cardName(sel.card) })
+      : _('{unit} on {square} chosen to {action}', { unit: unitAt(sel.from) ? cardName(unitAt(sel.from).card) : theUnit, square: sel.from, action: verb(sel.kind) });
+    announce(ngettext('{what}: {n} square lit: {squares}', '{what}: {n} squares lit: {squares}', squares.length, { what, squares: squares.join(', ') }));
+  }
+
+  function renderScreenReader(acts) {
+    const btn = $('#btn-sr');
+    if (btn) { btn.setAttribute('aria-pressed', UI.sr ? 'true' : 'false'); btn.classList.toggle('on', UI.sr); }
+    root.classList.toggle('sr-mode', UI.sr);
+    $('#sr-panel').hidden = !UI.sr;
+    $('#sr-live-box').classList.toggle('sr-only', !UI.sr);
+    $('#sr-live-box').tabIndex = UI.sr ? 0 : -1; // a scrolling region the keyboard reaches
+    if (!UI.sr) return;
+    const v = S.view, N = names(), me = you(), d = decider();
+    const deployable = new Set(acts.filter((a) => a.type === 'deploy').map((a) => a.card));
+    const order = me ? [me, 3 - me] : [1, 2];
+    const out = [h('p', { class: 'sr-status', text: _('Turn {turn}. {status}', { turn: v.turn, status: $('#status').textContent }) })];
+    out.push(h('h3', { text: _('Players') }), h('ul', null, order.map((p) => {
+      const vp = (v.players || {})[p] || {};
+      const deck = Array.isArray(vp.deck) ? vp.deck.length : vp.deck;
+      const sc = scoreOf(v, p, false);
+      const nHand = (vp.hand || []).length;
+      const who = [me === p ? _('{player} (you)', { player: N[p] }) : N[p], playerWord(p)];
+      if (vp.army) who.push(armyWords(vp.army));
+      if (d === p) who.push(_('to move'));
+      return h('li', { text: who.join(', ') + ': '
+        + ngettext('{n} card in hand', '{n} cards in hand', nHand) + ', ' + _('{deck} in the deck', { deck: deck == null ? unknownWord : deck }) + '; '
+        + _('has eliminated {cmd} of {cneed} command units and {units} of {uneed} units', { cmd: sc.cmd, cneed: sc.cNeed, units: sc.units, uneed: sc.uNeed }) });
+    })));
+    for (const p of order) {
+      const hand = ((v.players || {})[p] || {}).hand || [];
+      const known = hand.filter((x) => x != null);
+      const title = me === p ? _('Your hand') : _("{player}'s hand", { player: N[p] });
+      out.push(h('h3', { text: `${title} (${hand.length})` }));
+      if (!hand.length) out.push(h('p', { text: _('empty') }));
+      else if (!known.length) out.push(h('p', { text: ngettext('{n} hidden card', '{n} hidden cards', hand.length) }));
+      else out.push(h('ul', null, hand.map((id) => h('li', { text: id == null ? _('a hidden card') : cardWords(id) + (me === p && deployable.has(id) ? ': ' + _('can be deployed now') : '') }))));
+    }
+    const units = (v.board || []).map((u) => ({ u, sq: norm(u.square) })).sort((a, b) => {
+      const [ax, ay] = parseSq(a.sq), [bx, by] = parseSq(b.sq);
+      return by - ay || ax - bx;
+    });
+    out.push(h('h3', { text: ngettext('Mat ({n} unit)', 'Mat ({n} units)', units.length) }));
+    out.push(units.length ? h('ul', null, units.map(({ u, sq }) => h('li', { text: `${sq}: ${unitWords(u)}` }))) : h('p', { text: _('no unit yet') }));
+    const shots = Object.entries((v.turn_state && v.turn_state.shots) || {});
+    if (shots.length) out.push(h('p', { text: _('Declared shots: {list}', { list: shots.map(([a, b]) => shotAt(norm(a), norm(b))).join(', ') }) }));
+    if (UI.sel) {
+      const lit = [...$('#mat').querySelectorAll('.sq.target')].map((e) => e.dataset.square).sort();
+      out.push(h('p', { class: 'sr-lit', text: _('Lit squares: {squares}', { squares: lit.join(', ') || noneWord }) }));
+    }
+    $('#sr-text').replaceChildren(...out);
+  }
+
+  function autoSelect(acts) {
+    if (UI.sel || UI.pending) return;
+    // a berserker choice (or any decision point with one source and one kind): preselect it
+    const kinds = new Set(acts.map((a) => a.type));
+    if (kinds.size === 1 && (kinds.has('advance'))) {
+      const froms = new Set(acts.map((a) => a.from));
+      if (froms.size === 1) UI.sel = { kind: 'advance', from: [...froms][0] };
+    }
+  }
+
+  function lastTurnSquares() {
+    const log = S.log || [];
+    const out = new Set();
+    if (!log.length) return out;
+    const t = log[log.length - 1].turn;
+    for (let i = log.length - 1; i >= 0 && log[i].turn === t; i--) entrySquares(log[i], out);
+    return out;
+  }
+
+  function renderHands(acts, canAct) {
+    const v = S.view, b = bottom(), me = you();
+    const hb = $('#hand-bottom'), ht = $('#hand-top');
+    const handOf = (p) => ((v.players || {})[p] || {}).hand || [];
+    const deployable = new Set(acts.filter((a) => a.type === 'deploy').map((a) => a.card));
+    const hidden = (p, i) => {
+      const e = cardEl(null, { colour: colourOf(p), extra: 'opp-card hidden-card' });
+      e.dataset.index = i;
+      e.addEventListener('click', (ev) => { ev.stopPropagation(); say(_("{player}'s hand is hidden: you see only how many cards it holds", { player: names()[p] })); });
+      return e;
+    };
+    const ownCard = (e, id, i) => {
+      e.dataset.index = i;
+      e.dataset.owner = me;
+      if (canAct && deployable.has(id)) e.classList.add('deployable');
+      if (UI.sel && UI.sel.kind === 'deploy' && UI.sel.index === i) e.classList.add('selected');
+      e.addEventListener('click', (ev) => onHandClick(ev, id, i));
+      e.addEventListener('pointerdown', (ev) => onHandPointerDown(ev, id, i, e));
+      e.addEventListener('dblclick', (ev) => { ev.preventDefault(); magnify(id, { colour: 'me' }); });
+      e.addEventListener('contextmenu', (ev) => { ev.preventDefault(); magnify(id, { colour: 'me' }); });
+      e.removeAttribute('title');
+      const can = canAct && deployable.has(id);
+      e.append(h('button', { type: 'button', class: 'card-pick', 'aria-pressed': e.classList.contains('selected') ? 'true' : 'false',
+        'aria-label': cardWords(id) + (can ? ', ' + _('can be deployed') : '') }));
+      return e;
+    };
+    // bottom hand
+    const bcards = handOf(b).map((id, i) => {
+      const own = me != null && b === me;
+      if (id == null) return hidden(b, i);
+      if (own) return ownCard(cardEl(id, { colour: 'me', extra: 'hand-card' }), id, i);
+      const e = cardEl(id, { colour: colourOf(b), extra: 'opp-card face' });
+      e.dataset.index = i;
+      e.addEventListener('click', () => magnify(id, { colour: colourOf(b) }));
+      e.removeAttribute('title');
+      return e;
+    });
+    hb.replaceChildren(...bcards);
+    hb.dataset.player = b;
+    hb.setAttribute('aria-label', me === b ? _('Your hand') : _("{player}'s hand", { player: names()[b] }));
+    hb.classList.toggle('is-own', me != null && b === me);
+    hb.classList.toggle('faces', handOf(b).some((x) => x != null));
+    // top hand: backs or faces (visible variant / game over), as they would stand on the mat;
+    // after a flip, your own hand is up there (and still yours to play)
+    const top = 3 - b;
+    const tcards = handOf(top).map((id, i) => {
+      if (id == null) return hidden(top, i);
+      if (me != null && top === me) return ownCard(cardEl(id, { colour: 'me', rot: true, extra: 'opp-card face own' }), id, i);
+      const e = cardEl(id, { colour: colourOf(top), rot: true, extra: 'opp-card face' });
+      e.dataset.index = i;
+      e.addEventListener('click', () => magnify(id, { colour: colourOf(top) }));
+      e.removeAttribute('title');
+      return e;
+    });
+    ht.replaceChildren(...tcards);
+    ht.dataset.player = top;
+    ht.setAttribute('aria-label', me === top ? _('Your hand') : _("{player}'s hand", { player: names()[top] }));
+    ht.classList.toggle('faces', handOf(top).some((x) => x != null));
+    const hint = $('#hand-hint');
+    const visible = v.variant && v.variant.hands === 'visible' && !over();
+    hint.hidden = !(visible && me != null);
+  }
+
+  function renderPanels() {
+    const b = bottom();
+    fillPanel($('#panel-bottom'), b, 'bottom');
+    fillPanel($('#panel-top'), 3 - b, 'top');
+    root.classList.toggle('panels-hidden', UI.panelsHidden);
+    fillPanelsButton($('#btn-panels'), S.view, [3 - b, b], names(), home(), UI.panelsHidden);
+    tickClocks();
+  }
+
+  function fillPanel(el, p, side) {
+    const g = S.game, v = S.view, N = names();
+    const pl = (g.players || {})[p] || {};
+    const vp = (v.players || {})[p] || {};
+    const deck = Array.isArray(vp.deck) ? vp.deck.length : vp.deck;
+    const active = decider() === p;
+    const me = you();
+    el.className = 'player-panel side-' + side + ' col-' + colourOf(p) + (active ? ' active' : '') + (g.result && g.result.winner === p ? ' winner' : '');
+    el.dataset.player = p;
+    const visible = v.variant && v.variant.hands === 'visible';
+    const tc = g.time_control || {};
+    const info = S.deck ? (S.deck[p] !== undefined ? S.deck[p] : S.deck[String(p)]) : null;
+    const deckEl = deckCount(p, info || null, {
+      count: deck, colour: colourOf(p), own: me === p, name: shownName(pl, p),
+      army: isCustomArmy(vp.army) ? vp.army : null,
+    });
+    el.replaceChildren(
+      h('div', { class: 'pp-head' },
+        h('span', { class: 'pp-dot' }),
+        h('div', { class: 'pp-id' },
+          h('span', { class: 'pp-name', title: pl.name || null, text: shownName(pl, p) }),
+          h('span', { class: 'pp-tags' },
+            me === p ? h('span', { class: 'tag you', text: _('you') }) : null,
+            pl.bot ? h('span', { class: 'tag bot', text: _('bot') }) : null,
+            h('span', { class: 'tag pnum', title: playerWord(p), text: _('P{number}', { number: p }) }),
+            armyTag(vp.army),
+            visible && !over() ? h('span', { class: 'tag vis', title: _("This player's hand is visible to the opponent"), text: '◉ ' + _('hand visible') }) : null)),
+        tc.mode === 'live' ? h('span', { class: 'clock', 'data-player': p, text: '' })
+          : tc.mode === 'turn' ? h('span', { class: 'clock deadline', 'data-player': p, text: '' }) : null),
+      h('div', { class: 'pp-body' },
+        scoreEl(v, p, N, { warn: me == null || me !== p, home: home() }),
+        h('div', { class: 'pp-counts' },
+          deckEl,
+          h('span', { class: 'hand-count', title: _('cards in hand') }, nodes(_('{count} hand'), { count: h('b', { text: (vp.hand || []).length }) })),
+          // always there (hidden when not to move), so that the panel keeps its height
+          h('span', { class: 'to-move' + (active ? '' : ' idle'), 'aria-hidden': active ? null : 'true', text: (active && v.turn_state && v.turn_state.phase === 'advance' && p !== v.to_move) ? _('choosing advance') : _('to move') }))));
+  }
+
+  function tickClocks() {
+    const g = S.game; if (!g) return;
+    for (const el of root.querySelectorAll('.clock')) {
+      const p = Number(el.dataset.player);
+      const running = !over() && g.clock_running === p;
+      el.classList.toggle('running', running);
+      if (el.classList.contains('deadline')) {
+        el.textContent = running && g.deadline ? '⏳ ' + fmtDeadline(g.deadline) : '';
+        el.title = g.deadline ? _('must act by {time}', { time: formatDateTime(Date.parse(g.deadline)) }) : '';
+        continue;
+      }
+      if (!g.clocks || !UI.clockBase) { el.textContent = ''; continue; }
+      let ms = UI.clockBase.clocks[p];
+      if (ms == null) { el.textContent = ''; continue; }
+      if (running) ms -= performance.now() - UI.clockBase.t;
+      el.textContent = fmtClock(ms);
+      el.classList.toggle('low', ms < 30000);
+    }
+  }
+
+  function renderStatus(acts) {
+    const st = $('#status'), N = names(), me = you(), g = S.game, v = S.view;
+    let text, cls = '';
+    const kinds = new Set(acts.map((a) => a.type));
+    const d = decider();
+    if (over()) {
+      text = _('Game over'); cls = 'over';
+    } else if (me == null) {
+      text = d ? _('{player} to move · turn {turn}', { player: N[d], turn: v.turn }) : _('Spectating');
+    } else if (!acts.length) {
+      text = d && d !== me ? _('Waiting for {player}…', { player: N[d] }) : _('Waiting…');
+      cls = 'waiting';
+    } else {
+      cls = 'act';
+      const ts = v.turn_state || {};
+      if (kinds.has('advance')) text = _('Choose where your berserker advances');
+      else if (kinds.has('deploy')) {
+        const shots = kinds.has('shoot'), args = { square: v.to_move };
+        if (v.turn <= 2) {
+          text = ts.forced
+            ? (shots ? _('Forced deployment: deploy a unit (you may first declare shots) on the square marked {square}', args) : _('Forced deployment: deploy a unit on the square marked {square}', args))
+            : (shots ? _('Deploy a unit (you may first declare shots) on the square marked {square}', args) : _('Deploy a unit on the square marked {square}', args));
+        } else {
+          text = ts.forced
+            ? (shots ? _('Forced deployment: deploy a unit (you may first declare shots)') : _('Forced deployment: deploy a unit'))
+            : (shots ? _('Deploy a unit (you may first declare shots)') : _('Deploy a unit'));
+        }
+      } else if (kinds.has('shoot') || kinds.has('move')) {
+        text = kinds.has('shoot') && kinds.has('move') ? _('Fire shots, move or reinforce')
+          : kinds.has('shoot') ? _('Fire shots or reinforce') : _('Move or reinforce');
+      } else if (kinds.has('draw') || kinds.has('recall')) {
+        text = kinds.has('draw') && kinds.has('recall') ? _('Reinforce: draw a card or recall a unit')
+          : kinds.has('draw') ? _('Reinforce: draw a card') : _('Reinforce: recall a unit');
+      } else if (kinds.has('pass')) text = _('No reinforcement possible: pass');
+      else text = _('Your move');
+      if (UI.sel) {
+        const what = UI.sel.kind === 'deploy' ? _('{card}: choose a square', { card: cardName(UI.sel.card) }) :
+          UI.sel.kind === 'shoot' ? _('choose a target') : UI.sel.kind === 'advance' ? _('choose the square') : _('choose where to move');
+        text += ' — ' + what;
+      }
+    }
+    if (UI.pending) cls += ' pending';
+    st.textContent = text;
+    st.className = 'status ' + cls;
+    document.title = (acts.length && !over() ? '● ' : '') + _('Game {id} · Lords of War', { id: gameId });
+    const res = $('#result');
+    if (over()) {
+      const r = g.result || v.result;
+      const won = me && r && r.winner === me, lost = me && r && r.winner && r.winner !== me;
+      res.className = 'result-banner' + (won ? ' won' : lost ? ' lost' : ' drawn');
+      const rated = g.ratings ? [1, 2].map((p) => {
+        const c = g.ratings[p];
+        const diff = c.after - c.before;
+        return `${(N && N[p]) || playerWord(p)} ${c.before} → ${c.after}${c.provisional ? '?' : ''} (${diff >= 0 ? '+' : ''}${diff})`;
+      }).join(' · ') : (g.rated ? '' : _('Casual game'));
+      res.replaceChildren(h('strong', { text: resultText(r, N, me) }),
+        h('span', { class: 'rating-change', text: rated }),
+        h('a', { class: 'btn small', href: `/api/games/${gameId}/record`, download: `lordsofwar-game-${gameId}.json`, text: '⬇ ' + _('Download record') }),
+        h('a', { class: 'btn small', href: `/games/${gameId}/replay`, text: '▶ ' + _('Replay') }));
+      res.hidden = false;
+    } else res.hidden = true;
+  }
+
+  function renderControls(acts, canAct) {
+    const g = S.game, me = you(), N = names();
+    const kinds = new Set(acts.map((a) => a.type));
+    $('#btn-draw').hidden = !kinds.has('draw');
+    $('#btn-pass').hidden = !kinds.has('pass');
+    $('#btn-draw').disabled = $('#btn-pass').disabled = !canAct;
+    const running = !over() && me != null;
+    const offer = g.draw_offer;
+    $('#btn-resign').hidden = !running;
+    $('#btn-offer-draw').hidden = !(running && !offer);
+    $('#btn-accept-draw').hidden = !(running && offer && offer !== me);
+    $('#btn-decline-draw').hidden = !(running && offer && offer !== me);
+    const dof = $('#draw-offer');
+    dof.hidden = !(running && offer);
+    dof.textContent = offer === me ? _('You offered a draw') : offer ? _('{player} offers a draw', { player: N[offer] }) : '';
+    dof.classList.toggle('incoming', !!offer && offer !== me);
+    for (const id of ['#btn-resign', '#btn-offer-draw', '#btn-accept-draw', '#btn-decline-draw']) $(id).disabled = UI.pending;
+    const hintBtn = $('#btn-hint');
+    if (hintBtn) {
+      const allowed = !!(g.hints && me != null && !over());
+      hintBtn.hidden = !allowed;
+      hintBtn.disabled = !canAct || UI.hinting;
+      hintBtn.textContent = UI.hinting ? '… ' + _('Thinking') : '? ' + _('Hint');
+    }
+    const hintLine = $('#hint-line');
+    if (hintLine) {
+      const shown = UI.hint && UI.hint.version === g.version && !over();
+      hintLine.hidden = !shown;
+      if (shown) {
+        const action = actionText(UI.hint.action);
+        hintLine.textContent = UI.hint.win == null ? _('Hint: {action}', { action })
+          : _('Hint: {action} (win {percent}%)', { action, percent: Math.round(100 * UI.hint.win) });
+        hintLine.dataset.action = UI.hint.action;
+      }
+    }
+    $('#over-links').hidden = !over();
+    $('#btn-rematch').hidden = !over() || me == null;
+    $('#controls').hidden = me == null && !over();
+  }
+
+  function renderLog(stick) {
+    const el = $('#log');
+    const N = names();
+    const log = S.log || [];
+    const lastTurn = log.length ? log[log.length - 1].turn : null;
+    const frag = document.createDocumentFragment();
+    const heads = {};
+    for (const e of log) {
+      const head = logHeading(e, N, heads);
+      if (head) frag.append(head);
+      frag.append(entryEl(e, N, { home: home(), cls: e.turn === lastTurn ? 'last-turn' : '', colourOf }));
+    }
+    if (!log.length) frag.append(h('div', { class: 'log-empty', text: _('No actions yet.') }));
+    el.replaceChildren(frag);
+    if (stick) el.scrollTop = el.scrollHeight;
+  }
+
+  // ---- interaction ----------------------------------------------------------------------------
+  // Every click that cannot become an action says why (say(): a short message over the status
+  // line, gone after a few seconds); magnify is a double-click or a right-click (or a click on
+  // anything that has no action at all: an opponent's card, a unit while it is not your turn).
+
+  const say = (text) => toast(text, 'hint');
+  /** A hint is about the position and the click it answered: gone with the next click or change. */
+  function clearHints() { for (const t of root.querySelectorAll('#toasts .toast.hint')) { clearTimeout(t._timer); t.remove(); } }
+  const unitLabel = (u, sq) => `${cardName(u.card)} (${sq})`;
+
+  /** Why nothing can be done now, or null when the player may act. */
+  function whyNot() {
+    if (!S.game) return _('the game is still loading');
+    if (over()) return _('the game is over');
+    if (you() == null) return _('you are watching this game: only the players act');
+    if (UI.pending) return _('waiting for the server to answer…');
+    if (!parsedLegal().length) {
+      const d = decider(), N = names();
+      return d ? _('not your turn: waiting for {player}', { player: N[d] }) : _('not your turn');
+    }
+    return null;
+  }
+  const cap = (t) => t.replace(/^./, (c) => c.toUpperCase());
+
+  /** What the player can do now, as a hint to follow a refusal. */
+  function whatNow(acts) {
+    const kinds = new Set(acts.map((a) => a.type));
+    if (kinds.has('advance')) return _('choose a lit square for your berserker');
+    const out = [];
+    if (kinds.has('deploy')) out.push(_('select a card in your hand, then a lit square'));
+    if (kinds.has('shoot') || kinds.has('move')) out.push(_('click a unit with a gold ring'));
+    if (kinds.has('recall')) out.push(_('click a unit with a gold ring to recall it'));
+    if (kinds.has('draw')) out.push(_('press Draw'));
+    if (kinds.has('pass')) out.push(_('press Pass'));
+    return out.length ? out.reduce((a, b) => _('{a}, or {b}', { a, b })) : _('nothing');
+  }
+
+  function missText(sel, square, unit) {
+    if (sel.kind === 'deploy') return _('{card} ({id}) cannot be deployed on {square}: choose a lit square', { card: cardName(sel.card), id: sel.card, square });
+    const su = unitAt(sel.from);
+    const who = su ? unitLabel(su, sel.from) : _('the unit on {square}', { square: sel.from });
+    if (sel.kind === 'shoot') {
+      return unit ? _('{unit} cannot shoot at {card} on {square}: choose a target marked in red', { unit: who, card: cardName(unit.card), square })
+        : _('{unit} cannot shoot at {square}: choose a target marked in red', { unit: who, square });
+    }
+    if (sel.kind === 'advance') return _('the berserker {unit} cannot advance to {square}: choose a lit square', { unit: who, square });
+    return _('{unit} cannot move to {square}: choose a lit square', { unit: who, square });
+  }
+
+  function onHandClick(ev, id, index) {
+    ev.stopPropagation();
+    if (UI.suppressClick) return;
+    closePopup();
+    clearHints();
+    const why = whyNot();
+    if (why) { say(cap(why)); return; }
+    const acts = parsedLegal();
+    const can = acts.some((a) => a.type === 'deploy' && a.card === id);
+    if (!can) {
+      const deploying = acts.some((a) => a.type === 'deploy');
+      say(deploying ? _('{card} ({id}) cannot be deployed now: no square is open to it', { card: cardName(id), id })
+        : _('{card} ({id}) cannot be deployed now: this is not the time to deploy — {what}', { card: cardName(id), id, what: whatNow(acts) }));
+      return;
+    }
+    if (UI.sel && UI.sel.kind === 'deploy' && UI.sel.index === index) { magnify(id, { colour: 'me' }); return; }
+    UI.sel = { kind: 'deploy', card: id, index };
+    if (ev.detail === 0) UI.wantFocus = { firstTarget: true }; // Enter or Space: on to the lit squares
+    render();
+  }
+
+  // drag a hand card onto the mat (a click still works: select, then click a square)
+  let drag = null;
+  function onHandPointerDown(ev, id, index, el) {
+    if (ev.button !== 0 || UI.pending || !parsedLegal().some((a) => a.type === 'deploy' && a.card === id)) return;
+    drag = { id, index, x: ev.clientX, y: ev.clientY, el, ghost: null, moved: false };
+    window.addEventListener('pointermove', onDragMove);
+    window.addEventListener('pointerup', onDragEnd, { once: true });
+  }
+  function onDragMove(ev) {
+    if (!drag) return;
+    if (!drag.moved) {
+      if (Math.hypot(ev.clientX - drag.x, ev.clientY - drag.y) < 6) return;
+      drag.moved = true;
+      const r = drag.el.getBoundingClientRect();
+      drag.ghost = cardEl(drag.id, { colour: 'me', extra: 'drag-ghost', title: false });
+      drag.ghost.style.setProperty('--cs', r.width + 'px');
+      document.body.append(drag.ghost);
+      UI.sel = { kind: 'deploy', card: drag.id, index: drag.index };
+      render();
+    }
+    drag.ghost.style.left = ev.clientX + 'px';
+    drag.ghost.style.top = ev.clientY + 'px';
+    for (const t of root.querySelectorAll('.sq.drop-hover')) t.classList.remove('drop-hover');
+    const under = document.elementFromPoint(ev.clientX, ev.clientY);
+    const sq = under && under.closest('#mat .sq.target');
+    if (sq) sq.classList.add('drop-hover');
+  }
+  function onDragEnd(ev) {
+    window.removeEventListener('pointermove', onDragMove);
+    const d = drag; drag = null;
+    if (!d || !d.moved) return;
+    d.ghost.remove();
+    UI.suppressClick = true;
+    setTimeout(() => { UI.suppressClick = false; }, 0);
+    const under = document.elementFromPoint(ev.clientX, ev.clientY);
+    const sq = under && under.closest('#mat [data-square]');
+    if (!sq) { say(_('{card} is still selected: drop it on a lit square, or click one', { card: cardName(d.id) })); return; }
+    const a = parsedLegal().find((x) => x.type === 'deploy' && x.card === d.id && x.to === sq.dataset.square);
+    if (a) sendAction(a.t);
+    else say(missText({ kind: 'deploy', card: d.id }, sq.dataset.square, null));
+  }
+
+  function unitAt(name) { return (S.view.board || []).find((u) => norm(u.square) === name) || null; }
+
+  function onMatClick(ev) {
+    if (UI.suppressClick) return;
+    const sqEl = ev.target.closest('[data-square]');
+    if (!sqEl || !S.view) return;
+    ev.stopPropagation();
+    closePopup();
+    clearHints();
+    const name = sqEl.dataset.square;
+    const unit = unitAt(name);
+    const why = whyNot();
+    if (why) {
+      // nothing to act on: a unit is magnified, an empty square says why
+      if (unit && !UI.pending) magnify(unit.card, { colour: colourOf(unit.owner) });
+      else say(cap(why));
+      return;
+    }
+    const acts = parsedLegal();
+    // 1. a destination of the selection
+    if (UI.sel) {
+      const a = acts.find((x) => matchesSel(x, UI.sel) && x.to === name);
+      if (a) { sendAction(a.t); return; }
+      if (UI.sel.from === name) { // clicking the selected unit again: magnify
+        if (unit) magnify(unit.card, { colour: colourOf(unit.owner) });
+        return;
+      }
+    }
+    // 2. a unit with actions of its own
+    const own = acts.filter((a) => a.from === name);
+    if (own.length) {
+      const kinds = [...new Set(own.map((a) => a.type))];
+      if (kinds.length === 1 && kinds[0] !== 'recall') {
+        UI.sel = { kind: kinds[0], from: name };
+        render();
+        return;
+      }
+      openPopup(sqEl, name, kinds, unit);
+      return;
+    }
+    // 3. anything else: say why nothing happens (the selection stays)
+    if (UI.sel) { say(cap(missText(UI.sel, name, unit))); return; }
+    if (unit) {
+      const args = { unit: unitLabel(unit, name), what: whatNow(acts) };
+      say(unit.owner === you() ? _('{unit} has no legal action now: {what}', args) : _('{unit} is not yours to command: {what}', args));
+    } else say(_('Nothing to do on {square}: {what}', { square: name, what: whatNow(acts) }));
+  }
+
+  function onMatMagnify(ev) {
+    const sqEl = ev.target.closest('[data-square]');
+    const unit = sqEl && S.view && unitAt(sqEl.dataset.square);
+    if (!unit) return;
+    ev.preventDefault();
+    closePopup();
+    magnify(unit.card, { colour: colourOf(unit.owner) });
+  }
+
+  const MENU_LABEL = { shoot: '◎ ' + _('Shoot'), move: '➜ ' + _('Move'), advance: '» ' + _('Advance'), recall: '↩ ' + _('Recall'), magnify: '⌕ ' + _('Magnify') };
+  function openPopup(anchor, square, kinds, unit) {
+    const pop = $('#popup');
+    const items = [...kinds.filter((k) => k !== 'recall'), ...kinds.filter((k) => k === 'recall'), 'magnify'];
+    pop.dataset.square = square;
+    pop.replaceChildren(...items.map((k) => h('button', {
+      type: 'button', role: 'menuitem', class: 'menu-item mi-' + k, 'data-menu': k,
+      text: MENU_LABEL[k],
+      onclick: (e) => {
+        e.stopPropagation();
+        closePopup();
+        if (k === 'magnify') { focusSquare(square, false); if (unit) magnify(unit.card, { colour: colourOf(unit.owner) }); return; }
+        UI.wantFocus = { mat: square };
+        if (k === 'recall') { sendAction('recall ' + square); return; }
+        UI.sel = { kind: k, from: square };
+        render();
+      },
+    })));
+    pop.hidden = false;
+    const r = anchor.getBoundingClientRect();
+    const pw = pop.offsetWidth, ph = pop.offsetHeight;
+    let left = r.left + window.scrollX + r.width / 2 - pw / 2;
+    left = Math.max(window.scrollX + 4, Math.min(left, window.scrollX + window.innerWidth - pw - 4));
+    let top = r.top + window.scrollY + r.height * 0.55;
+    if (top + ph > window.scrollY + window.innerHeight - 4) top = r.top + window.scrollY - ph + r.height * 0.3;
+    pop.style.left = left + 'px';
+    pop.style.top = top + 'px';
+    const first = pop.querySelector('button'); if (first) first.focus({ preventScroll: true });
+  }
+  function closePopup() { const p = $('#popup'); if (p) p.hidden = true; }
+
+  function setPending(on) {
+    UI.pending = on;
+    clearTimeout(UI.pendingTimer);
+    if (on) UI.pendingTimer = setTimeout(() => { UI.pending = false; toast(_('No answer from the server — try again')); sync(); render(); }, 10000);
+  }
+
+  function sendAction(text) {
+    if (UI.pending || !S.game) return;
+    UI.sel = null;
+    setPending(true);
+    render();
+    const msg = { type: 'action', action: text, version: S.game.version };
+    if (!wsSend(msg)) post(`/api/games/${gameId}/actions`, { action: text, version: S.game.version });
+  }
+
+  function sendControl(msg, path, body) {
+    if (UI.pending) return;
+    setPending(true);
+    render();
+    if (!wsSend(msg)) post(path, body);
+  }
+
+  async function rematch() {
+    $('#btn-rematch').disabled = true;
+    try {
+      const data = await postJSON(`/api/games/${gameId}/rematch`, {});
+      if (data.game) { window.location.href = `/games/${data.game}`; return; }
+      toast(_('Rematch offered to {player}: it waits in their lobby.', { player: data.opponent }), 'info');
+    } catch (e) {
+      if (e instanceof ApiError) toast(e.detail || _('request failed ({status})', { status: e.status }));
+      else toast(_('Network error: {error}', { error: errorText(e) }));
+      $('#btn-rematch').disabled = false;
+    }
+  }
+
+  async function askHint() {
+    if (UI.hinting) return;
+    UI.hinting = true; render();
+    try {
+      UI.hint = await postJSON(`/api/games/${gameId}/hint`, {});
+    } catch (e) {
+      if (e instanceof ApiError) toast(e.detail || _('hint failed ({status})', { status: e.status }));
+      else toast(_('Network error: {error}', { error: errorText(e) }));
+    } finally {
+      UI.hinting = false; render();
+    }
+  }
+
+  async function post(path, body) {
+    try {
+      const data = await postJSON(path, body);
+      if (data && data.game && data.view) applyState(data); else fetchState();
+    } catch (e) {
+      setPending(false);
+      if (e instanceof ApiError) {
+        toast(e.detail || _('request failed ({status})', { status: e.status }));
+        if (e.status === 409) fetchState(); else render();
+        return;
+      }
+      toast(_('Network error: {error}', { error: errorText(e) })); render();
+    }
+  }
+
+  /**
+   * A message over the status line (#toasts sits on #status: it covers no control). kind:
+   * "error" (a refusal from the server), "info", "hint" (why a click did nothing). The newest
+   * replaces the one shown; a click closes it.
+   */
+  function toast(text, kind) {
+    const box = $('#toasts');
+    kind = kind || 'error';
+    for (const old of box.querySelectorAll('.toast')) { clearTimeout(old._timer); old.remove(); }
+    const t = h('div', { class: 'toast ' + kind, role: kind === 'error' ? 'alert' : 'status', title: _('click to close'), text,
+      onclick: (e) => { e.stopPropagation(); t.remove(); } });
+    box.append(t);
+    t._timer = setTimeout(() => { t.classList.add('fade'); setTimeout(() => t.remove(), 400); }, kind === 'error' ? 7000 : kind === 'hint' ? 4500 : 3000);
+  }
+
+  // ---- state updates -------------------------------------------------------------------------------
+  function noteClock() {
+    if (S.game && S.game.clocks) UI.clockBase = { t: performance.now(), clocks: { 1: S.game.clocks[1] ?? S.game.clocks['1'], 2: S.game.clocks[2] ?? S.game.clocks['2'] } };
+    else UI.clockBase = null;
+  }
+
+  function applyState(msg) {
+    S.game = msg.game; S.view = msg.view; S.legal = msg.legal || []; S.log = msg.log || [];
+    S.deck = msg.deck_cards || null;
+    clearHints();
+    noteClock();
+    setPending(false);
+    render();
+  }
+
+  function applyUpdate(msg) {
+    if (!S.game) { sync(); return; }
+    const v = msg.game.version, cur = S.game.version;
+    if (v <= cur) return; // old news
+    const newEntries = msg.log || [];
+    const lastN = S.log.length ? S.log[S.log.length - 1].n : 0;
+    const contiguous = !newEntries.length || newEntries[0].n == null || newEntries[0].n === lastN + 1;
+    S.game = msg.game; S.view = msg.view; S.legal = msg.legal || [];
+    S.deck = msg.deck_cards || null;
+    clearHints();
+    if (contiguous) S.log = S.log.concat(newEntries);
+    if (v > cur + 1 || !contiguous) sync();
+    // animations: new units, eliminated units fading out
+    for (const e of newEntries) {
+      for (const ev of e.events || []) {
+        if (ev.type === 'eliminated') UI.ghosts.push({ square: ev.square, card: ev.card, owner: ev.owner });
+        if ((ev.type === 'deploy' || ev.type === 'advance' || ev.type === 'move') && (ev.square || ev.to)) UI.fresh.add(norm(ev.square || ev.to));
+      }
+    }
+    noteClock();
+    setPending(false);
+    render();
+    if (UI.sr) for (const e of newEntries) announce(describeText(e, names()));
+  }
+
+  async function fetchState() {
+    try {
+      applyState(await getJSON(`/api/games/${gameId}`));
+    } catch (e) {
+      if (!S.game) $('#status').textContent = _('Could not load the game: {error}', { error: errorText(e) });
+      else toast(_('Could not load the game: {error}', { error: errorText(e) }));
+    }
+  }
+
+  // ---- the live channel (socket.js) ---------------------------------------------------------------
+  const socket = new GameSocket(`/api/games/${gameId}/ws`, { onMessage, onState: setConn });
+  function wsSend(obj) { return socket.send(obj); }
+  function sync() { if (!wsSend({ type: 'sync' })) fetchState(); }
+
+  function setConn(state) {
+    const c = $('#conn');
+    c.hidden = state === 'ok';
+    c.textContent = state === 'connecting' ? _('connecting…') : _('reconnecting…');
+    root.classList.toggle('offline', state !== 'ok');
+  }
+
+  function onMessage(msg) {
+    switch (msg.type) {
+      case 'state': applyState(msg); break;
+      case 'update': applyUpdate(msg); break;
+      case 'error':
+        setPending(false);
+        toast(msg.message || _('refused'));
+        if (S.game && msg.version != null && msg.version !== S.game.version) sync();
+        render();
+        break;
+      case 'pong': break;
+      default: break;
+    }
+  }
+
+  // ---- wiring ----------------------------------------------------------------------------------------
+  $('#mat').addEventListener('click', onMatClick);
+  $('#mat').addEventListener('keydown', onMatKey);
+  $('#mat').addEventListener('focusin', (e) => { if (e.target.classList.contains('sq-key')) focusSquare(e.target.parentElement.dataset.square, false); });
+  $('#hand-bottom').addEventListener('keydown', onHandKey);
+  $('#hand-top').addEventListener('keydown', onHandKey);
+  $('#popup').addEventListener('keydown', onPopupKey);
+  if ($('#btn-sr')) {
+    $('#btn-sr').addEventListener('click', () => {
+      UI.sr = !UI.sr;
+      store.set('screenReader', UI.sr);
+      render();
+      announce(UI.sr ? _('Screen-reader mode on: the events of the game are read as they come') : _('Screen-reader mode off'));
+    });
+  }
+  $('#mat').addEventListener('dblclick', onMatMagnify);
+  $('#mat').addEventListener('contextmenu', onMatMagnify);
+  $('#btn-draw').addEventListener('click', () => { if (S.legal.includes('draw')) sendAction('draw'); });
+  $('#btn-rematch').addEventListener('click', rematch);
+  $('#btn-pass').addEventListener('click', () => { if (S.legal.includes('pass')) sendAction('pass'); });
+  $('#btn-resign').addEventListener('click', () => { $('#confirm').hidden = false; $('#btn-resign-cancel').focus(); });
+  $('#btn-resign-cancel').addEventListener('click', () => { $('#confirm').hidden = true; });
+  $('#btn-resign-confirm').addEventListener('click', () => {
+    $('#confirm').hidden = true;
+    sendControl({ type: 'resign' }, `/api/games/${gameId}/resign`, {});
+  });
+  const drawOp = (op) => sendControl({ type: 'draw', op }, `/api/games/${gameId}/draw`, { op });
+  $('#btn-offer-draw').addEventListener('click', () => drawOp('offer'));
+  if ($('#btn-hint')) $('#btn-hint').addEventListener('click', askHint);
+  $('#btn-accept-draw').addEventListener('click', () => drawOp('accept'));
+  $('#btn-decline-draw').addEventListener('click', () => drawOp('decline'));
+  $('#btn-contrast').addEventListener('click', () => { setHighContrast(!document.body.classList.contains('hc')); });
+  $('#btn-flip').addEventListener('click', () => { UI.flip = !UI.flip; render(); });
+  $('#btn-panels').addEventListener('click', () => { UI.panelsHidden = !UI.panelsHidden; store.set('panelsHidden', UI.panelsHidden); render(); });
+  $('#btn-fit').addEventListener('click', () => { UI.zoom = 'fit'; store.set('zoom', 'fit'); render(); });
+  $('#zoom').addEventListener('input', (e) => { UI.zoom = Number(e.target.value); store.set('zoom', UI.zoom); render(); });
+  document.addEventListener('click', (e) => {
+    if (UI.suppressClick) return;
+    if (!e.target.closest('#popup')) closePopup();
+    if (UI.sel && !e.target.closest('#mat') && !e.target.closest('.hand-card, .opp-card.own') && !e.target.closest('#popup') && !e.target.closest('#magnify') && !e.target.closest('#toasts')) { UI.sel = null; render(); }
+  });
+  document.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape') {
+      const m = $('#magnify');
+      if (m && !m.hidden) { if (m._close) m._close(); else m.hidden = true; return; }
+      if (!$('#popup').hidden) { const sq = $('#popup').dataset.square; closePopup(); focusSquare(sq, true); return; }
+      if (!$('#confirm').hidden) { $('#confirm').hidden = true; $('#btn-resign').focus(); return; }
+      if (UI.sel) { UI.sel = null; render(); }
+    }
+  });
+  let resizeTimer = null;
+  window.addEventListener('resize', () => { clearTimeout(resizeTimer); resizeTimer = setTimeout(() => { if (UI.zoom === 'fit') render(); }, 80); });
+  setInterval(tickClocks, 200);
+
+  // ---- start --------------------------------------------------------------------------------------------
+  setConn('connecting');
+  loadCards()
+    .then(fetchState)
+    .catch((e) => { $('#status').textContent = _('Could not load the game: {error}', { error: errorText(e) }); })
+    .finally(() => socket.connect());
+
+  // for the browser tests and debugging (tests/web/hooks.py)
+  return { S, UI, render, sync, send: wsSend, toast, announce };
+}

@@ -1,0 +1,373 @@
+/* Lords of War — the replay viewer; the entry module of replay.html (the mat and the cards drawn by
+ * render.js, as on the game page).
+ * Loads GET /api/games/{id}/replay = {record, positions, log} (positions[i] = after i actions,
+ * the opening first) and steps through it.
+ * It opens at the start (step 0; #ply=N in the address opens step N); the step controls stay
+ * in view (sticky). A click on a list entry, a card name in it included, goes to that step; a
+ * card name shows its card on hover and magnifies on a double-click or a right-click.
+ * Hooks: #replay-first #replay-prev #replay-next #replay-last #replay-ply (range) #replay-ply-label
+ *        #replay-list .replay-item[data-ply] (.current), #mat [data-square], #status, #result,
+ *        #btn-panels, .deck-count (hover: the cards left, everything being public in a replay).
+ * Tests and debugging: this module exports `replay` ({R, go}; tests/web/hooks.py imports it).
+ */
+
+import { ApiError, getJSON, postJSON } from './api.js';
+import { $, h } from './dom.js';
+import { _, ngettext } from './i18n.js';
+import {
+  actionText, applyHighContrast, armyTag, cardEl, deckCount, entryEl, entrySquares, fillPanelsButton, fitCellSize, loadCards,
+  logHeading, magnify, norm, renderMat, resultText, scoreEl, setHighContrast, store,
+} from './render.js';
+
+// the searching bots' levels by the rank words they are named after (lordsofwar.bots)
+const unknownError = _('unknown error');
+const LEVELS = { recruit: _('Recruit'), veteran: _('Veteran'), elite: _('Elite'), general: _('General') };
+const root = /** @type {HTMLElement} */ (document.getElementById('replay'));
+const gameId = Number(root.dataset.gameId);
+const R = {
+  positions: [], record: null, log: [], plies: [], ply: 0, flip: false, zoom: store.get('zoom', 'fit'),
+  panelsHidden: !!store.get('panelsHidden', false), analysis: null,
+};
+
+applyHighContrast();
+
+const names = () => {
+  const p = (R.record && R.record.players) || {};
+  return { 1: (p[1] && p[1].name) || _('player {n}', { n: 1 }), 2: (p[2] && p[2].name) || _('player {n}', { n: 2 }) };
+};
+const bottom = () => (R.flip ? 2 : 1);
+/** A translated sentence with \u0000 in place of an element: its pieces, the element between. */
+const around = (text, el) => {
+  const at = text.indexOf('\u0000');
+  if (at < 0) return [el, ' ', text];
+  return [text.slice(0, at), el, text.slice(at + 1)].filter((x) => x !== '');
+};
+// colours follow the owner: player 1 blue, player 2 red, whichever side of the screen
+const colourOf = (p) => (p === 1 ? 'me' : 'opp');
+
+/** One item per position after the opening: its log entry (or the bare action). */
+function buildPlies() {
+  const actions = (R.record && R.record.actions) || [];
+  const withAction = R.log.filter((e) => e.action != null);
+  const without = R.log.filter((e) => e.action == null);
+  const plies = [{ ply: 0, entry: null, label: _('Opening position') }];
+  for (let i = 1; i < R.positions.length; i++) {
+    let entry;
+    if (i <= actions.length) {
+      entry = withAction[i - 1] && withAction[i - 1].action === actions[i - 1] ? withAction[i - 1] : null;
+      if (!entry) {
+        const pos = R.positions[i - 1];
+        const p = (pos.turn_state && pos.turn_state.decider) || pos.to_move;
+        entry = { n: i, turn: pos.turn, player: p, action: actions[i - 1], events: [] };
+      }
+    } else {
+      entry = without.shift() || { n: i, turn: R.positions[i].turn, player: null, action: null, events: [{ type: 'result', ...(R.positions[i].result || {}) }] };
+    }
+    plies.push({ ply: i, entry });
+  }
+  R.plies = plies;
+}
+
+function cellSize(v) {
+  if (R.zoom !== 'fit') return Number(R.zoom) || 90;
+  return fitCellSize(root, v, 0.7 + 0.7 + 0.12, 44);
+}
+
+function render(fromList) {
+  const pos = R.positions[R.ply];
+  if (!pos) return;
+  root.classList.remove('loading');
+  const N = names(), b = bottom();
+  const it = R.plies[R.ply];
+  const last = it.entry ? entrySquares(it.entry) : new Set();
+  const ghosts = [];
+  if (it.entry) for (const ev of it.entry.events || []) if (ev.type === 'eliminated') ghosts.push({ square: ev.square, card: ev.card, owner: ev.owner });
+  // status + result first (they take height the fit needs)
+  const over = R.ply === R.positions.length - 1 && (pos.result || (R.record && R.record.result));
+  const st = $('#status');
+  const mover = (pos.turn_state && pos.turn_state.decider) || pos.to_move;
+  st.textContent = R.ply === 0 ? _('Opening · {name} to deploy', { name: N[mover] }) : over ? _('Game over')
+    : _('Turn {turn} · {name} to act', { turn: pos.turn, name: N[mover] });
+  st.className = 'status' + (over ? ' over' : '');
+  const res = $('#result');
+  if (over) {
+    const r = pos.result || R.record.result;
+    res.className = 'result-banner';
+    res.replaceChildren(h('strong', { text: resultText(r, N, null) }));
+    res.hidden = false;
+  } else res.hidden = true;
+  let cell = cellSize(pos);
+  const judged = R.analysis && R.analysis.decisions[R.ply];
+  const hinted = judged && !judged.forced && judged.squares ? new Set(judged.squares.map(norm)) : null;
+  const opts = { view: pos, bottom: b, home: 1, cell, last, ghosts, hinted };
+  renderMat($('#mat'), opts);
+  if (R.zoom === 'fit') { const c2 = cellSize(pos); if (c2 !== cell) { cell = c2; renderMat($('#mat'), { ...opts, cell }); } }
+  root.style.setProperty('--cell', cell + 'px');
+  const zr = $('#zoom'); if (zr && document.activeElement !== zr) zr.value = cell;
+  const rootTop = root.getBoundingClientRect().top + window.scrollY;
+  root.style.setProperty('--avail-h', Math.max(320, window.innerHeight - rootTop - 18) + 'px');
+  // hands: everything is public in a replay
+  const hand = (p) => ((pos.players || {})[p] || {}).hand || [];
+  $('#hand-bottom').replaceChildren(...hand(b).map((id, i) => {
+    const e = cardEl(id, { colour: colourOf(b), extra: 'replay-card' }); e.dataset.index = i; e.addEventListener('click', () => magnify(id, { colour: colourOf(b) })); return e;
+  }));
+  $('#hand-top').replaceChildren(...hand(3 - b).map((id, i) => {
+    const e = cardEl(id, { colour: colourOf(3 - b), rot: true, extra: 'opp-card face' }); e.dataset.index = i; e.addEventListener('click', () => magnify(id, { colour: colourOf(3 - b) })); return e;
+  }));
+  $('#hand-bottom').dataset.player = b;
+  $('#hand-top').dataset.player = 3 - b;
+  panel($('#panel-bottom'), b, 'bottom', pos, mover);
+  panel($('#panel-top'), 3 - b, 'top', pos, mover);
+  root.classList.toggle('panels-hidden', R.panelsHidden);
+  fillPanelsButton($('#btn-panels'), pos, [3 - b, b], N, 1, R.panelsHidden);
+  // controls
+  $('#replay-ply').max = R.positions.length - 1;
+  $('#replay-ply').value = R.ply;
+  $('#replay-ply-label').textContent = `${R.ply} / ${R.positions.length - 1}`;
+  $('#replay-first').disabled = $('#replay-prev').disabled = R.ply === 0;
+  $('#replay-last').disabled = $('#replay-next').disabled = R.ply === R.positions.length - 1;
+  renderAnalysis();
+  for (const el of root.querySelectorAll('.replay-item')) {
+    const cur = Number(el.dataset.ply) === R.ply;
+    el.classList.toggle('current', cur);
+    if (cur && !fromList) { // scroll the list only when the step is out of its view; a click in it keeps it still
+      const list = $('#replay-list');
+      const lr = list.getBoundingClientRect(), er = el.getBoundingClientRect();
+      if (er.top < lr.top || er.bottom > lr.bottom) list.scrollTop += er.top - lr.top - list.clientHeight / 2 + er.height / 2;
+    }
+  }
+}
+
+function panel(el, p, side, pos, mover) {
+  const N = names();
+  const vp = (pos.players || {})[p] || {};
+  const deck = Array.isArray(vp.deck) ? vp.deck.length : vp.deck;
+  const active = !pos.result && mover === p;
+  el.className = 'player-panel side-' + side + ' col-' + colourOf(p) + (active ? ' active' : '') + (pos.result && pos.result.winner === p ? ' winner' : '');
+  el.dataset.player = p;
+  const cards = Array.isArray(vp.deck) ? vp.deck : null;
+  const deckEl = deckCount(p, cards ? { cards, includes_hand: false } : null, { count: deck, colour: colourOf(p), name: N[p] });
+  el.replaceChildren(
+    h('div', { class: 'pp-head' }, h('span', { class: 'pp-dot' }),
+      h('div', { class: 'pp-id' }, h('span', { class: 'pp-name', text: N[p] }),
+        h('span', { class: 'pp-tags' }, h('span', { class: 'tag pnum', text: _('P{n}', { n: p }) }),
+          armyTag(vp.army)))),
+    h('div', { class: 'pp-body' },
+      scoreEl(pos, p, N, { home: 1, warn: p !== 1 }),
+      h('div', { class: 'pp-counts' },
+        deckEl,
+        h('span', { class: 'hand-count' }, ...around(_('{n} hand', { n: '\u0000' }), h('b', { text: (vp.hand || []).length }))),
+        h('span', { class: 'to-move' + (active ? '' : ' idle'), 'aria-hidden': active ? null : 'true', text: _('to move') }))));
+}
+
+function buildList() {
+  const N = names();
+  const list = $('#replay-list');
+  const frag = document.createDocumentFragment();
+  const heads = {};
+  for (const it of R.plies) {
+    const e = it.entry;
+    const head = e ? logHeading(e, N, heads) : null;
+    if (head) frag.append(head);
+    // a click anywhere on the entry, a card name included, jumps to its step; a card name
+    // shows its card on hover and magnifies on a double-click or a right-click
+    const body = e ? entryEl(e, N, { home: 1, cardClick: 'none', colourOf }) : h('div', { class: 'log-entry', text: it.label });
+    body.classList.add('ri-body');
+    frag.append(h('div', { class: 'replay-item', 'data-ply': it.ply, role: 'button', tabindex: '-1', title: _('go to step {n}', { n: it.ply }), onclick: () => go(it.ply, true) },
+      h('span', { class: 'ri-n', text: it.ply }), body));
+  }
+  list.replaceChildren(frag);
+}
+
+// --- the analysis (docs/bots.md): graph, preferred action, mistakes -------------------------
+
+const pct = (p) => Math.round(100 * p) + '%';
+
+/** The decision at the current step: what was played next and what the bot preferred. */
+function renderAnalysis() {
+  const A = R.analysis;
+  const best = $('#analysis-best');
+  if (!A) { best.hidden = true; return; }
+  for (const now of root.querySelectorAll('#analysis-graph .now')) {
+    now.setAttribute('x1', xOf(R.ply)); now.setAttribute('x2', xOf(R.ply));
+  }
+  const d = A.decisions[R.ply];
+  const N = names();
+  if (!d) { best.hidden = false; best.textContent = _('The game is over.'); best.className = 'analysis-best'; return; }
+  best.hidden = false;
+  best.className = 'analysis-best' + (d.verdict ? ' ' + d.verdict : '');
+  const say = actionText;
+  if (d.forced) { best.textContent = _('{name} had one legal action: {action}.', { name: N[d.player], action: say(d.played) }); return; }
+  const same = d.best === d.played;
+  // an action with the bot's win probability after it, when there is one
+  const withWin = (action, p) => (p == null ? action : _('{action} (win {pct})', { action, pct: pct(p) }));
+  const args = { name: N[d.player], best: withWin(say(d.best), d.win_best), played: withWin(say(d.played), d.win_played) };
+  best.textContent = same
+    ? _("{name} played the bot's choice: {action}.", { name: N[d.player], action: withWin(say(d.played), d.win_best) })
+    : d.verdict === 'mistake' ? _('Bot preferred: {best}; {name} played {played} — a mistake.', args)
+      : d.verdict === 'blunder' ? _('Bot preferred: {best}; {name} played {played} — a blunder.', args)
+        : _('Bot preferred: {best}; {name} played {played}.', args);
+  best.dataset.best = d.best;
+}
+
+const GW = 300, GH = 110;
+function xOf(i) { const n = Math.max(1, (R.analysis ? R.analysis.graph.length : 2) - 1); return 4 + (GW - 8) * i / n; }
+function yOf(p) { return 4 + (GH - 8) * (1 - p); }
+
+function drawAnalysis(A) {
+  R.analysis = A;
+  const NS = 'http://www.w3.org/2000/svg';
+  const svg = document.createElementNS(NS, 'svg');
+  svg.setAttribute('viewBox', `0 0 ${GW} ${GH}`);
+  svg.setAttribute('class', 'win-graph');
+  const N = names();
+  const counts = { 1: { mistake: 0, blunder: 0 }, 2: { mistake: 0, blunder: 0 } };
+  for (const d of A.decisions) if (d.verdict) counts[d.player][d.verdict]++;
+  const text = [1, 2].map((p) => {
+    // each sentence on its own: a call inside another's arguments is not seen by pybabel
+    const mistakes = ngettext('{n} mistake', '{n} mistakes', counts[p].mistake);
+    const blunders = ngettext('{n} blunder', '{n} blunders', counts[p].blunder);
+    return _('{mistakes} and {blunders} by {name}', { mistakes, blunders, name: N[p] });
+  }).join('; ');
+  svg.setAttribute('role', 'img');
+  svg.setAttribute('aria-label', _("{name}'s win probability over the game, by the {level} bot: {summary}", { name: N[1], level: LEVELS[A.level] || A.level, summary: text }));
+  const add = (tag, attrs) => { const e = document.createElementNS(NS, tag); for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v); svg.append(e); return e; };
+  add('rect', { x: 0, y: 0, width: GW, height: GH, class: 'wg-bg' });
+  add('line', { x1: 0, x2: GW, y1: yOf(0.5), y2: yOf(0.5), class: 'wg-half' });
+  const pts = A.graph.map((p, i) => `${xOf(i).toFixed(1)},${yOf(p).toFixed(1)}`).join(' ');
+  add('polyline', { points: pts, class: 'wg-line' });
+  A.graph.forEach((p, i) => {
+    const hit = add('rect', { x: xOf(i) - 2, y: 0, width: 4, height: GH, class: 'wg-hit', 'data-ply': i });
+    hit.addEventListener('click', () => go(i));
+    const t = document.createElementNS(NS, 'title'); t.textContent = _('step {n}: {name} {pct}', { n: i, name: N[1], pct: pct(p) }); hit.append(t);
+  });
+  for (const d of A.decisions) {
+    if (!d.verdict) continue;
+    const dot = add('circle', { cx: xOf(d.n), cy: yOf(A.graph[d.n]), r: d.verdict === 'blunder' ? 4.5 : 3.5, class: 'wg-' + d.verdict, 'data-ply': d.n });
+    dot.addEventListener('click', () => go(d.n));
+    const t = document.createElementNS(NS, 'title'); const targs = { name: N[d.player], n: d.n, played: d.played, drop: Math.round(100 * d.drop), best: d.best };
+    t.textContent = d.verdict === 'blunder' ? _('blunder by {name} at step {n}: {played} (−{drop}); bot preferred {best}', targs)
+      : d.verdict === 'mistake' ? _('mistake by {name} at step {n}: {played} (−{drop}); bot preferred {best}', targs)
+        : `${d.verdict} by ${N[d.player]} at step ${d.n}: ${d.played} (−${Math.round(100 * d.drop)}); bot preferred ${d.best}`; dot.append(t);
+  }
+  add('line', { x1: xOf(R.ply), x2: xOf(R.ply), y1: 0, y2: GH, class: 'wg-now now' });
+  const box = $('#analysis-graph');
+  box.replaceChildren(svg);
+  box.hidden = false;
+  const sum = $('#analysis-summary');
+  sum.textContent = text + '.';
+  sum.hidden = false;
+  // the move list: "?" on a mistake, "??" on a blunder
+  for (const d of A.decisions) {
+    if (!d.verdict) continue;
+    const item = root.querySelector(`.replay-item[data-ply="${d.n}"]`);
+    if (!item || item.querySelector('.ri-mark')) continue;
+    item.classList.add('marked-' + d.verdict);
+    const margs = { drop: Math.round(100 * d.drop), best: d.best };
+    const mtitle = d.verdict === 'blunder' ? _('blunder: −{drop} points; the bot preferred {best}', margs)
+      : d.verdict === 'mistake' ? _('mistake: −{drop} points; the bot preferred {best}', margs)
+        : `${d.verdict}: −${margs.drop} points; the bot preferred ${d.best}`;
+    item.append(h('span', { class: 'ri-mark ' + d.verdict, title: mtitle, text: d.verdict === 'blunder' ? '??' : '?' }));
+  }
+  $('#btn-analyse').hidden = true;
+  $('#analysis-intro').hidden = true;
+  $('#analysis-progress').hidden = true;
+  render();
+}
+
+function showProgress(doc) {
+  $('#btn-analyse').hidden = true;
+  $('#analysis-progress').hidden = false;
+  $('#analysis-bar').max = Math.max(1, doc.total);
+  $('#analysis-bar').value = doc.done;
+  $('#analysis-count').textContent = _('Analysing: {done} of {total} actions', { done: doc.done, total: doc.total });
+}
+
+async function pollAnalysis() {
+  for (;;) {
+    let doc;
+    try {
+      doc = await getJSON(`/api/games/${gameId}/analysis`);
+    } catch (e) {
+      if (!(e instanceof ApiError)) throw e;
+      if (e.status === 404) {
+        if ($('#analysis').dataset.signedIn === 'yes') { $('#btn-analyse').hidden = false; $('#analysis-intro').hidden = false; }
+        else { $('#analysis-intro').hidden = false; $('#analysis-intro').textContent = _('Sign in to have this game analysed.'); }
+        return;
+      }
+      doc = e.body;
+    }
+    if (doc.status === 'done' && doc.result) { drawAnalysis(doc.result); return; }
+    if (doc.status === 'failed') { $('#analysis-count').textContent = _('The analysis failed: {error}', { error: doc.error || unknownError }); $('#analysis-progress').hidden = false; return; }
+    showProgress(doc);
+    await new Promise((ok) => setTimeout(ok, 1000));
+  }
+}
+
+async function analyse() {
+  $('#btn-analyse').disabled = true;
+  let doc;
+  try {
+    doc = await postJSON(`/api/games/${gameId}/analysis`, {});
+  } catch (e) {
+    if (!(e instanceof ApiError)) throw e;
+    $('#btn-analyse').disabled = false;
+    $('#analysis-count').textContent = e.detail || _('failed ({status})', { status: e.status }); $('#analysis-progress').hidden = false; return;
+  }
+  $('#btn-analyse').disabled = false;
+  showProgress(doc);
+  pollAnalysis();
+}
+$('#btn-analyse').addEventListener('click', analyse);
+
+function go(ply, fromList) {
+  R.ply = Math.max(0, Math.min(R.positions.length - 1, ply));
+  render(fromList);
+}
+
+$('#replay-first').addEventListener('click', () => go(0));
+$('#replay-prev').addEventListener('click', () => go(R.ply - 1));
+$('#replay-next').addEventListener('click', () => go(R.ply + 1));
+$('#replay-last').addEventListener('click', () => go(R.positions.length - 1));
+$('#replay-ply').addEventListener('input', (e) => go(Number(e.target.value)));
+$('#btn-flip').addEventListener('click', () => { R.flip = !R.flip; render(); });
+$('#btn-panels').addEventListener('click', () => { R.panelsHidden = !R.panelsHidden; store.set('panelsHidden', R.panelsHidden); render(); });
+$('#btn-contrast').addEventListener('click', () => setHighContrast(!document.body.classList.contains('hc')));
+$('#btn-fit').addEventListener('click', () => { R.zoom = 'fit'; store.set('zoom', 'fit'); render(); });
+$('#zoom').addEventListener('input', (e) => { R.zoom = Number(e.target.value); store.set('zoom', R.zoom); render(); });
+$('#mat').addEventListener('click', (e) => {
+  const u = e.target.closest('.unit');
+  if (u) magnify(u.dataset.card, { colour: colourOf(Number(u.dataset.owner)) });
+});
+document.addEventListener('keydown', (e) => {
+  if (e.target.closest && e.target.closest('input:not([type=range]), textarea')) return;
+  const m = $('#magnify');
+  if (e.key === 'Escape' && m && !m.hidden) { if (m._close) m._close(); else m.hidden = true; return; }
+  if (e.key === 'ArrowRight' || e.key === 'ArrowDown') { e.preventDefault(); go(R.ply + 1); }
+  else if (e.key === 'ArrowLeft' || e.key === 'ArrowUp') { e.preventDefault(); go(R.ply - 1); }
+  else if (e.key === 'Home') { e.preventDefault(); go(0); }
+  else if (e.key === 'End') { e.preventDefault(); go(R.positions.length - 1); }
+});
+let t = null;
+window.addEventListener('resize', () => { clearTimeout(t); t = setTimeout(() => { if (R.zoom === 'fit') render(); }, 80); });
+
+(async function start() {
+  try {
+    await loadCards();
+    const data = await getJSON(`/api/games/${gameId}/replay`);
+    R.record = data.record || {};
+    R.positions = data.positions || [];
+    R.log = data.log || [];
+    if (!R.positions.length) throw new Error(_('the replay has no positions'));
+    buildPlies();
+    buildList();
+    const m = /(?:^|[#&])ply=(\d+)/.exec(location.hash);
+    go(m ? Number(m[1]) : 0); // the replay opens at the start
+    pollAnalysis();
+  } catch (e) {
+    $('#status').textContent = _('Could not load the replay: {error}', { error: e instanceof Error ? e.message : String(e) });
+  }
+})();
+
+/** The replay's state and its step control, for the browser tests and debugging. */
+export const replay = { R, go };
