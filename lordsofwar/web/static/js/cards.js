@@ -19,7 +19,7 @@ export async function loadCards() {
   try {
     list = await getJSON('/api/cards');
   } catch (e) {
-    if (e instanceof ApiError) throw new Error(_('could not load the cards ({status})', { status: e.status }));
+    if (e instanceof ApiError) throw new Error(_('could not load the cards ({status})', { status: e.status }), { cause: e });
     throw e;
   }
   for (const c of list) CARDS[c.id] = c;

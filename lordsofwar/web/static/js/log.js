@@ -5,7 +5,6 @@ import { card, cardName, cardTitle } from './cards.js';
 import { h } from './dom.js';
 import { _, reasonText } from './i18n.js';
 import { hidePreview, magnify, showPreview } from './magnifier.js';
-import { norm } from './mat.js';
 import { pieces, playerWord } from './words.js';
 
 /** Readable parts of a log entry: an array of {text | card, cls}. names: {1: "alice", 2: "bob"}. */
