@@ -167,6 +167,7 @@ class LobbyGame(BaseModel):
     deadline: str | None = Field(description="ISO time by which the player who must act must act, or null")
     turns: int = Field(description="actions played")
     result: GameOutcome | None
+    aborted: bool = Field(False, description="the game was aborted: it counts in no one's results")
 
 
 class Accepted(BaseModel):
