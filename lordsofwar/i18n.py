@@ -266,6 +266,7 @@ _REASONS: list[tuple[re.Pattern[str], Callable[[Any], str]]] = [
     (re.compile(rf"^{_PLAYER} missed the turn deadline$"),
      lambda who: gettext("{player} missed the turn deadline").format(player=who)),
     (re.compile(r"^draw agreed$"), lambda _x: gettext("draw agreed")),
+    (re.compile(rf"^aborted by {_PLAYER}$"), lambda who: gettext("{player} aborted the game").format(player=who)),
     (re.compile(r"^neither player can deploy, draw or recall$"),
      lambda _x: gettext("neither player can deploy, draw or recall")),
     (re.compile(rf"^both reached a threshold; {_PLAYER} reached the command threshold$"),
@@ -293,6 +294,8 @@ where known). Kept in step with the engine by tests/test_i18n.py; the browser ha
 def result_reason(reason: str | None, names: dict[int, str] | None = None) -> str:
     """A game's ending reason in the current language, its players by name where given."""
     text = reason or ""
+    if text.startswith("aborted: "):  # an early ending that aborted the game (rules.engine.ABORTED)
+        return gettext("game aborted: {reason}").format(reason=result_reason(text[len("aborted: ") :], names))
     for pattern, say in _REASONS:
         m = pattern.match(text)
         if not m:

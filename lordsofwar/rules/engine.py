@@ -723,9 +723,13 @@ def end_by_platform(pos: BasePosition, how: str, player: int | None) -> list[Eve
 
 def early_ending(result: Result) -> tuple[str, int | None] | None:
     """How a record's result ended the game off the board: ``("resign", p)``, ``("time", p)``,
-    ``("deadline", p)``, ``("agreed", None)``, or None when the actions must reach the result."""
+    ``("deadline", p)``, ``("agreed", None)``, an aborted game's ``("abort", p)`` (``p`` aborted
+    it) or ``("abort:" + how, p)`` (the early ending that aborted it), or None when the actions
+    must reach the result."""
     if result.winner is None:
-        return ("agreed", None) if result.reason == "draw agreed" else None
+        if result.reason == "draw agreed":
+            return ("agreed", None)
+        return _aborted_ending(result.reason)
     loser = 3 - result.winner
     if result.reason == f"player {loser} resigned":
         return ("resign", loser)
@@ -735,9 +739,74 @@ def early_ending(result: Result) -> tuple[str, int | None] | None:
     return None
 
 
+ABORT_TURNS = 2
+"""A game that ends before turn ``ABORT_TURNS + 1`` begins (before both players have made their
+first turn) is *aborted* (a platform's rule, as lichess aborts a game before both sides moved):
+it has no winner, and a platform rates and scores it as no game at all."""
+ABORTED_BY = "aborted by player {p}"
+"""The reason of a game a player aborted (the platform's *Abort*)."""
+ABORTED = "aborted: {reason}"
+"""The reason of a game that ended early in its first turns: the reason it would have had
+(``aborted: player 2 resigned``, ``aborted: player 1 ran out of time``, ``aborted: draw agreed``)."""
+
+
+def abortable(pos: BasePosition) -> bool:
+    """Whether an ending now would abort the game: it runs and turn 3 has not begun."""
+    return pos.result is None and pos.turn <= ABORT_TURNS
+
+
+def is_aborted(reason: str | None) -> bool:
+    """Whether a result's reason is an aborted game's."""
+    return _aborted_ending(reason or "") is not None
+
+
+def _aborted_ending(reason: str) -> tuple[str, int | None] | None:
+    for p in (1, 2):
+        if reason == ABORTED_BY.format(p=p):
+            return ("abort", p)
+    prefix = ABORTED.format(reason="")
+    if not reason.startswith(prefix):
+        return None
+    inner = reason[len(prefix) :]
+    for winner in (None, 1, 2):
+        found = early_ending(Result(winner, inner))
+        if found is not None and not found[0].startswith("abort"):
+            return ("abort:" + found[0], found[1])
+    return None
+
+
+def abort(pos: BasePosition, ending: tuple[str, int | None]) -> list[Event]:
+    """End a game that has not passed its first turns as aborted: ``ending`` is ``("abort", p)``
+    (player ``p`` aborted it) or the early ending that came first (``("resign", p)``, ``("time",
+    p)``, ``("deadline", p)``, ``("agreed", None)``). No winner."""
+    if pos.result is not None:
+        raise IllegalActionError(_("the game is already over"))
+    if pos.turn > ABORT_TURNS:
+        raise IllegalActionError(_("a game can be aborted only before both players have made their first turn"))
+    how, player = ending
+    if how != "agreed" and player not in (1, 2):
+        raise InvalidActionError(f"abort: player must be 1 or 2, not {player!r}")
+    events: list[Event]
+    if how == "abort":
+        events, reason = [{"type": "abort", "player": player}], ABORTED_BY.format(p=player)
+    elif how == "resign":
+        events, reason = [{"type": "resign", "player": player}], ABORTED.format(reason=f"player {player} resigned")
+    elif how == "agreed":
+        events, reason = [{"type": "draw_agreed"}], ABORTED.format(reason="draw agreed")
+    elif how in PLATFORM_ENDINGS:
+        text, kind = PLATFORM_ENDINGS[how]
+        events, reason = [{"type": kind, "player": player}], ABORTED.format(reason=text.format(p=player))
+    else:
+        raise InvalidActionError(f"unknown ending {how!r} to abort")
+    _finish(pos, Result(None, reason), events)
+    return events
+
+
 def end_early(pos: BasePosition, ending: tuple[str, int | None]) -> list[Event]:
     """Apply an ending found by :func:`early_ending`."""
     how, player = ending
+    if how.startswith("abort"):
+        return abort(pos, ("abort", player) if how == "abort" else (how[len("abort:") :], player))
     if how == "resign":
         assert player is not None
         return resign(pos, player)

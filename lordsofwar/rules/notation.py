@@ -582,7 +582,10 @@ def play_through(pos: Position, actions: Sequence[str], result: Result | None) -
                 raise NotationError(
                     f"result: the record says the game ended ({_clip(result.reason, 60)}) but after its actions it is still running"
                 )
-            events = engine.end_early(pos, ending)
+            try:
+                events = engine.end_early(pos, ending)
+            except (InvalidActionError, IllegalActionError) as exc:  # an aborted game past its first turns
+                raise NotationError(f"result: {exc}") from None
             yield {"n": len(actions) + 1, "turn": pos.turn, "player": ending[1], "action": None, "events": events}
         elif pos.result.winner != result.winner:
             raise NotationError(
@@ -595,8 +598,10 @@ def replay(record: GameRecord, cards: CardSet = CORE) -> list[Position]:
 
     Endings off the board are stored only in ``result``: ``"player N resigned"``, ``"player N ran
     out of time"``, ``"player N missed the turn deadline"`` (the other player winning) and
-    ``"draw agreed"`` (no winner); a record whose actions end before the game does is accepted
-    with one of these results, which replay applies after the last action.
+    ``"draw agreed"`` (no winner), and an aborted game's ``"aborted by player N"`` or ``"aborted:
+    "`` followed by one of the others (no winner; only before turn 3); a record whose actions end
+    before the game does is accepted with one of these results, which replay applies after the
+    last action.
     """
     pos = record.start(cards)
     positions = [pos.copy()]

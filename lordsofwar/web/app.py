@@ -73,6 +73,7 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
         async with sessions() as db:
             svc.csrf.key = await accounts.server_key(db, settings)
         mailer.start(svc.csrf.key)  # its own loop (only with LOW_SMTP_URL): the outbox, SMTP, retries
+        games.key = svc.csrf.key  # bots', hints' and analyses' seeds (games.service.job_seed)
         await svc.hub.start()
         await games.credit_downtime()
         await games.heartbeat()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -185,3 +186,24 @@ def alice(client: TestClient) -> Player:
 @pytest.fixture
 def bob(client: TestClient) -> Player:
     return Player(client, "bob").signup()
+
+
+
+def play_opening(game: int, *players: Player) -> None:
+    """Play both players' first turns (a deployment and a draw each) with the first legal
+    actions, so that the game can no longer be aborted: an ending after this has a result.
+    ``players``: the game's players who are people (a bot plays its own turns)."""
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        moved = False
+        for p in players:
+            state = p.state(game)
+            if state["game"]["status"] != "running" or not state["game"]["abortable"]:
+                return
+            if state["legal"]:
+                r = p.act(game, state["legal"][0], state["game"]["version"])
+                assert r.status_code == 200, r.text
+                moved = True
+        if not moved:
+            time.sleep(0.02)
+    raise AssertionError(f"game {game}: the opening was not played")

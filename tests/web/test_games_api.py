@@ -10,7 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from lordsofwar.rules import notation
-from tests.web.conftest import Player, new_game
+from tests.web.conftest import Player, new_game, play_opening
 
 
 def snapshot(p: Player, game_id: int) -> tuple[int, Any, Any]:
@@ -201,6 +201,7 @@ def test_draw_offer_decline_and_accept(alice: Player, bob: Player) -> None:
     assert alice.post(f"/api/games/{game}/draw", {"op": "offer"}).json()["game"]["draw_offer"] == 1
     assert alice.post(f"/api/games/{game}/draw", {"op": "offer"}).status_code == 409
     assert bob.post(f"/api/games/{game}/draw", {"op": "decline"}).json()["game"]["draw_offer"] is None
+    play_opening(game, alice, bob)  # a draw before both first turns would abort the game
     alice.post(f"/api/games/{game}/draw", {"op": "offer"})
     r = bob.post(f"/api/games/{game}/draw", {"op": "accept"})
     assert r.json()["game"]["result"] == {"winner": None, "reason": "draw agreed"}

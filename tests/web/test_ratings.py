@@ -13,7 +13,7 @@ from sqlalchemy import create_engine, select, update
 
 from lordsofwar.web.models import Rating, RatingChange, utcnow
 from lordsofwar.web.ratings import service as ratings
-from tests.web.conftest import Player, new_game
+from tests.web.conftest import Player, new_game, play_opening
 
 
 def sync_url(client: Any) -> str:
@@ -36,6 +36,7 @@ def test_a_rated_game_changes_both_ratings_once_when_it_ends(alice: Player, bob:
     game = new_game(alice, bob, rated=True)
     state = alice.state(game)
     assert state["game"]["rated"] is True and state["game"]["pool"] == "live" and state["game"]["ratings"] is None
+    play_opening(game, alice, bob)  # an ending before both first turns would abort the game
     r = bob.post(f"/api/games/{game}/resign")
     assert r.status_code == 200, r.text
     changes = r.json()["game"]["ratings"]
@@ -58,6 +59,7 @@ def test_a_rated_game_changes_both_ratings_once_when_it_ends(alice: Player, bob:
 
 def test_a_drawn_rated_game_and_the_turn_based_pool(alice: Player, bob: Player) -> None:
     game = new_game(alice, bob, rated=True, mode="turn", days=2)
+    play_opening(game, alice, bob)
     assert alice.post(f"/api/games/{game}/draw", {"op": "offer"}).status_code == 200
     r = bob.post(f"/api/games/{game}/draw", {"op": "accept"})
     assert r.status_code == 200, r.text
@@ -121,6 +123,7 @@ def test_the_leaderboard_lists_active_settled_players_by_rating(client: Any, ali
 def test_the_profile_shows_the_ratings_and_their_history(alice: Player, bob: Player) -> None:
     for _ in range(3):
         game = new_game(alice, bob, rated=True)
+        play_opening(game, alice, bob)
         assert bob.post(f"/api/games/{game}/resign").status_code == 200
     page = alice.get("/players/alice")
     assert page.status_code == 200

@@ -14,7 +14,7 @@ from sqlalchemy import create_engine, update
 
 from lordsofwar.web.models import Game, utcnow
 from lordsofwar.web.tournaments import service as tournaments
-from tests.web.conftest import Player
+from tests.web.conftest import Player, play_opening
 
 
 def wait_round(p: Player, tid: int, r: int) -> dict[str, Any]:
@@ -82,9 +82,11 @@ def test_a_nine_player_swiss_to_its_end(client: Any, alice: Player) -> None:
             if rnd == 2 and b["board"] == 1:
                 forfeit_by_deadline(client, game)  # player 1 never acted
             elif rng.random() < 0.2:
+                play_opening(game, white, black)  # an ending before both first turns would abort it
                 assert white.post(f"/api/games/{game}/draw", {"op": "offer"}).status_code == 200
                 assert black.post(f"/api/games/{game}/draw", {"op": "accept"}).status_code == 200
             else:
+                play_opening(game, white, black)
                 loser = rng.choice([white, black])
                 assert loser.post(f"/api/games/{game}/resign").status_code == 200, loser.name
     t = wait_round(alice, tid, 5)
@@ -188,6 +190,7 @@ def test_an_arena_pairs_players_as_they_finish_and_ends_with_its_window(client: 
         assert running, f"wave {wave}: nobody plays"
         b = running[0]
         loser = people[b["black"] if rng.random() < 0.7 else b["white"]]
+        play_opening(b["game"], people[b["white"]], people[b["black"]])  # not an aborted game: it counts
         assert loser.post(f"/api/games/{b['game']}/resign").status_code == 200
         t = wait_round(alice, tid, wave + 1)
         busy = [u for x in t["rounds_played"] for b in x["boards"] if b["result"] is None for u in (b["white"], b["black"])]
@@ -205,6 +208,7 @@ def test_an_arena_pairs_players_as_they_finish_and_ends_with_its_window(client: 
         )
     engine.dispose()
     for b in [b for x in t["rounds_played"] for b in x["boards"] if b["result"] is None]:
+        play_opening(b["game"], people[b["white"]], people[b["black"]])
         assert people[b["white"]].post(f"/api/games/{b['game']}/resign").status_code == 200
     app = client.app
     client.portal.call(tournaments.advance_all, app.state.services.sessions, app.state.services.games)

@@ -227,7 +227,8 @@ async def profile_page(request: Request, name: str, db: Db, user: MaybeUser) -> 
             item["your_turn"] = False
     won = sum(1 for i in items if i["result"] and i["result"]["winner"] == i["you"])
     lost = sum(1 for i in items if i["result"] and i["result"]["winner"] not in (None, i["you"]))
-    drawn = sum(1 for i in items if i["result"] and i["result"]["winner"] is None)
+    drawn = sum(1 for i in items if i["result"] and i["result"]["winner"] is None and not i["aborted"])
+    aborted = sum(1 for i in items if i["aborted"])
     histories = {pool: await ratings.history(db, player.id, pool) for pool in ratings.POOLS}
     ctx = {
         "player": player,
@@ -235,6 +236,7 @@ async def profile_page(request: Request, name: str, db: Db, user: MaybeUser) -> 
         "won": won,
         "lost": lost,
         "drawn": drawn,
+        "aborted": aborted,
         "ratings": await ratings.player_ratings(db, player.id),
         "charts": {pool: ratings.chart(points) for pool, points in histories.items()},
         "pools": ratings.pool_names(),

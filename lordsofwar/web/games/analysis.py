@@ -124,7 +124,7 @@ class Analyses:
             limit = asyncio.Semaphore(max(1, games.settings.bot_workers))
             done = 0
             written = time.monotonic()
-            seed = rt.game.seed & (2**31 - 1)
+            seed = games.job_seed("analysis", game_id, 0) & (2**31 - 1)  # not the deal's seed
 
             async def one(i: int) -> None:
                 nonlocal done, written

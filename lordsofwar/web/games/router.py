@@ -14,7 +14,7 @@ from fastapi import APIRouter, Path, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import HTMLResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from lordsofwar.i18n import _
+from lordsofwar.i18n import _, result_reason
 from lordsofwar.rules import notation
 from lordsofwar.rules.cards import CORE
 from lordsofwar.web import pages
@@ -27,6 +27,7 @@ from lordsofwar.web.games.service import (
     GameError,
     Runtime,
     Stale,
+    aborted,
     record_of,
     rematch_options,
     state_doc,
@@ -75,7 +76,13 @@ async def visible(svc: Services, game_id: int, user: User | None) -> tuple[Runti
 @router.get("/games/{game_id}", response_class=HTMLResponse, include_in_schema=False)
 async def game_page(request: Request, game_id: GameId, user: MaybeUser, svc: Svc) -> Response:
     rt, seat = await visible(svc, game_id, user)
-    return pages.render(request, "game.html", {"game_id": game_id, "seat": seat, "names": rt.names}, user)
+    ctx = {"game_id": game_id, "seat": seat, "names": rt.names, "aborted": _aborted_note(rt)}
+    return pages.render(request, "game.html", ctx, user)
+
+
+def _aborted_note(rt: Runtime) -> str | None:
+    """How an aborted game ended, in the page's language (None: not aborted)."""
+    return result_reason(rt.game.reason, rt.names) if aborted(rt.game) else None
 
 
 @router.get("/games/{game_id}/replay", response_class=HTMLResponse, include_in_schema=False)
@@ -83,7 +90,8 @@ async def replay_page(request: Request, game_id: GameId, user: MaybeUser, svc: S
     rt, _seat = await visible(svc, game_id, user)
     if rt.game.status != "over":
         raise Problem(409, _("the replay opens once the game is over"))
-    return pages.render(request, "replay.html", {"game_id": game_id, "names": rt.names}, user)
+    ctx = {"game_id": game_id, "names": rt.names, "aborted": _aborted_note(rt)}
+    return pages.render(request, "replay.html", ctx, user)
 
 
 @router.get("/api/cards")
@@ -111,6 +119,15 @@ async def api_act(game_id: GameId, body: ActionBody, user: SignedIn, svc: Svc) -
 async def api_resign(game_id: GameId, user: SignedIn, svc: Svc) -> dict[str, Any]:
     await visible(svc, game_id, user)
     rt = await svc.games.resign(game_id, user.id)
+    return state_doc(rt, rt.seat_of(user.id))
+
+
+@router.post("/api/games/{game_id}/abort", dependencies=[Csrf], responses=ACTING)
+async def api_abort(game_id: GameId, user: SignedIn, svc: Svc) -> dict[str, Any]:
+    """Abort the game while ``abortable`` (before both players have made their first turn): it
+    ends with no result, rates nothing and counts in no one's results; refused (409) after that."""
+    await visible(svc, game_id, user)
+    rt = await svc.games.abort(game_id, user.id)
     return state_doc(rt, rt.seat_of(user.id))
 
 
@@ -297,11 +314,13 @@ async def _on_message(svc: Services, conn: Connection, text: str) -> None:
         rt = await svc.games.runtime(conn.game_id)
         conn.send({"type": "state", **state_doc(rt, conn.seat)})
         return
-    if kind not in ("action", "resign", "draw"):
+    if kind not in ("action", "resign", "abort", "draw"):
         _refuse(
             svc,
             conn,
-            _("unknown message type {kind!r} (expected action, resign, draw, sync or ping)").format(kind=str(kind)[:20]),
+            _("unknown message type {kind!r} (expected action, resign, abort, draw, sync or ping)").format(
+                kind=str(kind)[:20]
+            ),
         )
         return
     if conn.user_id is None or conn.seat is None:
@@ -312,6 +331,8 @@ async def _on_message(svc: Services, conn: Connection, text: str) -> None:
             await svc.games.act(conn.game_id, conn.user_id, msg.get("action"), msg.get("version"))
         elif kind == "resign":
             await svc.games.resign(conn.game_id, conn.user_id)
+        elif kind == "abort":
+            await svc.games.abort(conn.game_id, conn.user_id)
         else:
             await svc.games.draw(conn.game_id, conn.user_id, msg.get("op"))
     except GameError as exc:

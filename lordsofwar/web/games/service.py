@@ -12,6 +12,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import hashlib
+import hmac
 import logging
 import secrets
 import time
@@ -202,6 +204,16 @@ class Runtime:
         return self.game.bot1 if seat == 1 else self.game.bot2
 
 
+def job_seed(key: bytes, label: str, game_id: int, version: int, seat: int = 0) -> int:
+    """The seed of a bot's decision, a hint or an analysis (``label``: ``bot``, ``hint``,
+    ``analysis``) of game ``game_id`` at ``version`` for ``seat``: the first 63 bits of
+    HMAC-SHA256 of the server key over these. Independent of the deal's secret seed (nothing a
+    worker is given lets it work the deal out), and the same for the same key, game, version and
+    seat (a retried job decides alike)."""
+    digest = hmac.new(key, f"lordsofwar {label} {game_id} {version} {seat}".encode(), hashlib.sha256).digest()
+    return int.from_bytes(digest[:8], "big") & (2**63 - 1)
+
+
 def _ms(delta: timedelta) -> int:
     return int(delta.total_seconds() * 1000)
 
@@ -250,6 +262,8 @@ def game_meta(rt: Runtime, seat: int | None, now: datetime | None = None) -> dic
         "server_time": _iso(now),
         "draw_offer": g.draw_offer,
         "result": None if g.status != "over" else {"winner": g.winner, "reason": g.reason},
+        "aborted": aborted(g),
+        "abortable": seat is not None and running and engine.abortable(rt.pos),
         "rated": g.rated,
         "hints": bool((g.options or {}).get("hints")) and (g.bot1 is not None or g.bot2 is not None),
         "pool": g.mode,
@@ -257,6 +271,13 @@ def game_meta(rt: Runtime, seat: int | None, now: datetime | None = None) -> dic
         if rt.ratings is None
         else {str(seat): {k: v for k, v in change.items() if k != "user_id"} for seat, change in enumerate(rt.ratings, 1)},
     }
+
+
+def aborted(g: Game) -> bool:
+    """Whether the game was aborted: it ended before both players had made their first turn
+    (rules.engine.ABORT_TURNS). An aborted game changes no rating, counts in no player's results
+    and gives tournament points only as tournaments/results.py says."""
+    return g.status == "over" and engine.is_aborted(g.reason)
 
 
 def legal_for(rt: Runtime, seat: int | None) -> list[str]:
@@ -496,6 +517,15 @@ class GameService:
         self.analyses = Analyses(self)
         self.bot_times: list[float] = []  # seconds of the latest bot decisions in the workers (for benchmarks)
         self._hints: dict[int, tuple[int, asyncio.Future[dict[str, Any]]]] = {}  # game -> (version, search)
+        self.key: bytes | None = None
+        """The server key (accounts.server_key), set when the application starts: bots', hints' and
+        analyses' seeds are derived from it (:func:`job_seed`)."""
+
+    def job_seed(self, label: str, game_id: int, version: int, seat: int = 0) -> int:
+        """:func:`job_seed` with the server key."""
+        if self.key is None:
+            raise RuntimeError("the server key is loaded when the application starts")
+        return job_seed(self.key, label, game_id, version, seat)
 
     # --- loading ---------------------------------------------------------------------------------
 
@@ -775,7 +805,8 @@ class GameService:
         # What else changes when the game ends, in the same transaction and only if it does: the
         # ratings of a rated game, the result of a tournament's pairing.
         steps: dict[str, Then] = {}
-        if new.result is not None and g.rated and g.player1_id is not None and g.player2_id is not None:
+        counts = new.result is not None and not engine.is_aborted(new.result.reason)  # an aborted game rates nothing
+        if new.result is not None and counts and g.rated and g.player1_id is not None and g.player2_id is not None:
             steps["ratings"] = functools.partial(
                 ratings.rate_game,
                 game_id=g.id,
@@ -785,8 +816,13 @@ class GameService:
                 now=now,
             )
         if new.result is not None and g.tournament_id is not None:
-            code = tournament_results.result_code(new.result, [*rt.log, *entries])
-            steps["tournament"] = functools.partial(tournament_results.record_result, game_id=g.id, code=code)
+            steps["tournament"] = functools.partial(
+                tournament_results.record_game,
+                game_id=g.id,
+                tournament_id=g.tournament_id,
+                result=new.result,
+                log=[*rt.log, *entries],
+            )
         then: Then | None = None
         if steps:
             then = functools.partial(_run_steps, steps)
@@ -841,6 +877,23 @@ class GameService:
 
         return await self._judged(game_id, await self.runtime(game_id), attempt)
 
+    async def abort(self, game_id: int, user_id: int) -> Runtime:
+        """Abort the game: either player may while neither ending would count (before both have
+        made their first turn); refused (409) after that, and once the game is over."""
+
+        async def attempt(rt: Runtime) -> Runtime:
+            seat = self._seat(rt, user_id)
+            if rt.game.status != "running":
+                raise GameError(_("the game is over ({reason})").format(reason=result_reason(rt.game.reason)))
+            if not engine.abortable(rt.pos):
+                raise GameError(
+                    _("the game can no longer be aborted: both players have made their first turn; resign instead")
+                )
+            await self._end(rt, ("abort", seat), seat)
+            return rt
+
+        return await self._judged(game_id, await self.runtime(game_id), attempt)
+
     async def draw(self, game_id: int, user_id: int, op: Any) -> Runtime:
         return await self._judged(game_id, await self.runtime(game_id), lambda rt: self._draw(rt, user_id, op))
 
@@ -875,7 +928,8 @@ class GameService:
         g = rt.game
         now = now or utcnow()
         new = rt.pos.copy()
-        events = engine.end_early(new, ending)
+        # before both players have made their first turn, any ending aborts the game
+        events = engine.abort(new, ending) if engine.abortable(rt.pos) else engine.end_early(new, ending)
         entry = {"n": len(rt.log) + 1, "turn": new.turn, "player": by, "action": None, "events": events}
         values: dict[str, Any] = {"since": now}
         if g.mode == "live" and g.waiting_for is not None and rt.pos.turn > 2:
@@ -985,7 +1039,7 @@ class GameService:
                 return
             version = rt.game.version
             view = notation.view(rt.pos, seat)
-            seed = (rt.game.seed ^ (version * 7919 + seat)) & (2**63 - 1)
+            seed = self.job_seed("bot", game_id, version, seat)  # never from the deal's seed
             known = known_hands((e for entry in rt.log for e in entry["events"]), seat)
             try:
                 budget = self._bot_budget(rt, seat)
@@ -1049,10 +1103,9 @@ class GameService:
         if cached is not None and cached[0] == version:
             return {**(await asyncio.shield(cached[1])), "version": version}
         events = (e for entry in rt.log for e in entry["events"])
+        seed = self.job_seed("hint", game_id, version, seat)
         job = asyncio.ensure_future(
-            self.bots.hint(
-                notation.view_json(rt.pos, seat), known_hands(events, seat), g.decks[seat - 1], (g.seed ^ version) & (2**63 - 1)
-            )
+            self.bots.hint(notation.view_json(rt.pos, seat), known_hands(events, seat), g.decks[seat - 1], seed)
         )
         self._hints[game_id] = (version, job)
         try:

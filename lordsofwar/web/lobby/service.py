@@ -16,7 +16,7 @@ from lordsofwar.i18n import N_, _
 from lordsofwar.rules.cards import CORE
 from lordsofwar.web.accounts import service as accounts
 from lordsofwar.web.decks import service as deckweb
-from lordsofwar.web.games.service import GameOptions, GameService
+from lordsofwar.web.games.service import GameOptions, GameService, aborted
 from lordsofwar.web.lobby.schemas import NewInvitation
 from lordsofwar.web.models import Game, Invitation, User, utcnow
 from lordsofwar.web.problem import Problem
@@ -57,6 +57,7 @@ async def game_json(db: AsyncSession, g: Game, user: User | None) -> dict[str, A
         "deadline": None if g.deadline_at is None else g.deadline_at.isoformat(),
         "turns": len(g.actions),
         "result": None if g.status != "over" else {"winner": g.winner, "reason": g.reason},
+        "aborted": aborted(g),
     }
 
 

@@ -12,6 +12,10 @@ A rating is OpenSkill's ``mu`` and ``sigma`` (25 and 25/3 for a new player). Wha
 settled players). Leaderboards list players who are not provisional and played a rated game in
 the pool within :data:`ACTIVE_DAYS`, by that displayed rating.
 
+An aborted game (one that ended before both players made their first turn: a resignation, a
+timeout, an agreed draw or the *Abort* at the start) is never rated (web.games.service), so
+two accounts cannot farm a rating by resigning games unplayed.
+
 :func:`rate_game` runs inside the transaction that ends the game, after the game's row was
 updated with its version check, so a rating changes exactly once per game however many processes
 try to end it; the rows of both players are locked in the order of their ids, so two games of the
@@ -31,6 +35,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from lordsofwar import i18n
 from lordsofwar.i18n import N_, _
+from lordsofwar.rules import engine
 from lordsofwar.web.models import Game, Rating, RatingChange, User, utcnow
 from lordsofwar.web.words import hands_words, option_word
 
@@ -223,18 +228,11 @@ async def leaderboard(
         "pages": max(1, -(-total // PAGE)),
         "total": total,
         "active_days": ACTIVE_DAYS,
+        "provisional_players": provisional_players,
         "players": [{"rank": first + i + 1, "name": r["name"], **_rating_json(r)} for i, r in enumerate(rows)],
     }
 
 
-def chart(points: list[dict[str, Any]], width: int = 600, height: int = 170) -> dict[str, Any] | None:
-        "provisional_players": provisional_players,
-    """An SVG line chart of a rating history (:func:`history`): it starts at the rating before
-    the first game shown (1500 for a new player, so one game draws a line, not a lone dot), then
-    one dot per rated game (won, drawn, lost); grid lines at round ratings; the times of the
-    first and last games, as dates or, within one day, as times. None with no game."""
-    if not points:
-        return None
 async def position(db: AsyncSession, user_id: int, pool: str, now: datetime | None = None) -> dict[str, Any] | None:
     """Where a player stands in ``pool``: their rating (:func:`_rating_json`) and ``rank``, their
     place on the leaderboard in its order (None while provisional or not active within
@@ -259,6 +257,13 @@ async def position(db: AsyncSession, user_id: int, pool: str, now: datetime | No
     return out
 
 
+def chart(points: list[dict[str, Any]], width: int = 600, height: int = 170) -> dict[str, Any] | None:
+    """An SVG line chart of a rating history (:func:`history`): it starts at the rating before
+    the first game shown (1500 for a new player, so one game draws a line, not a lone dot), then
+    one dot per rated game (won, drawn, lost); grid lines at round ratings; the times of the
+    first and last games, as dates or, within one day, as times. None with no game."""
+    if not points:
+        return None
     left, right, top, bottom = 44, 10, 10, 22
     start = points[0]["rating"] - points[0]["change"]
     ratings = [start, *(p["rating"] for p in points)]
@@ -291,30 +296,25 @@ async def position(db: AsyncSession, user_id: int, pool: str, now: datetime | No
     floor = height - bottom
     area = f"{origin['x']},{floor} {line} {dots[-1]['x']},{floor}"
     grid = [{"y": y(r), "label": r} for r in range(lo, hi + 1, step)]
+    since, until = _time_labels(points[0]["at"], points[-1]["at"])
     return {
         "width": width,
         "height": height,
         "left": left,
         "right": width - right,
-    since, until = _time_labels(points[0]["at"], points[-1]["at"])
         "line": line,
         "area": area,
+        "start": origin,
         "dots": dots,
         "grid": grid,
         "first": points[0]["at"][:10],
         "last": points[-1]["at"][:10],
+        "since": since,
+        "until": until,
         "bottom": height - 6,
-        "start": origin,
     }
 
 
-def results_by(games: list[Game], user_id: int) -> dict[str, list[dict[str, Any]]]:
-        "since": since,
-        "until": until,
-    """A player's finished games counted by the army they played and by variant: for each,
-    ``{"label", "won", "drawn", "lost", "games"}``, the most played first."""
-    tables: dict[str, dict[str, dict[str, Any]]] = {"army": {}, "variant": {}}
-    for g in games:
 def _time_labels(first: str, last: str) -> tuple[str, str]:
     """The chart's labels for the first and last games' times (ISO): their dates when the days
     differ; within one day the date and time, then the time; one label (the last, the date and
@@ -326,7 +326,13 @@ def _time_labels(first: str, last: str) -> tuple[str, str]:
     return "", f"{last[:10]} {last[11:16]} UTC"
 
 
-        if g.status != "over":
+def results_by(games: list[Game], user_id: int) -> dict[str, list[dict[str, Any]]]:
+    """A player's finished games counted by the army they played and by variant: for each,
+    ``{"label", "won", "drawn", "lost", "games"}``, the most played first. Aborted games (ended
+    before both players made their first turn) are no games: left out."""
+    tables: dict[str, dict[str, dict[str, Any]]] = {"army": {}, "variant": {}}
+    for g in games:
+        if g.status != "over" or engine.is_aborted(g.reason):
             continue
         seat = 1 if g.player1_id == user_id else 2 if g.player2_id == user_id else None
         if seat is None:

@@ -7,7 +7,9 @@ the sides of Lords of War: white is player 1, who deploys first on the square ma
 
 Points: a win 1, a draw ½, a loss 0; a pairing-allocated bye (an odd number of entrants) 1; a
 forfeit (a player lost a game unplayed: their clock or deadline ran out before their first
-action) counts 1 for the winner and 0 for the loser, and the pair is not played again.
+action, or they ended an aborted game, tournaments/results.py) counts 1 for the winner and 0 for
+the loser, and the pair is not played again; a double forfeit (a draw agreed before the first
+turns) 0 for both.
 
 Tie-breaks, in this order after the score: **Buchholz** (the sum of the final scores of the
 opponents met, forfeits included, byes not), **Sonneborn-Berger** (the final scores of the
@@ -26,7 +28,10 @@ from caissify_pairings import MissingFloatHistoryWarning, generate_pairings
 WIN, DRAW, LOSS = "1-0", "1/2", "0-1"
 FORFEIT_WIN, FORFEIT_LOSS = "+-", "-+"
 """Results from white's (player 1's) side; a forfeit's ``+`` is the side that won unplayed."""
-RESULTS = (WIN, DRAW, LOSS, FORFEIT_WIN, FORFEIT_LOSS)
+DOUBLE_FORFEIT = "--"
+"""An aborted board that gives neither player a point (tournaments/results.py); an arena leaves
+it out altogether."""
+RESULTS = (WIN, DRAW, LOSS, FORFEIT_WIN, FORFEIT_LOSS, DOUBLE_FORFEIT)
 
 
 @dataclass(frozen=True)
@@ -79,6 +84,7 @@ def points(p: Pairing, player: int) -> float:
         DRAW: 0.5,
         FORFEIT_WIN: 1.0 if white else 0.0,
         FORFEIT_LOSS: 0.0 if white else 1.0,
+        DOUBLE_FORFEIT: 0.0,
     }[p.result or DRAW]
 
 
@@ -215,7 +221,7 @@ def arena_standings(entrants: Iterable[Entrant], pairings: Iterable[Pairing]) ->
     table = {e.id: ArenaStanding(e.id, e.name, e.rating, withdrawn=e.withdrawn) for e in entrants}
     streak: dict[int, int] = dict.fromkeys(table, 0)
     for p in sorted(pairings, key=lambda p: p.round):
-        if p.black is None:
+        if p.black is None or p.result == DOUBLE_FORFEIT:  # an aborted game counts nothing
             continue
         for me in (p.white, p.black):
             s = table[me]
