@@ -4,7 +4,11 @@ with its games created, results from the games' ends, standings (docs/community.
 A round is paired by the process whose conditional update raises the tournament's
 ``current_round`` from the round just finished: a second process (or a second call) finds the
 round moved on and does nothing. The round's pairings and games are written in that same
-transaction. Results reach the pairings in the transactions that end the games
+transaction. Every change to the entrants (a join, a withdrawal, a bot entered or taken out),
+the start and the pairing of each round first lock the tournament's row (:func:`_locked`), so
+each of them sees the others whole, whatever the number of server processes: a join is paired
+or refused, and a withdrawal comes before a round's pairing (the player is left out of it) or
+after it (the round's game goes on), never half of each. Results reach the pairings in the transactions that end the games
 (:mod:`lordsofwar.web.tournaments.results`); after each, and at every sweep of the server, the
 next round is paired when the current one is complete.
 """
@@ -129,10 +133,37 @@ async def _tournament(db: AsyncSession, tid: int) -> Tournament:
     return t
 
 
+async def _locked(db: AsyncSession, tid: int) -> Tournament:
+    """The tournament, read under a lock on its row that this transaction holds until it ends.
+
+    Joins, withdrawals, bots entered or taken out, the start and the pairing of every round take
+    it first, so they happen one after the other: a join either comes before the start (and its
+    player is paired in round 1) or finds registration closed; a withdrawal either comes before
+    a round is paired (and the player is left out of it) or after. PostgreSQL locks the row
+    (``SELECT ... FOR NO KEY UPDATE``: inserts that only refer to the tournament still go on);
+    SQLite, one writer at a time, takes its write lock with an update of the row that changes
+    nothing, the transaction's first statement (reads before it run outside any transaction)."""
+    if db.get_bind().dialect.name == "postgresql":
+        query = select(Tournament).where(Tournament.id == tid).with_for_update(key_share=True)
+    else:
+        await db.execute(
+            update(TOURNAMENTS).where(TOURNAMENTS.c.id == tid).values(current_round=TOURNAMENTS.c.current_round)
+        )
+        query = select(Tournament).where(Tournament.id == tid)
+    t = await db.scalar(query.execution_options(populate_existing=True))
+    if t is None:
+        raise Problem(404, _("there is no tournament {tournament}").format(tournament=tid))
+    return t
+
+
+def _closed() -> Problem:
+    return Problem(409, _("registration is closed: the tournament has started"), code="closed")
+
+
 async def join(db: AsyncSession, user: User, tid: int, body: Join) -> Tournament:
-    t = await _tournament(db, tid)
+    t = await _locked(db, tid)
     if not _open(t):
-        raise Problem(409, _("registration is closed: the tournament has started"))
+        raise _closed()
     if await db.get(TournamentEntry, (tid, user.id)) is not None:
         raise Problem(409, _("you are registered already"))
     count = await db.scalar(select(func.count()).select_from(TournamentEntry).where(TournamentEntry.tournament_id == tid))
@@ -162,7 +193,7 @@ def _open(t: Tournament) -> bool:
 
 
 async def _organiser(db: AsyncSession, user: User, tid: int) -> Tournament:
-    t = await _tournament(db, tid)
+    t = await _locked(db, tid)
     if t.created_by != user.id:
         raise Problem(403, _("only the tournament's creator enters and removes bots"))
     return t
@@ -175,7 +206,7 @@ async def enter_bot(db: AsyncSession, user: User, tid: int, body: EnterBot) -> T
         raise Problem(422, _("unknown bot {bot!r} (known: {known})").format(bot=body.level[:20], known=", ".join(BOTS)))
     t = await _organiser(db, user, tid)
     if not _open(t):
-        raise Problem(409, _("registration is closed: the tournament has started"))
+        raise _closed()
     bot = await accounts.bot_account(db, body.level)
     entry = await db.get(TournamentEntry, (tid, bot.id))
     if entry is not None and not entry.withdrawn:
@@ -227,7 +258,7 @@ async def join_running(sessions: async_sessionmaker[AsyncSession], games: GameSe
 async def withdraw(db: AsyncSession, user: User, tid: int) -> Tournament:
     """Before the start the entry goes; after it the player is left out of the coming rounds
     (a round robin forfeits their games); a game under way goes on."""
-    t = await _tournament(db, tid)
+    t = await _locked(db, tid)
     entry = await db.get(TournamentEntry, (tid, user.id))
     if entry is None or entry.withdrawn:
         raise Problem(409, _("you are not registered in this tournament"))
@@ -238,7 +269,7 @@ async def withdraw(db: AsyncSession, user: User, tid: int) -> Tournament:
 async def _leave(db: AsyncSession, t: Tournament, entry: TournamentEntry) -> None:
     """An entrant leaves: before the start the entry goes; after it, it is marked withdrawn."""
     if t.status == "finished":
-        raise Problem(409, _("the tournament is over"))
+        raise Problem(409, _("the tournament is over"), code="over")
     if t.status == "upcoming":
         await db.delete(entry)
     else:
@@ -247,12 +278,13 @@ async def _leave(db: AsyncSession, t: Tournament, entry: TournamentEntry) -> Non
 
 
 async def start(db: AsyncSession, sessions: async_sessionmaker[AsyncSession], games: GameService, user: User, tid: int) -> Tournament:
-    """The creator starts the tournament: registration closes and round 1 is paired."""
-    t = await _tournament(db, tid)
+    """The creator starts the tournament: registration closes and round 1 is paired (with the
+    tournament locked while its entrants are counted and its status changes: see :func:`_locked`)."""
+    t = await _locked(db, tid)
     if t.created_by != user.id:
         raise Problem(403, _("only the tournament's creator can start it"))
     if t.status != "upcoming":
-        raise Problem(409, _("the tournament has started already"))
+        raise Problem(409, _("the tournament has started already"), code="started")
     entries = await _entry_rows(db, tid)
     if len(entries) < 2:
         raise Problem(409, _("a tournament needs at least two players"))
@@ -266,7 +298,7 @@ async def start(db: AsyncSession, sessions: async_sessionmaker[AsyncSession], ga
     )
     await db.commit()
     if started.rowcount != 1:  # type: ignore[attr-defined]
-        raise Problem(409, _("the tournament has started already"))
+        raise Problem(409, _("the tournament has started already"), code="started")
     await advance(sessions, games, tid)
     await db.refresh(t)
     return t
@@ -319,19 +351,17 @@ async def advance(sessions: async_sessionmaker[AsyncSession], games: GameService
     created: list[Game] = []
     async with sessions() as db:
         t = await db.get(Tournament, tid)
-        if t is None or t.status != "running":
+        if t is None or t.status != "running" or await _pending(db, t):
+            return False  # seen without the lock: most calls stop here
+        # The entrants read below are the ones the round is paired with: joins, withdrawals and
+        # bots entered or taken out wait until this transaction ends (see _locked).
+        t = await _locked(db, tid)
+        if t.status != "running" or await _pending(db, t):
+            await db.rollback()
             return False
         if t.kind == "arena":
             return await _arena_wave(db, games, t)
         r = t.current_round
-        if r > 0:
-            pending = await db.scalar(
-                select(func.count()).select_from(PAIRINGS).where(
-                    PAIRINGS.c.tournament_id == tid, PAIRINGS.c.round == r, PAIRINGS.c.result.is_(None)
-                )
-            )
-            if pending:
-                return False
         if r >= t.rounds:
             done = await db.execute(
                 update(TOURNAMENTS)
@@ -374,6 +404,18 @@ async def advance(sessions: async_sessionmaker[AsyncSession], games: GameService
     return True
 
 
+async def _pending(db: AsyncSession, t: Tournament) -> bool:
+    """Whether a Swiss or round robin's current round has games still being played."""
+    if t.kind == "arena" or t.current_round == 0:
+        return False
+    pending = await db.scalar(
+        select(func.count()).select_from(PAIRINGS).where(
+            PAIRINGS.c.tournament_id == t.id, PAIRINGS.c.round == t.current_round, PAIRINGS.c.result.is_(None)
+        )
+    )
+    return bool(pending)
+
+
 async def _new_game(
     db: AsyncSession,
     games: GameService,
@@ -393,7 +435,8 @@ async def _new_game(
 
 async def _arena_wave(db: AsyncSession, games: GameService, t: Tournament) -> bool:
     """One pairing wave of an arena: every waiting player paired with another, in one
-    transaction with the raise of its wave number (so no player is paired twice at once)."""
+    transaction with the raise of its wave number (so no player is paired twice at once), ``t``
+    locked (so no one joins or withdraws meanwhile)."""
     wave = t.current_round
     rows = await _pairing_rows(db, t.id)
     playing = {u for p in rows if p.result is None for u in (p.white_id, p.black_id) if u is not None}
