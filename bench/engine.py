@@ -19,6 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.report import add_platform, show  # noqa: E402
+from lordsofwar.bots.play import derived_seed  # noqa: E402
 from lordsofwar.rules.cards import CORE  # noqa: E402
 from lordsofwar.rules.notation import deal  # noqa: E402
 from lordsofwar.rules.state import Action, Position, Variant  # noqa: E402
@@ -31,15 +32,17 @@ def new_game(rng: random.Random) -> Position:
 
 
 def random_games(seconds: float, min_games: int, seed: int) -> dict[str, float]:
-    """Play uniformly random full games for about ``seconds``."""
-    rng = random.Random(seed)
+    """Play uniformly random full games for about ``seconds``: the deals from one stream of
+    ``seed``, the random choices from another (a player's seed never reveals the deal)."""
+    rng = random.Random(derived_seed(seed, "deal"))
+    choices = random.Random(derived_seed(seed, "bot"))
     games = actions = turns = 0
     start = time.perf_counter()
     cpu_start = time.process_time()
     while True:
         pos = new_game(rng)
         while pos.result is None:
-            pos.push(rng.choice(pos.legal_actions()))
+            pos.push(choices.choice(pos.legal_actions()))
             actions += 1
         games += 1
         turns += pos.turn
@@ -59,13 +62,13 @@ def random_games(seconds: float, min_games: int, seed: int) -> dict[str, float]:
 
 def sample_decision_points(n: int, seed: int) -> list[tuple[Position, Action]]:
     """``n`` positions met in random games, each with the action then chosen (caches empty)."""
-    rng = random.Random(seed)
+    rng, choices = random.Random(derived_seed(seed, "deal")), random.Random(derived_seed(seed, "bot"))
     out: list[tuple[Position, Action]] = []
     while len(out) < n:
         pos = new_game(rng)
         while pos.result is None and len(out) < n:
             fresh = pos.copy()
-            action = rng.choice(pos.legal_actions())
+            action = choices.choice(pos.legal_actions())
             out.append((fresh, action))
             pos.push(action)
     return out
@@ -113,11 +116,11 @@ def apply_times(points: list[tuple[Position, Action]]) -> dict[str, float]:
 
 def memory(seed: int) -> dict[str, float]:
     """Python heap peak while playing one game, and the size of one position copy."""
-    rng = random.Random(seed)
+    rng, choices = random.Random(derived_seed(seed, "deal")), random.Random(derived_seed(seed, "bot"))
     tracemalloc.start()
     pos = new_game(rng)
     while pos.result is None:
-        pos.push(rng.choice(pos.legal_actions()))
+        pos.push(choices.choice(pos.legal_actions()))
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     tracemalloc.start()

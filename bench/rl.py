@@ -28,12 +28,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import numpy as np  # noqa: E402
 
 from bench.report import add_platform, show  # noqa: E402
+from lordsofwar.bots.play import derived_seed  # noqa: E402
 
 
 def aec_steps(make: Callable[[], Any], seconds: float, seed: int = 0) -> dict[str, float]:
     """Steps a second through the AEC API with the observation and mask read at every step."""
     env = make()
-    rng = np.random.default_rng(seed)
+    rng = np.random.default_rng(derived_seed(seed, "bot"))  # the choices: a stream apart from the deals'
     steps = games = 0
     env.reset(seed=seed)
     start = time.perf_counter()

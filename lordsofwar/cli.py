@@ -601,10 +601,17 @@ def view_command(position: str, player: int) -> None:
     "--as", "human_player", type=click.IntRange(1, 2), default=1, show_default=True, help="Which player you are."
 )
 @click.option("--save", default=None, metavar="FILE", help="Save the game record to FILE.")
+@click.option(
+    "--bot-seed", type=click.IntRange(0, MAX_SEED), default=None,
+    help="The bot's seed, a stream apart from the deal's --seed (a bot's seed never reveals the deal) "
+    "[default: drawn at random].",
+)
 @_cards_option
-def play_command(opponent: str, human_player: int, save: str | None, **options: Any) -> None:
+def play_command(opponent: str, human_player: int, save: str | None, bot_seed: int | None, **options: Any) -> None:
     """Play a game in the terminal."""
     setup = _setup(options)
+    if bot_seed is None:
+        bot_seed = secrets.randbelow(2**63)  # drawn apart from the deal: nothing links the two
     try:
         tui = importlib.import_module("lordsofwar.tui")
     except ModuleNotFoundError as exc:
@@ -618,6 +625,7 @@ def play_command(opponent: str, human_player: int, save: str | None, **options: 
         human_player=human_player,
         save=Path(save) if save is not None else None,
         names=setup.names,
+        bot_seed=bot_seed,
     )
     click.get_current_context().exit(int(code or 0))
 
@@ -683,7 +691,8 @@ def analyse_command(game: str, level: str, seconds: float | None, iterations: in
 @click.option("--games", type=click.IntRange(1, 100_000), default=20, show_default=True, help="Games to play.")
 @click.option(
     "--seed", type=click.IntRange(0, MAX_SEED - 100_000), default=0, show_default=True,
-    help="The first game's seed; game i is dealt from seed + i (armies drawn from it).",
+    help="The first game's seed: game i's deal (armies included) and its bots' seeds are independent "
+    "SHA-256 derivations of seed + i.",
 )
 @click.option("--workers", type=click.IntRange(1, 256), default=1, show_default=True, help="Games played at once, each in its own process.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
@@ -692,7 +701,7 @@ def match_command(a: str, b: str, games: int, seed: int, workers: int, as_json: 
     """Play bot A against bot B and print A's wins, draws and losses with a 95% interval.
 
     A plays player 1 in even games and player 2 in odd ones; each side's deck is a core army's
-    standard deck drawn from the game's seed. Bots, weakest first: random, recruit, greedy,
+    standard deck drawn from the game's deal; the bots' seeds are derived apart from the deal's. Bots, weakest first: random, recruit, greedy,
     veteran, elite, general (docs/bots.md), or policy:FILE, a trained policy (docs/rl.md).
     """
     from lordsofwar.bots.play import run_games, summarise

@@ -3,10 +3,16 @@
 A bot is told three things, all of them its own knowledge: its view (``notation.view``), the
 hand cards its opponent showed (:func:`lordsofwar.rules.knowledge.known_hands` over the game's
 public events) and its own deck list. The loop applies its answer to the real position.
+
+Seeds: a match's game ``seed`` is dealt from ``derived_seed(seed, "deal")`` and each bot is
+seeded with ``derived_seed(seed, "bot", seat)``: independent derivations through SHA-256, so a
+bot's seed tells nothing of the deal's (the shuffle of both decks), and a match is reproduced
+from its seeds alone.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 import random
 import time
@@ -48,6 +54,13 @@ class GameOutcome:
     actions: list[str]
     decisions: dict[int, list[float]] = field(default_factory=lambda: {1: [], 2: []})
     """Per seat, the seconds each real decision took (one with more than one legal action)."""
+
+
+def derived_seed(seed: int, label: str, *parts: int) -> int:
+    """An independent seed for ``label`` (``deal``, ``bot``...) from a run's ``seed``: the first
+    63 bits of SHA-256 of them. Seeds of different labels cannot be computed from one another."""
+    text = " ".join(["lordsofwar", label, str(seed), *(str(p) for p in parts)])
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") & (2**63 - 1)
 
 
 def deal_for(seed: int, variant: Variant | None = None, cards: CardSet = CORE) -> tuple[list[list[str]], Position]:
@@ -98,10 +111,14 @@ def wilson(wins: float, n: int, z: float = 1.96) -> tuple[float, float]:
 
 def match_game(a: str, b: str, seed: int, variant: Variant | None = None) -> dict[str, Any]:
     """One game of a match: ``a`` plays seat 1 in even games and seat 2 in odd ones; the result
-    from ``a``'s side (1 win, 0.5 draw, 0 loss) and both bots' decision times in milliseconds."""
+    from ``a``'s side (1 win, 0.5 draw, 0 loss) and both bots' decision times in milliseconds.
+    The deal and the bots are seeded from independent derivations of ``seed`` (:func:`derived_seed`)."""
     a_seat = 1 if seed % 2 == 0 else 2
-    bots = {a_seat: make_bot(a, seed * 2 + 1), 3 - a_seat: make_bot(b, seed * 2 + 2)}
-    outcome = play_game(bots, seed, variant)
+    bots = {
+        a_seat: make_bot(a, derived_seed(seed, "bot", a_seat)),
+        3 - a_seat: make_bot(b, derived_seed(seed, "bot", 3 - a_seat)),
+    }
+    outcome = play_game(bots, derived_seed(seed, "deal"), variant)
     score = 0.5 if outcome.winner is None else float(outcome.winner == a_seat)
     return {
         "seed": seed,
