@@ -111,14 +111,26 @@ FIELDS = {
     "action": N_("action"), "version": N_("version"), "mode": N_("mode"), "rated": N_("rated"),
 }
 """The fields a player fills in, named in a refusal in the request's language (a program sending no
-Accept-Language gets them in English, as the API names them)."""
+Accept-Language gets them in English, as the API names them). A refusal to a bot names them by
+their JSON keys instead (:func:`for_program`)."""
 
 
-def validation_message(errors: Any) -> str:
+def for_program(request: Request) -> bool:
+    """Whether the request comes from a program rather than from the site's pages: the bot API
+    (``/api/bot/...``) or any request with a bearer token. Its refusals name the fields it sent by
+    their JSON keys (``action``, ``version``), in every language, so that the program's author
+    can find them; only the sentence around them is translated."""
+    return request.url.path.startswith("/api/bot/") or request.headers.get("authorization", "")[:7].lower() == "bearer "
+
+
+def validation_message(errors: Any, keys: bool = False) -> str:
+    """pydantic's complaints (the first three) as one line: each field, then what is wrong with
+    it. The field is named in the request's language, or with ``keys`` by its JSON path."""
     parts = []
     for err in list(errors)[:3]:
-        where = ".".join(_(FIELDS[p]) if p in FIELDS else str(p) for p in err.get("loc", ()) if p != "body")
-        parts.append(_("{field}: {problem}").format(field=where or _("body"), problem=_problem(err)))
+        loc = [p for p in err.get("loc", ()) if p != "body"]
+        where = ".".join(str(p) if keys or p not in FIELDS else _(FIELDS[p]) for p in loc)
+        parts.append(_("{field}: {problem}").format(field=where or ("body" if keys else _("body")), problem=_problem(err)))
     return "; ".join(parts)
 
 
@@ -148,7 +160,7 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(RequestValidationError)
     async def on_validation(request: Request, exc: RequestValidationError) -> Response:
-        return JSONResponse({"detail": validation_message(exc.errors())}, 422)
+        return JSONResponse({"detail": validation_message(exc.errors(), keys=for_program(request))}, 422)
 
     @app.exception_handler(StarletteHTTPException)
     async def on_http(request: Request, exc: StarletteHTTPException) -> Response:

@@ -51,9 +51,9 @@ OVERFLOW = """() => {
 class Api:
     """A player signed in through the JSON API."""
 
-    def __init__(self, base: str, name: str):
+    def __init__(self, base: str, name: str, language: str = "en"):
         self.name = name
-        self.http = httpx.Client(base_url=base, timeout=30)
+        self.http = httpx.Client(base_url=base, timeout=30, headers={"Accept-Language": language})
         self.csrf = self.http.get("/api/session").json()["csrf"]
         r = self.post("/api/signup", {"name": name, "password": "password-123"})
         assert r.status_code == 201, r.text
@@ -87,6 +87,9 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
         assert bob.post(f"/api/games/{over}/resign").status_code == 200
         deck = alice.post("/api/decks", {"name": "A long deck name for a small screen", "army": "undead"})
         assert deck.status_code == 201, deck.text
+        greta = Api(base, "greta", "de")  # her account speaks German (the language she signed up in)
+        german_deck = greta.post("/api/decks", {"name": "Orks", "army": "orcs"})
+        assert german_deck.status_code == 201, german_deck.text
         tokens = alice.post("/api/tokens", {"description": "my bot on a small screen", "scopes": ["bot:play"]})
         assert tokens.status_code == 201, tokens.text
         opts = {"mode": "live", "rated": True}
@@ -113,6 +116,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
                 "/leaderboard?pool=turn", f"/players/{alice.name}", "/players/general%20bot", "/signin", "/signup",
                 "/no-such-page", "/games/999999", "/players/nobody-at-all",
             ],
+            "german_deck": f"/decks/{german_deck.json()['id']}",
             "signed_in": [
                 "/", f"/games/{playing}", f"/games/{over}", f"/games/{over}/replay", "/decks",
                 f"/decks/{deck.json()['id']}", "/tournaments", f"/tournaments/{tid}",
@@ -174,3 +178,52 @@ def test_the_check_finds_a_page_that_is_too_wide(browser: Any, site: dict[str, A
                   " document.querySelector('main').append(s); s.append(document.getElementById('wide')); }")
     found = page.evaluate(OVERFLOW)
     assert found["scroll"] <= 390 and found["wide"] == []
+
+
+INLINE = """() => [...document.querySelectorAll('#mail-settings input[type=radio]')].map((input) => {
+  const label = input.closest('label');
+  const range = document.createRange();
+  range.selectNodeContents(label);
+  range.setStartAfter(input);
+  const words = range.getClientRects()[0];
+  const box = input.getBoundingClientRect();
+  return {beside: words.left >= box.right - 1, level: Math.abs((words.top + words.bottom) / 2 - (box.top + box.bottom) / 2) < 8};
+})"""
+
+
+@pytest.mark.parametrize("width", [390, 1366])
+def test_the_settings_radio_buttons_sit_beside_their_words(browser: Any, site: dict[str, Any], width: int) -> None:
+    page = browser.new_context(viewport={"width": width, "height": 844}).new_page()
+    visit(page, site["base"] + "/signin")
+    page.fill("input[name=name]", "alexandria_of_the_north")
+    page.fill("input[name=password]", "password-123")
+    page.click("form.stack button")
+    page.wait_for_selector("#new-game-form")
+    visit(page, site["base"] + "/settings")
+    found = page.evaluate(INLINE)
+    assert len(found) == 3 and all(f == {"beside": True, "level": True} for f in found), found
+
+
+FITS = """() => [...document.querySelectorAll('.browser-card')].slice(0, 40).map((tile) => {
+  const button = tile.querySelector('.add-card');
+  const b = button.getBoundingClientRect();
+  const t = tile.getBoundingClientRect();
+  return {text: button.textContent, whole: button.scrollWidth <= button.clientWidth,
+          inside: b.left >= t.left - 0.5 && b.right <= t.right + 0.5};
+})"""
+
+
+@pytest.mark.parametrize("width", [390, 1366])
+def test_the_deck_editors_add_button_fits_its_card_in_german(browser: Any, site: dict[str, Any], width: int) -> None:
+    page = browser.new_context(viewport={"width": width, "height": 844}, locale="de-DE").new_page()
+    page.set_default_timeout(30_000)
+    visit(page, site["base"] + "/signin")
+    page.fill("input[name=name]", "greta")
+    page.fill("input[name=password]", "password-123")
+    page.click("form.stack button")
+    page.wait_for_selector("#new-game-form")
+    visit(page, site["base"] + site["german_deck"])
+    page.wait_for_selector(".browser-card .add-card")
+    found = page.evaluate(FITS)
+    assert found and {f["text"] for f in found} <= {"+ Hinzufügen", "⇄ Tauschen"}, found[:3]
+    assert all(f["inside"] and f["whole"] for f in found), [f for f in found if not (f["inside"] and f["whole"])][:3]

@@ -39,11 +39,14 @@ async def api_change_settings(request: Request, body: MailSettingsIn, user: Sign
 
 
 async def _page(
-    request: Request, user: MaybeUser, db: Db, message: str | None, error: str | None, status: int = 200
+    request: Request, user: MaybeUser, db: Db, message: str | None, error: str | None, status: int = 200,
+    typed: str | None = None,
 ) -> Response:
+    """The settings page; after a refusal, ``typed`` is the address the player sent, kept in its
+    field so that they can correct it rather than type it again."""
     assert user is not None
     row = await notify.settings_of(db, user.id)
-    ctx = {"mail": notify.describe(row, mailer(request).available), "message": message, "error": error}
+    ctx = {"mail": notify.describe(row, mailer(request).available), "message": message, "error": error, "typed": typed}
     return pages.render(request, "settings.html", ctx, user, status)
 
 
@@ -67,7 +70,7 @@ async def settings_form(request: Request, user: MaybeUser, db: Db) -> Response:
         await mailer(request).change(db, user, fields, email, choice)
     except Problem as exc:
         await db.rollback()
-        return await _page(request, user, db, None, exc.message, exc.status)
+        return await _page(request, user, db, None, exc.message, exc.status, email if "email" in form else None)
     return await _page(request, user, db, _("Saved."), None)
 
 
