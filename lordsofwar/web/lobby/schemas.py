@@ -70,15 +70,18 @@ class NoDeck(BaseModel):
 
 
 class Created(BaseModel):
+    model_config = ConfigDict(extra="forbid")
     game: int | None = Field(default=None, description="the game started at once (against a bot)")
     invitation: int | None = Field(default=None, description="the invitation posted")
 
 
 class Answered(BaseModel):
+    model_config = ConfigDict(extra="forbid")
     game: int | None = Field(description="the game started by accepting, else null")
 
 
 class WaitingGame(BaseModel):
+    model_config = ConfigDict(extra="forbid")
     id: int = Field(description="the game")
     opponent: str = Field(description="the other player's name (a bot's name for a bot)")
     mode: Literal["live", "turn"] = Field(description="live or turn-based")
@@ -91,6 +94,7 @@ class WaitingGame(BaseModel):
 class Waiting(BaseModel):
     """The running games waiting for you to act: the turn counter of every page."""
 
+    model_config = ConfigDict(extra="forbid")
     count: int = Field(ge=0, description="how many games wait for you (all of them)")
     games: list[WaitingGame] = Field(description="those games, longest waiting first (at most 50)")
 
