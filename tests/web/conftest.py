@@ -207,3 +207,27 @@ def play_opening(game: int, *players: Player) -> None:
         if not moved:
             time.sleep(0.02)
     raise AssertionError(f"game {game}: the opening was not played")
+
+
+OPENING_JS = """async (game) => {
+  const csrf = document.querySelector('meta[name=csrf-token]').content;
+  const s = await (await fetch(`/api/games/${game}`)).json();
+  if (s.game.status !== 'running' || !s.game.abortable) return 'done';
+  if (!s.legal.length) return 'wait';
+  const r = await fetch(`/api/games/${game}/actions`, {method: 'POST', headers: {'Content-Type': 'application/json',
+    'X-CSRF-Token': csrf}, body: JSON.stringify({action: s.legal[0], version: s.game.version})});
+  return r.ok ? 'moved' : 'refused ' + r.status;
+}"""
+
+
+def play_opening_in_pages(game: int, *pages: Any) -> None:
+    """:func:`play_opening` from the players' open pages (their own sessions)."""
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        said = [page.evaluate(OPENING_JS, game) for page in pages]
+        assert not any(s.startswith("refused") for s in said), said
+        if "done" in said:
+            return
+        if "moved" not in said:
+            time.sleep(0.05)
+    raise AssertionError(f"game {game}: the opening was not played")

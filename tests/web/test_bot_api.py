@@ -140,7 +140,9 @@ def test_a_bot_declines_and_accepts_challenges_and_acts(client: TestClient, alic
     r = bearer(client, "POST", f"/api/bot/game/{game}/draw", token, {"op": "offer"})
     assert r.status_code == 200 and r.json()["game"]["draw_offer"] == 1
     r = bearer(client, "POST", f"/api/bot/game/{game}/resign", token)
-    assert r.status_code == 200 and r.json()["game"]["result"]["winner"] == 2
+    # resigned before both players made their first turn: the game is aborted (no winner)
+    assert r.status_code == 200 and r.json()["game"]["result"] == {"winner": None, "reason": "aborted: player 1 resigned"}
+    assert r.json()["game"]["aborted"] is True
     # a finished game's stream: its last state, and it ends
     r = bearer(client, "GET", f"/api/bot/game/stream/{game}", token)
     assert r.status_code == 200 and r.headers["content-type"].startswith("application/x-ndjson")
@@ -305,7 +307,7 @@ def test_the_event_stream_tells_challenges_and_games_starting_and_ending(server:
         assert start["id"] == game and start["status"] == "running" and start["you"] == 2
         assert human.post(f"/api/games/{game}/resign").status_code == 200
         finish = events.until("gameFinish")["game"]
-        assert finish["id"] == game and finish["result"]["winner"] == 2
+        assert finish["id"] == game and finish["result"]["winner"] is None and finish["aborted"]  # resigned unplayed
     finally:
         events.close()
 
@@ -477,4 +479,5 @@ def test_a_game_stream_follows_changes_made_on_another_server_process(tmp_path: 
         assert human.post(f"/api/games/{game}/resign").status_code == 200
         assert events.until("gameFinish")["game"]["id"] == game
         rest = [json.loads(line) for line in stream.lines if line]  # the stream ends with the game
-        assert rest and rest[-1]["game"]["status"] == "over" and rest[-1]["game"]["result"]["winner"] == 2
+        assert rest and rest[-1]["game"]["status"] == "over"
+        assert rest[-1]["game"]["result"]["winner"] == (None if rest[-1]["game"]["aborted"] else 2)

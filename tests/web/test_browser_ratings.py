@@ -16,6 +16,7 @@ from typing import Any
 
 import httpx
 
+from tests.web.conftest import play_opening_in_pages
 from tests.web.test_browser import server, shot, sign_up, visit, wait_live  # noqa: F401 - fixtures
 
 SHOTS = Path(os.environ["LOW_SCREENSHOT_DIR"]) if os.environ.get("LOW_SCREENSHOT_DIR") else None
@@ -42,6 +43,11 @@ def rated_result(a: Api, b: Api, outcome: str, mode: str = "live") -> None:
     r = a.post("/api/invitations", {"opponent": b.name, "options": options})
     assert r.status_code == 201, r.text
     game = b.post(f"/api/invitations/{r.json()['invitation']}/accept").json()["game"]
+    for _ in range(4):  # both players' first turns: an ending before them would abort the game
+        for p in (a, b):
+            s = p.http.get(f"/api/games/{game}").json()
+            if s["legal"]:
+                assert p.post(f"/api/games/{game}/actions", {"action": s["legal"][0], "version": s["game"]["version"]}).is_success
     if outcome == "draw":
         assert a.post(f"/api/games/{game}/draw", {"op": "offer"}).status_code == 200
         assert b.post(f"/api/games/{game}/draw", {"op": "accept"}).status_code == 200
@@ -86,6 +92,7 @@ def test_a_rated_game_from_the_lobby_to_the_profile_and_the_leaderboard(browser:
     bob.click("#invitations button:has-text('Accept')")
     bob.wait_for_url("**/games/*")
     wait_live(bob)
+    play_opening_in_pages(int(bob.url.rstrip("/").split("/")[-1]), alice, bob)
     bob.click("#btn-resign")
     bob.click("#btn-resign-confirm")
     bob.wait_for_selector("#result:not([hidden])")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tests.web.conftest import play_opening_in_pages
 from tests.web.test_browser import server, shot, sign_up, visit, wait_live  # noqa: F401 - fixtures
 
 
@@ -51,6 +52,7 @@ def test_register_play_and_see_the_standings_and_the_rating(browser: Any, server
     loser.click(".round tbody tr:has(a.button) a.button >> nth=0")
     loser.wait_for_url("**/games/*")
     wait_live(loser)
+    play_opening_in_pages(int(loser.url.rstrip("/").split("/")[-1]), pages[white], loser)  # not an aborted game
     loser.click("#btn-resign")
     loser.click("#btn-resign-confirm")
     loser.wait_for_selector("#result:not([hidden])")

@@ -244,11 +244,13 @@ def test_the_openings_use_no_clock_time_but_have_a_deadline(db_url: str) -> None
         alice.act(game, "draw", 1)
         s = alice.state(game)
         assert s["game"]["clocks"]["1"] == 60_000 and s["game"]["status"] == "running"
-        # but bob, who accepted and left, loses once the opening deadline (5 minutes) passes
+        # but bob, who accepted and left, ends the game once the opening deadline (5 minutes)
+        # passes: before both players made their first turn, it is aborted (no result counts)
         rt.game.deadline_at = utcnow() - timedelta(seconds=1)
         _age(db_url, game, "deadline_at", 1)
         assert client.portal.call(app.state.service.sweep) == 1  # type: ignore[union-attr]
-        assert alice.state(game)["game"]["result"] == {"winner": 1, "reason": "player 2 missed the turn deadline"}
+        g = alice.state(game)["game"]
+        assert g["result"] == {"winner": None, "reason": "aborted: player 2 missed the turn deadline"} and g["aborted"]
 
 
 def test_server_downtime_is_not_charged_to_the_players(db_url: str) -> None:
