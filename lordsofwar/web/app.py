@@ -9,6 +9,7 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
@@ -24,6 +25,7 @@ from lordsofwar.web.decks.router import router as decks_router
 from lordsofwar.web.deps import Services
 from lordsofwar.web.games.hub import Hub
 from lordsofwar.web.games.router import router as games_router
+from lordsofwar.web.games.schemas import socket_components
 from lordsofwar.web.games.service import GameService
 from lordsofwar.web.language import router as language_router
 from lordsofwar.web.lobby.router import router as lobby_router
@@ -116,4 +118,21 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
         language_router,
     ):
         app.include_router(router)
+    _describe_socket(app)
     return app
+
+
+def _describe_socket(app: FastAPI) -> None:
+    """The OpenAPI description with the game socket's messages among its schemas: no route
+    answers them, but clients generated from the description should know them too."""
+    routes_only = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            schemas = routes_only().setdefault("components", {}).setdefault("schemas", {})
+            for name, schema in socket_components().items():
+                schemas.setdefault(name, schema)
+        assert app.openapi_schema is not None
+        return app.openapi_schema
+
+    app.openapi = openapi  # type: ignore[method-assign]

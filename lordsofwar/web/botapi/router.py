@@ -24,6 +24,7 @@ from lordsofwar.web.deps import Csrf, Db, SignedIn, Svc, check_csrf, client_ip
 from lordsofwar.web.errors import COMMON, MEANING, refusals
 from lordsofwar.web.fields import Declared
 from lordsofwar.web.games.router import ActionBody, DrawBody, GameId, visible
+from lordsofwar.web.games.schemas import GameState
 from lordsofwar.web.games.service import GameOptions, state_doc
 from lordsofwar.web.lobby import service as lobby
 from lordsofwar.web.lobby.schemas import Answered, NewInvitation, some_army
@@ -285,7 +286,12 @@ async def api_bot_game_stream(request: Request, game_id: GameId, who: Playing, s
     return NdjsonResponse(lines, slot, api.slots, headers={"Cache-Control": "no-store"})
 
 
-@router.post("/api/bot/game/{game_id}/move", responses={**BOT_REFUSALS, **refusals(404, 409, 503)})
+@router.post(
+    "/api/bot/game/{game_id}/move",
+    response_model=GameState,
+    response_model_exclude_unset=True,
+    responses={**BOT_REFUSALS, **refusals(404, 409, 503)},
+)
 async def api_bot_move(game_id: GameId, body: ActionBody, who: Playing, svc: Svc) -> dict[str, Any]:
     """Play one action on the version you saw (as POST /api/games/{id}/actions); the new state."""
     await visible(svc, game_id, who.user)
@@ -293,14 +299,24 @@ async def api_bot_move(game_id: GameId, body: ActionBody, who: Playing, svc: Svc
     return state_doc(rt, rt.seat_of(who.user.id))
 
 
-@router.post("/api/bot/game/{game_id}/resign", responses={**BOT_REFUSALS, **refusals(404, 409, 503)})
+@router.post(
+    "/api/bot/game/{game_id}/resign",
+    response_model=GameState,
+    response_model_exclude_unset=True,
+    responses={**BOT_REFUSALS, **refusals(404, 409, 503)},
+)
 async def api_bot_resign(game_id: GameId, who: Playing, svc: Svc) -> dict[str, Any]:
     await visible(svc, game_id, who.user)
     rt = await svc.games.resign(game_id, who.user.id)
     return state_doc(rt, rt.seat_of(who.user.id))
 
 
-@router.post("/api/bot/game/{game_id}/draw", responses={**BOT_REFUSALS, **refusals(404, 409, 503)})
+@router.post(
+    "/api/bot/game/{game_id}/draw",
+    response_model=GameState,
+    response_model_exclude_unset=True,
+    responses={**BOT_REFUSALS, **refusals(404, 409, 503)},
+)
 async def api_bot_draw(game_id: GameId, body: DrawBody, who: Playing, svc: Svc) -> dict[str, Any]:
     """Offer a draw, or accept or decline the opponent's offer."""
     await visible(svc, game_id, who.user)

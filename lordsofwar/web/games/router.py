@@ -22,6 +22,16 @@ from lordsofwar.web.deps import Csrf, Db, MaybeUser, Services, SignedIn, Svc, cu
 from lordsofwar.web.errors import COMMON, refusals
 from lordsofwar.web.fields import Declared, WholeNumber
 from lordsofwar.web.games.hub import Connection
+from lordsofwar.web.games.schemas import (
+    Analysis,
+    AnalysisStarted,
+    CardFacts,
+    GameState,
+    Hint,
+    RematchOffered,
+    RematchStarted,
+    Replay,
+)
 from lordsofwar.web.games.service import (
     ACTION_MAX,
     GameError,
@@ -94,20 +104,26 @@ async def replay_page(request: Request, game_id: GameId, user: MaybeUser, svc: S
     return pages.render(request, "replay.html", ctx, user)
 
 
-@router.get("/api/cards")
+@router.get("/api/cards", response_model=list[CardFacts])
 async def api_cards() -> Response:
     """Every card of the six core armies, as in the notation's card facts."""
     return Response(CARDS_JSON, media_type="application/json", headers={"Cache-Control": "public, max-age=3600"})
 
 
-@router.get("/api/games/{game_id}", responses=SEEN)
+@router.get("/api/games/{game_id}", response_model=GameState, response_model_exclude_unset=True, responses=SEEN)
 async def api_game(game_id: GameId, user: MaybeUser, svc: Svc) -> dict[str, Any]:
     """The game as you may see it: its meta data, your view, your legal actions, the log."""
     rt, seat = await visible(svc, game_id, user)
     return state_doc(rt, seat)
 
 
-@router.post("/api/games/{game_id}/actions", dependencies=[Csrf], responses=ACTING)
+@router.post(
+    "/api/games/{game_id}/actions",
+    response_model=GameState,
+    response_model_exclude_unset=True,
+    dependencies=[Csrf],
+    responses=ACTING,
+)
 async def api_act(game_id: GameId, body: ActionBody, user: SignedIn, svc: Svc) -> dict[str, Any]:
     """Play one action on the version you saw; the new state."""
     await visible(svc, game_id, user)
@@ -115,14 +131,26 @@ async def api_act(game_id: GameId, body: ActionBody, user: SignedIn, svc: Svc) -
     return state_doc(rt, rt.seat_of(user.id))
 
 
-@router.post("/api/games/{game_id}/resign", dependencies=[Csrf], responses=ACTING)
+@router.post(
+    "/api/games/{game_id}/resign",
+    response_model=GameState,
+    response_model_exclude_unset=True,
+    dependencies=[Csrf],
+    responses=ACTING,
+)
 async def api_resign(game_id: GameId, user: SignedIn, svc: Svc) -> dict[str, Any]:
     await visible(svc, game_id, user)
     rt = await svc.games.resign(game_id, user.id)
     return state_doc(rt, rt.seat_of(user.id))
 
 
-@router.post("/api/games/{game_id}/abort", dependencies=[Csrf], responses=ACTING)
+@router.post(
+    "/api/games/{game_id}/abort",
+    response_model=GameState,
+    response_model_exclude_unset=True,
+    dependencies=[Csrf],
+    responses=ACTING,
+)
 async def api_abort(game_id: GameId, user: SignedIn, svc: Svc) -> dict[str, Any]:
     """Abort the game while ``abortable`` (before both players have made their first turn): it
     ends with no result, rates nothing and counts in no one's results; refused (409) after that."""
@@ -131,7 +159,13 @@ async def api_abort(game_id: GameId, user: SignedIn, svc: Svc) -> dict[str, Any]
     return state_doc(rt, rt.seat_of(user.id))
 
 
-@router.post("/api/games/{game_id}/draw", dependencies=[Csrf], responses=ACTING)
+@router.post(
+    "/api/games/{game_id}/draw",
+    response_model=GameState,
+    response_model_exclude_unset=True,
+    dependencies=[Csrf],
+    responses=ACTING,
+)
 async def api_draw(game_id: GameId, body: DrawBody, user: SignedIn, svc: Svc) -> dict[str, Any]:
     """Offer a draw, or accept or decline your opponent's offer."""
     await visible(svc, game_id, user)
@@ -139,7 +173,7 @@ async def api_draw(game_id: GameId, body: DrawBody, user: SignedIn, svc: Svc) ->
     return state_doc(rt, rt.seat_of(user.id))
 
 
-@router.post("/api/games/{game_id}/hint", dependencies=[Csrf], responses=ACTING)
+@router.post("/api/games/{game_id}/hint", response_model=Hint, dependencies=[Csrf], responses=ACTING)
 async def api_hint(game_id: GameId, user: SignedIn, svc: Svc) -> dict[str, Any]:
     """In a game against a bot created with hints: the top search level's preferred action for
     your decision now, searched from your own view (about a second), with the squares it names,
@@ -148,7 +182,13 @@ async def api_hint(game_id: GameId, user: SignedIn, svc: Svc) -> dict[str, Any]:
     return await svc.games.hint(game_id, user.id)
 
 
-@router.post("/api/games/{game_id}/analysis", dependencies=[Csrf], responses=ACTING)
+@router.post(
+    "/api/games/{game_id}/analysis",
+    response_model=AnalysisStarted,
+    response_model_exclude_unset=True,
+    dependencies=[Csrf],
+    responses=ACTING,
+)
 async def api_analyse(game_id: GameId, user: SignedIn, svc: Svc) -> dict[str, Any]:
     """Analyse a finished game with the top search level (once per game: a second request gets
     the stored analysis or its progress): ``{status, done, total, level, result, error}``,
@@ -158,7 +198,7 @@ async def api_analyse(game_id: GameId, user: SignedIn, svc: Svc) -> dict[str, An
     return {**doc, "started": started}
 
 
-@router.get("/api/games/{game_id}/analysis", responses=SEEN)
+@router.get("/api/games/{game_id}/analysis", response_model=Analysis, response_model_exclude_unset=True, responses=SEEN)
 async def api_analysis(game_id: GameId, user: MaybeUser, svc: Svc) -> dict[str, Any]:
     """The game's analysis: its progress while it runs, then ``result``: per action the
     preferred action, the estimates and a verdict, and player 1's win-probability graph."""
@@ -169,7 +209,13 @@ async def api_analysis(game_id: GameId, user: MaybeUser, svc: Svc) -> dict[str, 
     return doc
 
 
-@router.post("/api/games/{game_id}/rematch", dependencies=[Csrf], status_code=201, responses=ACTING)
+@router.post(
+    "/api/games/{game_id}/rematch",
+    response_model=RematchStarted | RematchOffered,
+    dependencies=[Csrf],
+    status_code=201,
+    responses=ACTING,
+)
 async def api_rematch(game_id: GameId, db: Db, user: SignedIn, svc: Svc) -> dict[str, Any]:
     """A new game with the same options and the sides swapped: at once against a bot, else
     a challenge to the opponent (it waits in their lobby)."""
@@ -212,7 +258,9 @@ async def api_record(game_id: GameId, user: MaybeUser, svc: Svc) -> Response:
     return Response(body, media_type="application/json", headers=headers)
 
 
-@router.get("/api/games/{game_id}/replay", responses={**SEEN, **refusals(409)})
+@router.get(
+    "/api/games/{game_id}/replay", response_model=Replay, response_model_exclude_unset=True, responses={**SEEN, **refusals(409)}
+)
 async def api_replay(game_id: GameId, user: MaybeUser, svc: Svc) -> dict[str, Any]:
     """The record, every position of the game and the log, once the game is over."""
     rt, _seat = await visible(svc, game_id, user)

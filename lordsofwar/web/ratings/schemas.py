@@ -39,7 +39,7 @@ class Leaderboard(BaseModel):
     pages: int = Field(ge=1)
     total: int = Field(ge=0, description="players listed over all pages")
     active_days: int = Field(description="a player is listed after a rated game within this many days")
-    provisional_players: bool = Field(False, description="true: this lists the players whose rating is still provisional")
+    provisional_players: bool = Field(description="true: this lists the players whose rating is still provisional")
     players: list[RankedPlayer] = Field(description="this page's players by rating (50 a page)")
 
 
@@ -59,4 +59,6 @@ class PlayerRatings(BaseModel):
     model_config = ConfigDict(extra="forbid")
     name: str
     ratings: dict[PoolName, RatingInfo] = Field(description="the rating in each pool")
-    history: dict[PoolName, list[RatingPoint]] = Field(description="per pool, the rating after each rated game, oldest first")
+    history: dict[PoolName, list[RatingPoint]] = Field(
+        description="per pool, the rating after each rated game, oldest first"
+    )

@@ -1,0 +1,411 @@
+"""The documents of a game as the server sends them: the game state (``GET /api/games/{id}``, the
+answer of every action, and the socket's ``state`` and ``update`` messages), the player's view of
+the position (docs/notation.md, Views), the log, hints, analyses, the replay and the card facts.
+
+Every model declares every field the service sends (``extra="forbid"``): a field added to a
+document without being declared here is an error, never dropped in silence
+(tests/web/test_response_models.py compares real documents with their models). Fields that a
+document leaves out rather than sending null (``turn_state`` between turns, ``advance`` outside an
+advance, a forced decision's ``squares``) have defaults, and the routes that send them answer with
+``response_model_exclude_unset``, so they stay absent. The log's events are typed by ``type`` only
+(their fields: docs/notation.md, Events).
+
+The socket's messages are no route's answer: :func:`socket_components` adds them to the OpenAPI
+description (lordsofwar.web.app), so that clients generated from it know them too."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Generic, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, RootModel, with_config
+from pydantic.json_schema import models_json_schema
+from typing_extensions import TypedDict
+
+T = TypeVar("T")
+Seat = Literal[1, 2]
+EXACT = ConfigDict(extra="forbid")
+
+
+class BySeat(BaseModel, Generic[T]):
+    """One value per player, under the keys "1" and "2"."""
+
+    model_config = ConfigDict(extra="forbid", validate_by_alias=True, validate_by_name=True, serialize_by_alias=True)
+    one: T = Field(alias="1")
+    two: T = Field(alias="2")
+
+
+# --- the game's meta data ---------------------------------------------------------------------
+
+
+class GamePlayer(BaseModel):
+    model_config = EXACT
+    name: str = Field(description="the player's name (a bot's name in the request's language)")
+    bot: str | None = Field(description="the bot level playing this side, or null for a person")
+
+
+class Players(BySeat[GamePlayer]):
+    pass
+
+
+class Clocks(BySeat[int]):
+    """Milliseconds left on each clock."""
+
+
+class LiveTimeControl(BaseModel):
+    model_config = EXACT
+    mode: Literal["live"]
+    initial_s: int = Field(description="seconds on each clock at the start")
+    increment_s: int = Field(description="seconds added after each of the player's turns")
+
+
+class TurnTimeControl(BaseModel):
+    model_config = EXACT
+    mode: Literal["turn"]
+    days: int = Field(description="days per turn")
+
+
+class GameResult(BaseModel):
+    model_config = EXACT
+    winner: Seat | None = Field(description="1 or 2; null for a draw or an aborted game")
+    reason: str | None
+    aborted: bool = Field(False, description="ended before both players made their first turn: no result counts")
+
+
+class RatingChange(BaseModel):
+    model_config = EXACT
+    before: int
+    after: int
+    provisional: bool
+
+
+class RatingChanges(BySeat[RatingChange]):
+    pass
+
+
+class GameMeta(BaseModel):
+    model_config = EXACT
+    id: int
+    version: int = Field(description="the number of changes so far (actions, endings, draw offers)")
+    status: Literal["running", "over"]
+    public: bool
+    you: Seat | None = Field(description="your seat, or null for a spectator")
+    players: Players
+    time_control: Annotated[LiveTimeControl | TurnTimeControl, Field(discriminator="mode")]
+    clocks: Clocks | None = Field(
+        description="live: milliseconds left on each clock as of server_time; turn-based: null"
+    )
+    clock_running: Seat | None = Field(description="whose clock runs (the player who must act), or null")
+    deadline: str | None = Field(description="ISO time by which the player who must act must act, or null")
+    server_time: str = Field(description="ISO time the document was made")
+    draw_offer: Seat | None = Field(description="the player offering a draw, or null")
+    result: GameResult | None
+    aborted: bool = Field(False, description="the game was aborted (no result counts)")
+    abortable: bool = Field(False, description="you may abort it now: a player, before both made their first turn")
+    rated: bool
+    hints: bool = Field(description="a game against a bot created with hints")
+    pool: Literal["live", "turn"] = Field(description="the rating pool")
+    ratings: RatingChanges | None = Field(description="once a rated game is over: each player's change")
+
+
+# --- positions and views (docs/notation.md) ---------------------------------------------------
+
+
+class Variant(BaseModel):
+    model_config = EXACT
+    rules: Literal["basic", "intermediate"]
+    hands: Literal["hidden", "visible"]
+    mat: Literal["bordered", "unbordered"]
+    units_to_win: int
+    commands_to_win: int
+    no_progress_turns: int
+
+
+class BoardUnit(BaseModel):
+    model_config = EXACT
+    square: str = Field(description="e.g. 'd3'")
+    card: str = Field(description="a card id, e.g. 'orcs:07'")
+    owner: Seat
+
+
+class Side(BaseModel):
+    """A player's cards: in a view, hidden hand cards are null and the deck is only its count."""
+
+    model_config = EXACT
+    army: str
+    hand: list[str | None] = Field(description="card ids; null for a card the viewer may not see")
+    deck: int | list[str] = Field(
+        description="a view: the number of cards left; a whole position: the cards, top first"
+    )
+    lost: list[str] = Field(description="the lost pile")
+
+
+class Sides(BySeat[Side]):
+    pass
+
+
+class Advance(BaseModel):
+    model_config = EXACT
+    owners: list[int]
+    candidates: dict[str, list[str]] = Field(
+        description="per square of a unit that may advance, the squares it may take"
+    )
+    taken: list[str]
+    advanced: bool
+
+
+class TurnState(BaseModel):
+    """The turn under way (docs/notation.md)."""
+
+    model_config = EXACT
+    phase: Literal["pre", "advance", "post"]
+    decider: Seat = Field(description="who must act now")
+    deployed: list[str]
+    supported: list[str]
+    shot: list[str]
+    took_part: list[str]
+    moved: list[str]
+    engaged_at_start: list[str]
+    shot_damage: dict[str, int] = Field(description="damage shot at each square this turn")
+    shots: dict[str, str] = Field(description="each shooter's square and its target's")
+    generals_lost: list[Seat]
+    eliminated: bool
+    forced: bool
+    advance: Advance | None = Field(None, description="only while units advance")
+
+
+class Outcome(BaseModel):
+    model_config = EXACT
+    winner: Seat | None
+    reason: str
+
+
+class Position(BaseModel):
+    """A position (docs/notation.md section 3), or a player's view of one."""
+
+    model_config = EXACT
+    format: Literal["lordsofwar-position"]
+    version: int
+    variant: Variant
+    turn: int
+    to_move: Seat
+    quiet_turns: int
+    board: list[BoardUnit]
+    players: Sides
+    result: Outcome | None
+    turn_state: TurnState | None = Field(None, description="only during a turn (left out between turns)")
+
+
+@with_config(ConfigDict(extra="allow"))
+class Event(TypedDict):
+    """One event of the log; its other fields depend on ``type`` (docs/notation.md, Events)."""
+
+    type: Annotated[
+        str, Field(description="shot, deploy, reveal, eliminated, advance, move, recall, draw, pass, resign, result...")
+    ]
+
+
+@with_config(ConfigDict(extra="forbid"))
+class LogEntry(TypedDict):
+    """One entry of the log. (The log and its events are typed dictionaries rather than models: a
+    long game's log is read several times faster so.)"""
+
+    n: Annotated[int, Field(description="1 for the first entry")]
+    turn: int
+    player: Annotated[Seat | None, Field(description="who acted (or ended the game); null when no one did")]
+    action: Annotated[str | None, Field(description="the action in notation; null for an ending off the board")]
+    events: list[Event]
+
+
+class DeckKnowledge(BaseModel):
+    model_config = EXACT
+    cards: list[str] = Field(description="the cards that may be left in that deck, sorted by id")
+    includes_hand: bool = Field(description="the cards may also be in the (hidden) hand")
+
+
+class DeckCards(BySeat[DeckKnowledge | None]):
+    """Per player, what the caller may know of the cards left in that deck; null: only their count."""
+
+
+class GameState(BaseModel):
+    """The game as the caller may see it."""
+
+    model_config = EXACT
+    game: GameMeta
+    view: Position = Field(description="the caller's view (a spectator's: both hands hidden in the hidden variant)")
+    legal: list[str] = Field(description="the caller's legal actions when the caller must act, else []")
+    log: list[LogEntry] = Field(description="every entry (in an update: only the new ones)")
+    deck_cards: DeckCards
+
+
+# --- the socket's messages ------------------------------------------------------------------------
+
+
+class StateMessage(GameState):
+    """Sent on connect, on ``sync`` and after a stale request."""
+
+    type: Literal["state"]
+
+
+class UpdateMessage(GameState):
+    """Sent after each change; ``log`` holds the new entries only."""
+
+    type: Literal["update"]
+
+
+class ErrorMessage(BaseModel):
+    """The client's last request was refused; nothing changed."""
+
+    model_config = EXACT
+    type: Literal["error"]
+    message: str = Field(description="why, in the player's language")
+    version: int | None = Field(description="the game's version now")
+
+
+class PongMessage(BaseModel):
+    model_config = EXACT
+    type: Literal["pong"]
+
+
+class SocketMessage(
+    RootModel[Annotated[StateMessage | UpdateMessage | ErrorMessage | PongMessage, Field(discriminator="type")]]
+):
+    """A message the server sends on the game's socket (docs/web-api.md)."""
+
+
+SOCKET_MESSAGES: tuple[type[BaseModel], ...] = (StateMessage, UpdateMessage, ErrorMessage, PongMessage, SocketMessage)
+
+
+def socket_components() -> dict[str, Any]:
+    """The socket's messages (and the models they use) as OpenAPI components."""
+    _refs, doc = models_json_schema(
+        [(m, "serialization") for m in SOCKET_MESSAGES], ref_template="#/components/schemas/{model}"
+    )
+    return dict(doc.get("$defs", {}))
+
+
+# --- hints, analyses, rematches, replays, cards -------------------------------------------------
+
+
+class Alternative(BaseModel):
+    model_config = EXACT
+    action: str
+    visits: int
+    win: float | None = Field(description="its estimated win probability for you")
+
+
+class Hint(BaseModel):
+    model_config = EXACT
+    player: Seat
+    action: str = Field(description="the preferred action, one of your legal actions")
+    squares: list[str] = Field(description="the squares it names")
+    win: float | None = Field(description="the estimated win probability for you")
+    alternatives: list[Alternative] = Field(description="the most searched actions, at most 5")
+    iterations: int
+    seconds: float
+    version: int = Field(description="the game version it was searched on")
+
+
+class Decision(BaseModel):
+    model_config = EXACT
+    n: int = Field(description="the action's number (1 first)")
+    turn: int
+    player: Seat
+    played: str
+    forced: bool = Field(description="the only legal action: not judged")
+    best: str = Field(description="the action the search prefers")
+    squares: list[str] = Field(
+        default_factory=list, description="the squares the preferred action names (left out when forced)"
+    )
+    win_best: float | None
+    win_played: float | None
+    drop: float | None = Field(description="how much the action played lost against the best")
+    verdict: Literal["mistake", "blunder"] | None
+
+
+class AnalysisResult(BaseModel):
+    model_config = EXACT
+    level: str
+    decisions: list[Decision]
+    graph: list[float] = Field(description="player 1's win probability before each action and after the last")
+    mistakes: list[int] = Field(description="the numbers of the decisions with a verdict")
+
+
+class Analysis(BaseModel):
+    model_config = EXACT
+    status: Literal["running", "done", "failed"]
+    done: int = Field(description="decisions judged so far")
+    total: int
+    level: str = Field(description="the search level judging")
+    result: AnalysisResult | None = Field(description="once done")
+    error: str | None
+
+
+class AnalysisStarted(Analysis):
+    started: bool = Field(description="this request started it")
+
+
+class RematchStarted(BaseModel):
+    model_config = EXACT
+    game: int = Field(description="the new game against the bot, started")
+
+
+class RematchOffered(BaseModel):
+    model_config = EXACT
+    invitation: int = Field(description="the challenge waiting in the opponent's lobby")
+    opponent: str
+
+
+class RecordPlayer(BaseModel):
+    model_config = EXACT
+    name: str
+    deck: list[str]
+
+
+class RecordPlayers(BySeat[RecordPlayer]):
+    pass
+
+
+class Names(BySeat[str]):
+    pass
+
+
+class GameRecord(BaseModel):
+    """The game record (docs/notation.md section 5)."""
+
+    model_config = EXACT
+    format: Literal["lordsofwar-game"]
+    version: int
+    variant: Variant
+    players: RecordPlayers
+    seed: int
+    actions: list[str]
+    result: Outcome | None
+
+
+class Replay(BaseModel):
+    model_config = EXACT
+    record: GameRecord
+    positions: list[Position] = Field(description="every position of the game, the opening first")
+    log: list[LogEntry]
+    names: Names
+
+
+class Ranged(BaseModel):
+    model_config = EXACT
+    damage: int
+    targets: list[list[int]] = Field(description="the squares it may shoot at, as [columns right, rows forward]")
+
+
+class CardFacts(BaseModel):
+    """A card's facts (docs/notation.md section 1)."""
+
+    model_config = ConfigDict(extra="forbid", validate_by_alias=True, validate_by_name=True, serialize_by_alias=True)
+    id: str
+    army: str
+    name: str
+    rank: str
+    cls: str = Field(alias="class")
+    defence: int
+    attacks: dict[str, int] = Field(description="attack values by direction (F, FR, R, BR, B, BL, L, FL)")
+    ranged: Ranged | None
+    moves: list[str]
