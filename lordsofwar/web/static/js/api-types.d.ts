@@ -1041,12 +1041,110 @@ export interface components {
              */
             version: number;
         };
+        /** Advance */
+        Advance: {
+            /** Advanced */
+            advanced: boolean;
+            /**
+             * Candidates
+             * @description per square of a unit that may advance, the squares it may take
+             */
+            candidates: {
+                [key: string]: string[];
+            };
+            /** Owners */
+            owners: number[];
+            /** Taken */
+            taken: string[];
+        };
+        /** Alternative */
+        Alternative: {
+            /** Action */
+            action: string;
+            /** Visits */
+            visits: number;
+            /**
+             * Win
+             * @description its estimated win probability for you
+             */
+            win: number | null;
+        };
         /** Analyse */
         Analyse: {
             /** Allowed Armies */
             allowed_armies?: ("orcs" | "dwarves" | "elves" | "lizardmen" | "templars" | "undead")[] | null;
             /** Cards */
             cards: ("orcs:01" | "orcs:02" | "orcs:03" | "orcs:04" | "orcs:05" | "orcs:06" | "orcs:07" | "orcs:08" | "orcs:09" | "orcs:10" | "orcs:11" | "orcs:12" | "orcs:13" | "orcs:14" | "orcs:15" | "orcs:16" | "orcs:17" | "orcs:18" | "orcs:19" | "orcs:20" | "orcs:21" | "orcs:22" | "orcs:23" | "orcs:24" | "orcs:25" | "orcs:26" | "orcs:27" | "orcs:28" | "orcs:29" | "orcs:30" | "orcs:31" | "orcs:32" | "orcs:33" | "orcs:34" | "orcs:35" | "orcs:36" | "dwarves:01" | "dwarves:02" | "dwarves:03" | "dwarves:04" | "dwarves:05" | "dwarves:06" | "dwarves:07" | "dwarves:08" | "dwarves:09" | "dwarves:10" | "dwarves:11" | "dwarves:12" | "dwarves:13" | "dwarves:14" | "dwarves:15" | "dwarves:16" | "dwarves:17" | "dwarves:18" | "dwarves:19" | "dwarves:20" | "dwarves:21" | "dwarves:22" | "dwarves:23" | "dwarves:24" | "dwarves:25" | "dwarves:26" | "dwarves:27" | "dwarves:28" | "dwarves:29" | "dwarves:30" | "dwarves:31" | "dwarves:32" | "dwarves:33" | "dwarves:34" | "dwarves:35" | "dwarves:36" | "elves:01" | "elves:02" | "elves:03" | "elves:04" | "elves:05" | "elves:06" | "elves:07" | "elves:08" | "elves:09" | "elves:10" | "elves:11" | "elves:12" | "elves:13" | "elves:14" | "elves:15" | "elves:16" | "elves:17" | "elves:18" | "elves:19" | "elves:20" | "elves:21" | "elves:22" | "elves:23" | "elves:24" | "elves:25" | "elves:26" | "elves:27" | "elves:28" | "elves:29" | "elves:30" | "elves:31" | "elves:32" | "elves:33" | "elves:34" | "elves:35" | "elves:36" | "lizardmen:01" | "lizardmen:02" | "lizardmen:03" | "lizardmen:04" | "lizardmen:05" | "lizardmen:06" | "lizardmen:07" | "lizardmen:08" | "lizardmen:09" | "lizardmen:10" | "lizardmen:11" | "lizardmen:12" | "lizardmen:13" | "lizardmen:14" | "lizardmen:15" | "lizardmen:16" | "lizardmen:17" | "lizardmen:18" | "lizardmen:19" | "lizardmen:20" | "lizardmen:21" | "lizardmen:22" | "lizardmen:23" | "lizardmen:24" | "lizardmen:25" | "lizardmen:26" | "lizardmen:27" | "lizardmen:28" | "lizardmen:29" | "lizardmen:30" | "lizardmen:31" | "lizardmen:32" | "lizardmen:33" | "lizardmen:34" | "lizardmen:35" | "lizardmen:36" | "templars:01" | "templars:02" | "templars:03" | "templars:04" | "templars:05" | "templars:06" | "templars:07" | "templars:08" | "templars:09" | "templars:10" | "templars:11" | "templars:12" | "templars:13" | "templars:14" | "templars:15" | "templars:16" | "templars:17" | "templars:18" | "templars:19" | "templars:20" | "templars:21" | "templars:22" | "templars:23" | "templars:24" | "templars:25" | "templars:26" | "templars:27" | "templars:28" | "templars:29" | "templars:30" | "templars:31" | "templars:32" | "templars:33" | "templars:34" | "templars:35" | "templars:36" | "undead:01" | "undead:02" | "undead:03" | "undead:04" | "undead:05" | "undead:06" | "undead:07" | "undead:08" | "undead:09" | "undead:10" | "undead:11" | "undead:12" | "undead:13" | "undead:14" | "undead:15" | "undead:16" | "undead:17" | "undead:18" | "undead:19" | "undead:20" | "undead:21" | "undead:22" | "undead:23" | "undead:24" | "undead:25" | "undead:26" | "undead:27" | "undead:28" | "undead:29" | "undead:30" | "undead:31" | "undead:32" | "undead:33" | "undead:34" | "undead:35" | "undead:36")[];
+        };
+        /** Analysis */
+        Analysis: {
+            /**
+             * Done
+             * @description decisions judged so far
+             */
+            done: number;
+            /** Error */
+            error: string | null;
+            /**
+             * Level
+             * @description the search level judging
+             */
+            level: string;
+            /** @description once done */
+            result: components["schemas"]["AnalysisResult"] | null;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "running" | "done" | "failed";
+            /** Total */
+            total: number;
+        };
+        /** AnalysisResult */
+        AnalysisResult: {
+            /** Decisions */
+            decisions: components["schemas"]["Decision"][];
+            /**
+             * Graph
+             * @description player 1's win probability before each action and after the last
+             */
+            graph: number[];
+            /** Level */
+            level: string;
+            /**
+             * Mistakes
+             * @description the numbers of the decisions with a verdict
+             */
+            mistakes: number[];
+        };
+        /** AnalysisStarted */
+        AnalysisStarted: {
+            /**
+             * Done
+             * @description decisions judged so far
+             */
+            done: number;
+            /** Error */
+            error: string | null;
+            /**
+             * Level
+             * @description the search level judging
+             */
+            level: string;
+            /** @description once done */
+            result: components["schemas"]["AnalysisResult"] | null;
+            /**
+             * Started
+             * @description this request started it
+             */
+            started: boolean;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "running" | "done" | "failed";
+            /** Total */
+            total: number;
         };
         /**
          * Answer
@@ -1127,6 +1225,24 @@ export interface components {
              */
             white: string;
         };
+        /** BoardUnit */
+        BoardUnit: {
+            /**
+             * Card
+             * @description a card id, e.g. 'orcs:07'
+             */
+            card: string;
+            /**
+             * Owner
+             * @enum {integer}
+             */
+            owner: 1 | 2;
+            /**
+             * Square
+             * @description e.g. 'd3'
+             */
+            square: string;
+        };
         /** BotAccount */
         BotAccount: {
             /**
@@ -1161,6 +1277,34 @@ export interface components {
              */
             rating: number | null;
         };
+        /**
+         * CardFacts
+         * @description A card's facts (docs/notation.md section 1).
+         */
+        CardFacts: {
+            /** Army */
+            army: string;
+            /**
+             * Attacks
+             * @description attack values by direction (F, FR, R, BR, B, BL, L, FL)
+             */
+            attacks: {
+                [key: string]: number;
+            };
+            /** Class */
+            class: string;
+            /** Defence */
+            defence: number;
+            /** Id */
+            id: string;
+            /** Moves */
+            moves: string[];
+            /** Name */
+            name: string;
+            ranged: components["schemas"]["Ranged"] | null;
+            /** Rank */
+            rank: string;
+        };
         /** ChallengeCreated */
         ChallengeCreated: {
             /**
@@ -1168,6 +1312,16 @@ export interface components {
              * @description the challenge posted (it waits in the opponent's lobby and event stream)
              */
             invitation: number;
+        };
+        /**
+         * Clocks
+         * @description Milliseconds left on each clock.
+         */
+        Clocks: {
+            /** 1 */
+            1: number;
+            /** 2 */
+            2: number;
         };
         /** Created */
         Created: {
@@ -1191,6 +1345,49 @@ export interface components {
             name: string;
             /** Password */
             password: string;
+        };
+        /** Decision */
+        Decision: {
+            /**
+             * Best
+             * @description the action the search prefers
+             */
+            best: string;
+            /**
+             * Drop
+             * @description how much the action played lost against the best
+             */
+            drop: number | null;
+            /**
+             * Forced
+             * @description the only legal action: not judged
+             */
+            forced: boolean;
+            /**
+             * N
+             * @description the action's number (1 first)
+             */
+            n: number;
+            /** Played */
+            played: string;
+            /**
+             * Player
+             * @enum {integer}
+             */
+            player: 1 | 2;
+            /**
+             * Squares
+             * @description the squares the preferred action names (left out when forced)
+             */
+            squares?: string[];
+            /** Turn */
+            turn: number;
+            /** Verdict */
+            verdict: ("mistake" | "blunder") | null;
+            /** Win Best */
+            win_best: number | null;
+            /** Win Played */
+            win_played: number | null;
         };
         /**
          * DeckAnalysis
@@ -1220,6 +1417,14 @@ export interface components {
              */
             standard_army: string | null;
             stats: components["schemas"]["DeckStats"];
+        };
+        /**
+         * DeckCards
+         * @description Per player, what the caller may know of the cards left in that deck; null: only their count.
+         */
+        DeckCards: {
+            1: components["schemas"]["DeckKnowledge"] | null;
+            2: components["schemas"]["DeckKnowledge"] | null;
         };
         /** DeckChange */
         DeckChange: {
@@ -1323,6 +1528,19 @@ export interface components {
              * @description a deck file, plain text or JSON (docs/decks.md)
              */
             text: string;
+        };
+        /** DeckKnowledge */
+        DeckKnowledge: {
+            /**
+             * Cards
+             * @description the cards that may be left in that deck, sorted by id
+             */
+            cards: string[];
+            /**
+             * Includes Hand
+             * @description the cards may also be in the (hidden) hand
+             */
+            includes_hand: boolean;
         };
         /** DeckList */
         DeckList: {
@@ -1529,6 +1747,115 @@ export interface components {
             detail: string;
         };
         /**
+         * ErrorMessage
+         * @description The client's last request was refused; nothing changed.
+         */
+        ErrorMessage: {
+            /**
+             * Message
+             * @description why, in the player's language
+             */
+            message: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "error";
+            /**
+             * Version
+             * @description the game's version now
+             */
+            version: number | null;
+        };
+        /**
+         * Event
+         * @description One event of the log; its other fields depend on ``type`` (docs/notation.md, Events).
+         */
+        Event: {
+            /**
+             * Type
+             * @description shot, deploy, reveal, eliminated, advance, move, recall, draw, pass, resign, result...
+             */
+            type: string;
+        } & {
+            [key: string]: unknown;
+        };
+        /** GameMeta */
+        GameMeta: {
+            /**
+             * Abortable
+             * @description you may abort it now: a player, before both made their first turn
+             * @default false
+             */
+            abortable: boolean;
+            /**
+             * Aborted
+             * @description the game was aborted (no result counts)
+             * @default false
+             */
+            aborted: boolean;
+            /**
+             * Clock Running
+             * @description whose clock runs (the player who must act), or null
+             */
+            clock_running: (1 | 2) | null;
+            /** @description live: milliseconds left on each clock as of server_time; turn-based: null */
+            clocks: components["schemas"]["Clocks"] | null;
+            /**
+             * Deadline
+             * @description ISO time by which the player who must act must act, or null
+             */
+            deadline: string | null;
+            /**
+             * Draw Offer
+             * @description the player offering a draw, or null
+             */
+            draw_offer: (1 | 2) | null;
+            /**
+             * Hints
+             * @description a game against a bot created with hints
+             */
+            hints: boolean;
+            /** Id */
+            id: number;
+            players: components["schemas"]["Players"];
+            /**
+             * Pool
+             * @description the rating pool
+             * @enum {string}
+             */
+            pool: "live" | "turn";
+            /** Public */
+            public: boolean;
+            /** Rated */
+            rated: boolean;
+            /** @description once a rated game is over: each player's change */
+            ratings: components["schemas"]["RatingChanges"] | null;
+            result: components["schemas"]["GameResult"] | null;
+            /**
+             * Server Time
+             * @description ISO time the document was made
+             */
+            server_time: string;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "running" | "over";
+            /** Time Control */
+            time_control: components["schemas"]["LiveTimeControl"] | components["schemas"]["TurnTimeControl"];
+            /**
+             * Version
+             * @description the number of changes so far (actions, endings, draw offers)
+             */
+            version: number;
+            /**
+             * You
+             * @description your seat, or null for a spectator
+             */
+            you: (1 | 2) | null;
+        };
+        /**
          * GameOptions
          * @description Everything an invitation fixes (Yucata's invitation options plus the time control).
          *     Strict: a JSON body must send numbers as numbers and flags as true/false (forms are read
@@ -1636,6 +1963,112 @@ export interface components {
              * @description 1 or 2, or null for a draw (or an aborted game)
              */
             winner: number | null;
+        };
+        /** GamePlayer */
+        GamePlayer: {
+            /**
+             * Bot
+             * @description the bot level playing this side, or null for a person
+             */
+            bot: string | null;
+            /**
+             * Name
+             * @description the player's name (a bot's name in the request's language)
+             */
+            name: string;
+        };
+        /**
+         * GameRecord
+         * @description The game record (docs/notation.md section 5).
+         */
+        GameRecord: {
+            /** Actions */
+            actions: string[];
+            /**
+             * Format
+             * @constant
+             */
+            format: "lordsofwar-game";
+            players: components["schemas"]["RecordPlayers"];
+            result: components["schemas"]["Outcome"] | null;
+            /** Seed */
+            seed: number;
+            variant: components["schemas"]["Variant"];
+            /** Version */
+            version: number;
+        };
+        /** GameResult */
+        GameResult: {
+            /**
+             * Aborted
+             * @description ended before both players made their first turn: no result counts
+             * @default false
+             */
+            aborted: boolean;
+            /** Reason */
+            reason: string | null;
+            /**
+             * Winner
+             * @description 1 or 2; null for a draw or an aborted game
+             */
+            winner: (1 | 2) | null;
+        };
+        /**
+         * GameState
+         * @description The game as the caller may see it.
+         */
+        GameState: {
+            deck_cards: components["schemas"]["DeckCards"];
+            game: components["schemas"]["GameMeta"];
+            /**
+             * Legal
+             * @description the caller's legal actions when the caller must act, else []
+             */
+            legal: string[];
+            /**
+             * Log
+             * @description every entry (in an update: only the new ones)
+             */
+            log: components["schemas"]["LogEntry"][];
+            /** @description the caller's view (a spectator's: both hands hidden in the hidden variant) */
+            view: components["schemas"]["Position"];
+        };
+        /** Hint */
+        Hint: {
+            /**
+             * Action
+             * @description the preferred action, one of your legal actions
+             */
+            action: string;
+            /**
+             * Alternatives
+             * @description the most searched actions, at most 5
+             */
+            alternatives: components["schemas"]["Alternative"][];
+            /** Iterations */
+            iterations: number;
+            /**
+             * Player
+             * @enum {integer}
+             */
+            player: 1 | 2;
+            /** Seconds */
+            seconds: number;
+            /**
+             * Squares
+             * @description the squares it names
+             */
+            squares: string[];
+            /**
+             * Version
+             * @description the game version it was searched on
+             */
+            version: number;
+            /**
+             * Win
+             * @description the estimated win probability for you
+             */
+            win: number | null;
         };
         /**
          * InvitationOptions
@@ -1752,7 +2185,6 @@ export interface components {
             /**
              * Provisional Players
              * @description true: this lists the players whose rating is still provisional
-             * @default false
              */
             provisional_players: boolean;
             /**
@@ -1760,6 +2192,24 @@ export interface components {
              * @description players listed over all pages
              */
             total: number;
+        };
+        /** LiveTimeControl */
+        LiveTimeControl: {
+            /**
+             * Increment S
+             * @description seconds added after each of the player's turns
+             */
+            increment_s: number;
+            /**
+             * Initial S
+             * @description seconds on each clock at the start
+             */
+            initial_s: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            mode: "live";
         };
         /**
          * Lobby
@@ -1809,6 +2259,12 @@ export interface components {
          * @description A game as the lobby and profiles list it.
          */
         LobbyGame: {
+            /**
+             * Aborted
+             * @description the game was aborted: it counts in no one's results
+             * @default false
+             */
+            aborted: boolean;
             /**
              * Armies
              * @description each side's army (or custom deck's name)
@@ -1889,6 +2345,32 @@ export interface components {
             summary: string;
         };
         /**
+         * LogEntry
+         * @description One entry of the log. (The log and its events are typed dictionaries rather than models: a
+         *     long game's log is read several times faster so.)
+         */
+        LogEntry: {
+            /**
+             * Action
+             * @description the action in notation; null for an ending off the board
+             */
+            action: string | null;
+            /** Events */
+            events: components["schemas"]["Event"][];
+            /**
+             * N
+             * @description 1 for the first entry
+             */
+            n: number;
+            /**
+             * Player
+             * @description who acted (or ended the game); null when no one did
+             */
+            player: (1 | 2) | null;
+            /** Turn */
+            turn: number;
+        };
+        /**
          * MailSettingsIn
          * @description A change: only the fields sent change.
          */
@@ -1927,6 +2409,13 @@ export interface components {
              * @enum {string}
              */
             notifications: "off" | "turn" | "digest";
+        };
+        /** Names */
+        Names: {
+            /** 1 */
+            1: string;
+            /** 2 */
+            2: string;
         };
         /**
          * NewAccount
@@ -2032,6 +2521,13 @@ export interface components {
              */
             deck?: null;
         };
+        /** Outcome */
+        Outcome: {
+            /** Reason */
+            reason: string;
+            /** Winner */
+            winner: (1 | 2) | null;
+        };
         /** PlayerRatings */
         PlayerRatings: {
             /**
@@ -2050,6 +2546,58 @@ export interface components {
             ratings: {
                 [key: string]: components["schemas"]["RatingInfo"];
             };
+        };
+        /** Players */
+        Players: {
+            1: components["schemas"]["GamePlayer"];
+            2: components["schemas"]["GamePlayer"];
+        };
+        /** PongMessage */
+        PongMessage: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "pong";
+        };
+        /**
+         * Position
+         * @description A position (docs/notation.md section 3), or a player's view of one.
+         */
+        Position: {
+            /** Board */
+            board: components["schemas"]["BoardUnit"][];
+            /**
+             * Format
+             * @constant
+             */
+            format: "lordsofwar-position";
+            players: components["schemas"]["Sides"];
+            /** Quiet Turns */
+            quiet_turns: number;
+            result: components["schemas"]["Outcome"] | null;
+            /**
+             * To Move
+             * @enum {integer}
+             */
+            to_move: 1 | 2;
+            /** Turn */
+            turn: number;
+            /** @description only during a turn (left out between turns) */
+            turn_state?: components["schemas"]["TurnState"] | null;
+            variant: components["schemas"]["Variant"];
+            /** Version */
+            version: number;
+        };
+        /** Ranged */
+        Ranged: {
+            /** Damage */
+            damage: number;
+            /**
+             * Targets
+             * @description the squares it may shoot at, as [columns right, rows forward]
+             */
+            targets: number[][];
         };
         /** RankCount */
         RankCount: {
@@ -2108,6 +2656,20 @@ export interface components {
             sigma: number;
             /** Wins */
             wins: number;
+        };
+        /** RatingChange */
+        RatingChange: {
+            /** After */
+            after: number;
+            /** Before */
+            before: number;
+            /** Provisional */
+            provisional: boolean;
+        };
+        /** RatingChanges */
+        RatingChanges: {
+            1: components["schemas"]["RatingChange"];
+            2: components["schemas"]["RatingChange"];
         };
         /**
          * RatingInfo
@@ -2180,6 +2742,48 @@ export interface components {
              */
             score: number;
         };
+        /** RecordPlayer */
+        RecordPlayer: {
+            /** Deck */
+            deck: string[];
+            /** Name */
+            name: string;
+        };
+        /** RecordPlayers */
+        RecordPlayers: {
+            1: components["schemas"]["RecordPlayer"];
+            2: components["schemas"]["RecordPlayer"];
+        };
+        /** RematchOffered */
+        RematchOffered: {
+            /**
+             * Invitation
+             * @description the challenge waiting in the opponent's lobby
+             */
+            invitation: number;
+            /** Opponent */
+            opponent: string;
+        };
+        /** RematchStarted */
+        RematchStarted: {
+            /**
+             * Game
+             * @description the new game against the bot, started
+             */
+            game: number;
+        };
+        /** Replay */
+        Replay: {
+            /** Log */
+            log: components["schemas"]["LogEntry"][];
+            names: components["schemas"]["Names"];
+            /**
+             * Positions
+             * @description every position of the game, the opening first
+             */
+            positions: components["schemas"]["Position"][];
+            record: components["schemas"]["GameRecord"];
+        };
         /** Revoked */
         Revoked: {
             /** Revoked */
@@ -2214,6 +2818,39 @@ export interface components {
             name: string;
         };
         /**
+         * Side
+         * @description A player's cards: in a view, hidden hand cards are null and the deck is only its count.
+         */
+        Side: {
+            /** Army */
+            army: string;
+            /**
+             * Deck
+             * @description a view: the number of cards left; a whole position: the cards, top first
+             */
+            deck: number | string[];
+            /**
+             * Hand
+             * @description card ids; null for a card the viewer may not see
+             */
+            hand: (string | null)[];
+            /**
+             * Lost
+             * @description the lost pile
+             */
+            lost: string[];
+        };
+        /** Sides */
+        Sides: {
+            1: components["schemas"]["Side"];
+            2: components["schemas"]["Side"];
+        };
+        /**
+         * SocketMessage
+         * @description A message the server sends on the game's socket (docs/web-api.md).
+         */
+        SocketMessage: components["schemas"]["StateMessage"] | components["schemas"]["UpdateMessage"] | components["schemas"]["ErrorMessage"] | components["schemas"]["PongMessage"];
+        /**
          * Standing
          * @description A Swiss or round robin's line of the table.
          */
@@ -2244,6 +2881,31 @@ export interface components {
             wins: number;
             /** Withdrawn */
             withdrawn: boolean;
+        };
+        /**
+         * StateMessage
+         * @description Sent on connect, on ``sync`` and after a stale request.
+         */
+        StateMessage: {
+            deck_cards: components["schemas"]["DeckCards"];
+            game: components["schemas"]["GameMeta"];
+            /**
+             * Legal
+             * @description the caller's legal actions when the caller must act, else []
+             */
+            legal: string[];
+            /**
+             * Log
+             * @description every entry (in an update: only the new ones)
+             */
+            log: components["schemas"]["LogEntry"][];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "state";
+            /** @description the caller's view (a spectator's: both hands hidden in the hidden variant) */
+            view: components["schemas"]["Position"];
         };
         /** TokenCreated */
         TokenCreated: {
@@ -2469,6 +3131,119 @@ export interface components {
              * @description the games' options in a few words, in the request's language
              */
             summary: string;
+        };
+        /**
+         * TurnState
+         * @description The turn under way (docs/notation.md).
+         */
+        TurnState: {
+            /** @description only while units advance */
+            advance?: components["schemas"]["Advance"] | null;
+            /**
+             * Decider
+             * @description who must act now
+             * @enum {integer}
+             */
+            decider: 1 | 2;
+            /** Deployed */
+            deployed: string[];
+            /** Eliminated */
+            eliminated: boolean;
+            /** Engaged At Start */
+            engaged_at_start: string[];
+            /** Forced */
+            forced: boolean;
+            /** Generals Lost */
+            generals_lost: (1 | 2)[];
+            /** Moved */
+            moved: string[];
+            /**
+             * Phase
+             * @enum {string}
+             */
+            phase: "pre" | "advance" | "post";
+            /** Shot */
+            shot: string[];
+            /**
+             * Shot Damage
+             * @description damage shot at each square this turn
+             */
+            shot_damage: {
+                [key: string]: number;
+            };
+            /**
+             * Shots
+             * @description each shooter's square and its target's
+             */
+            shots: {
+                [key: string]: string;
+            };
+            /** Supported */
+            supported: string[];
+            /** Took Part */
+            took_part: string[];
+        };
+        /** TurnTimeControl */
+        TurnTimeControl: {
+            /**
+             * Days
+             * @description days per turn
+             */
+            days: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            mode: "turn";
+        };
+        /**
+         * UpdateMessage
+         * @description Sent after each change; ``log`` holds the new entries only.
+         */
+        UpdateMessage: {
+            deck_cards: components["schemas"]["DeckCards"];
+            game: components["schemas"]["GameMeta"];
+            /**
+             * Legal
+             * @description the caller's legal actions when the caller must act, else []
+             */
+            legal: string[];
+            /**
+             * Log
+             * @description every entry (in an update: only the new ones)
+             */
+            log: components["schemas"]["LogEntry"][];
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "update";
+            /** @description the caller's view (a spectator's: both hands hidden in the hidden variant) */
+            view: components["schemas"]["Position"];
+        };
+        /** Variant */
+        Variant: {
+            /** Commands To Win */
+            commands_to_win: number;
+            /**
+             * Hands
+             * @enum {string}
+             */
+            hands: "hidden" | "visible";
+            /**
+             * Mat
+             * @enum {string}
+             */
+            mat: "bordered" | "unbordered";
+            /** No Progress Turns */
+            no_progress_turns: number;
+            /**
+             * Rules
+             * @enum {string}
+             */
+            rules: "basic" | "intermediate";
+            /** Units To Win */
+            units_to_win: number;
         };
         /**
          * Waiting
@@ -3093,9 +3868,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["GameState"];
                 };
             };
             /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
@@ -3203,9 +3976,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["GameState"];
                 };
             };
             /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
@@ -3309,9 +4080,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["GameState"];
                 };
             };
             /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
@@ -3486,7 +4255,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": unknown;
+                    "application/json": components["schemas"]["CardFacts"][];
                 };
             };
             /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
@@ -4303,9 +5072,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["GameState"];
                 };
             };
             /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
@@ -4382,9 +5149,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["GameState"];
                 };
             };
             /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
@@ -4492,9 +5257,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["GameState"];
                 };
             };
             /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
@@ -4598,9 +5361,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Analysis"];
                 };
             };
             /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
@@ -4677,9 +5438,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["AnalysisStarted"];
                 };
             };
             /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
@@ -4787,9 +5546,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["GameState"];
                 };
             };
             /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
@@ -4893,9 +5650,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Hint"];
                 };
             };
             /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
@@ -5085,9 +5840,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["RematchStarted"] | components["schemas"]["RematchOffered"];
                 };
             };
             /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
@@ -5191,9 +5944,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["Replay"];
                 };
             };
             /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
@@ -5279,9 +6030,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["GameState"];
                 };
             };
             /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
