@@ -128,3 +128,23 @@ def test_the_charts_time_labels_differ() -> None:
     assert days["start"]["y"] > days["dots"][0]["y"] > days["dots"][1]["y"]
     assert days["line"].split()[0] == f"{days['start']['x']},{days['start']['y']}" and len(days["line"].split()) == 3
     assert ratings.chart([]) is None
+
+
+def test_a_provisional_player_beyond_the_first_page_is_not_told_they_are_listed(client: Any) -> None:
+    players = signed_up(client, "alice", "bob")
+    rate(client, players, [("alice", "bob", 1)])
+    others = [Player(client, f"early{i:02d}").signup() for i in range(ratings.PAGE)]
+    engine = create_engine(client.app.state.settings.sync_url())
+    users = ratings.User.__table__
+    with engine.begin() as conn:
+        ids = dict(conn.execute(select(users.c.name, users.c.id)).all())
+        for i, p in enumerate(others):
+            conn.execute(ratings.RATINGS.insert().values(
+                user_id=ids[p.name], pool="live", mu=30 + i * 0.01, sigma=7.0, games=2, wins=2, draws=0, losses=0,
+                updated_at=utcnow()))  # fmt: skip
+    engine.dispose()
+    page = players["bob"].get("/leaderboard").text
+    assert "is provisional after 1 rated game; it settles after about twelve rated games." in page
+    assert "you are listed with the provisional players below" not in page
+    assert f"The highest {ratings.PAGE} of {ratings.PAGE + 2} players." in page
+    assert "you are listed with the provisional players below" in others[0].get("/leaderboard").text

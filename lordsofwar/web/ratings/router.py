@@ -65,6 +65,8 @@ async def leaderboard_page(request: Request, db: Db, user: MaybeUser, pool: Pool
     pools = service.pool_names()
     you = None if user is None else await service.position(db, user.id, pool)
     you_page = None if you is None or you["rank"] is None else (you["rank"] - 1) // service.PAGE + 1
+    if you is not None and user is not None:  # among the provisional players shown below?
+        you["shown_below"] = any(p["name"] == user.name for p in newcomers["players"])
     ctx = {"board": board, "newcomers": newcomers, "you": you, "you_page": you_page, "pools": pools, "pool": pool}
     ctx["pool_name"] = pools[pool]
     return pages.render(request, "leaderboard.html", ctx, user)
