@@ -68,7 +68,6 @@ class GameResult(BaseModel):
     model_config = EXACT
     winner: Seat | None = Field(description="1 or 2; null for a draw or an aborted game")
     reason: str | None
-    aborted: bool = Field(False, description="ended before both players made their first turn: no result counts")
 
 
 class RatingChange(BaseModel):
@@ -99,8 +98,12 @@ class GameMeta(BaseModel):
     server_time: str = Field(description="ISO time the document was made")
     draw_offer: Seat | None = Field(description="the player offering a draw, or null")
     result: GameResult | None
-    aborted: bool = Field(False, description="the game was aborted (no result counts)")
-    abortable: bool = Field(False, description="you may abort it now: a player, before both made their first turn")
+    aborted: bool = Field(
+        description="the game was aborted: it ended before both players made their first turn (no result counts)"
+    )
+    abortable: bool = Field(
+        description="you may abort it now (POST /api/games/{id}/abort): a player, before both made their first turn"
+    )
     rated: bool
     hints: bool = Field(description="a game against a bot created with hints")
     pool: Literal["live", "turn"] = Field(description="the rating pool")

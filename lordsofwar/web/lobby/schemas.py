@@ -154,7 +154,6 @@ class GameOutcome(BaseModel):
     model_config = ConfigDict(extra="forbid")
     winner: int | None = Field(description="1 or 2, or null for a draw (or an aborted game)")
     reason: str | None
-    aborted: bool = Field(False, description="ended before both players made their first turn: no result counts")
 
 
 class LobbyGame(BaseModel):
@@ -171,7 +170,7 @@ class LobbyGame(BaseModel):
     deadline: str | None = Field(description="ISO time by which the player who must act must act, or null")
     turns: int = Field(description="actions played")
     result: GameOutcome | None
-    aborted: bool = Field(False, description="the game was aborted: it counts in no one's results")
+    aborted: bool = Field(description="the game was aborted: it counts in no one's results")
 
 
 class Accepted(BaseModel):

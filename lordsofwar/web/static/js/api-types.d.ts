@@ -1784,14 +1784,12 @@ export interface components {
         GameMeta: {
             /**
              * Abortable
-             * @description you may abort it now: a player, before both made their first turn
-             * @default false
+             * @description you may abort it now (POST /api/games/{id}/abort): a player, before both made their first turn
              */
             abortable: boolean;
             /**
              * Aborted
-             * @description the game was aborted (no result counts)
-             * @default false
+             * @description the game was aborted: it ended before both players made their first turn (no result counts)
              */
             aborted: boolean;
             /**
@@ -1950,12 +1948,6 @@ export interface components {
         };
         /** GameOutcome */
         GameOutcome: {
-            /**
-             * Aborted
-             * @description ended before both players made their first turn: no result counts
-             * @default false
-             */
-            aborted: boolean;
             /** Reason */
             reason: string | null;
             /**
@@ -1999,12 +1991,6 @@ export interface components {
         };
         /** GameResult */
         GameResult: {
-            /**
-             * Aborted
-             * @description ended before both players made their first turn: no result counts
-             * @default false
-             */
-            aborted: boolean;
             /** Reason */
             reason: string | null;
             /**
@@ -2262,7 +2248,6 @@ export interface components {
             /**
              * Aborted
              * @description the game was aborted: it counts in no one's results
-             * @default false
              */
             aborted: boolean;
             /**
