@@ -5,16 +5,30 @@ import { h } from './dom.js';
 import { _ } from './i18n.js';
 import { CLASS_ABBR, DIRS, RANK_ABBR, classWord, rankWord } from './words.js';
 
-/** Every card by its id, once loadCards() has run. */
+/** @import { Card, Colour, Ranged } from './model' */
+/**
+ * @typedef {object} CardOpts
+ * @property {Colour | null} [colour] "me" (blue: you, or player 1 for a spectator) | "opp" (red)
+ * @property {'bottom' | 'top'} [side] the older form of colour: "bottom" is "me", "top" "opp"
+ * @property {boolean} [rot] seen from its owner's opponent's side (its front points down the screen)
+ * @property {string} [extra] more classes
+ * @property {false} [title] false: no tooltip
+ */
+
+/** Every card by its id, once loadCards() has run. @type {Record<string, Card>} */
 export const CARDS = {};
 
+/** @param {Card | null | undefined} c */
 export const isCommand = (c) => !!c && (c.rank === 'general' || c.rank === 'command');
-export const card = (id) => CARDS[id] || null;
-export const cardName = (id) => (CARDS[id] ? CARDS[id].name : id || _('a hidden card'));
+/** @param {string | null | undefined} id @returns {Card | null} */
+export const card = (id) => (id != null && CARDS[id]) || null;
+/** @param {string | null | undefined} id @returns {string} */
+export const cardName = (id) => (id != null && CARDS[id] ? CARDS[id].name : id || _('a hidden card'));
 
 /** The card catalogue (fetched once). */
 export async function loadCards() {
   if (Object.keys(CARDS).length) return CARDS;
+  /** @type {Card[]} */
   let list;
   try {
     list = await getJSON('/api/cards');
@@ -31,6 +45,9 @@ export async function loadCards() {
  * front points down the screen). opts.colour: "me" (blue: you, or player 1 for a spectator)
  * | "opp" (red) — the colour follows the card's owner, never the side of the screen; the older
  * opts.side "bottom" | "top" means "me" | "opp". opts.extra: class.
+ * @param {string | null | undefined} id a card id; null (or an unknown id): the back of a card
+ * @param {CardOpts} [opts]
+ * @returns {HTMLDivElement}
  */
 export function cardEl(id, opts = {}) {
   const c = card(id);
@@ -69,6 +86,10 @@ export function cardEl(id, opts = {}) {
   return e;
 }
 
+/**
+ * @param {Ranged} r
+ * @param {boolean} rot
+ */
 function rangedEl(r, rot) {
   const t = r.targets || [];
   const rs = t.map((p) => p[0]).concat([0]);
@@ -87,8 +108,13 @@ function rangedEl(r, rot) {
     h('div', { class: 'c-dmg' }, h('span', { text: r.damage })), grid);
 }
 
+/**
+ * A card's tooltip: its name, rank, class and figures.
+ * @param {Card} c
+ */
 export function cardTitle(c) {
-  const a = DIRS.filter((d) => c.attacks && c.attacks[d]).map((d) => d + ' ' + c.attacks[d]).join(', ');
+  const attacks = c.attacks || {};
+  const a = DIRS.filter((d) => attacks[d]).map((d) => d + ' ' + attacks[d]).join(', ');
   let s = _('{name} — {rank} {class}, defence {defence}', { name: c.name, rank: rankWord(c.rank), class: classWord(c.class), defence: c.defence })
     + (a ? '\n' + _('attacks: {list}', { list: a }) : '');
   if (c.ranged) s += '\n' + _('ranged: {damage} damage', { damage: c.ranged.damage });

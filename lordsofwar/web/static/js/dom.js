@@ -54,3 +54,42 @@ export function ready(f) {
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', f, { once: true });
   else f();
 }
+
+/**
+ * The button that matches `sel` (a page's own: it is there).
+ * @param {string} sel
+ * @param {ParentNode | null} [root]
+ * @returns {HTMLButtonElement}
+ */
+export function $button(sel, root) {
+  return /** @type {HTMLButtonElement} */ ((root || document).querySelector(sel));
+}
+
+/**
+ * The input (or range) that matches `sel` (a page's own: it is there).
+ * @param {string} sel
+ * @param {ParentNode | null} [root]
+ * @returns {HTMLInputElement}
+ */
+export function $input(sel, root) {
+  return /** @type {HTMLInputElement} */ ((root || document).querySelector(sel));
+}
+
+/**
+ * The element an event happened on (events of the page's elements have one).
+ * @param {Event} e
+ * @returns {HTMLElement}
+ */
+export function targetOf(e) {
+  return /** @type {HTMLElement} */ (e.target);
+}
+
+/**
+ * Every element that matches `sel` (in `root`, else the document), as an array.
+ * @param {string} sel
+ * @param {ParentNode | null} [root]
+ * @returns {HTMLElement[]}
+ */
+export function $$(sel, root) {
+  return /** @type {HTMLElement[]} */ ([...(root || document).querySelectorAll(sel)]);
+}

@@ -53,15 +53,60 @@
 
 import { ApiError, getJSON, postJSON } from './api.js';
 import { fmtClock, fmtDeadline } from './clock.js';
-import { $, h } from './dom.js';
+import { $, $$, $button, $input, h, targetOf } from './dom.js';
 import { _, formatDateTime, ngettext } from './i18n.js';
 import {
-  DIRS, DIR_NAMES, applyHighContrast, armyTag, armyWords, cardEl, cardName, card, classWord, deckCount, describeText,
+  DIRS, DIR_NAMES, applyHighContrast, armyTag, armyWords, cardEl, cardName, card, classWord, closeMagnifier, deckCount, describeText,
   entryEl, entrySquares, fillPanelsButton, fitCellSize, isCustomArmy, loadCards, logHeading, magnify, nodes, noneWord, norm,
   parseSq, playerWord, rankWord, renderMat, resultText, scoreEl, scoreOf, setHighContrast, shotAt, shownName, store,
   theUnit, unknownWord, actionText,
 } from './render.js';
 import { GameSocket } from './socket.js';
+
+/** @import { Game, View, GameState, LogEntry, DeckInfo, Hint, Names, Seat, Colour, Unit } from './model' */
+/** @typedef {import('./mat.js').Ghost} Ghost */
+/** @typedef {import('./socket.js').Message} Message */
+/** @typedef {import('./socket.js').ConnState} ConnState */
+/**
+ * The selection: a hand card to deploy ({kind: 'deploy', card, index}) or a unit and what it is to
+ * do ({kind: 'shoot' | 'move' | 'advance', from}).
+ * @typedef {{kind: string, card?: string, index?: number, from?: string}} Selection
+ */
+/** A legal action, parsed: its text, kind and squares. @typedef {{t: string, type: string, from?: string, to?: string, card?: string}} Act */
+/**
+ * Where the keyboard focus goes after a render.
+ * @typedef {{mat?: string, hand?: string, top?: boolean, firstTarget?: boolean, fallback?: Focus | null}} Focus
+ */
+/**
+ * The server's latest word.
+ * @typedef {object} ServerState
+ * @property {Game | null} game
+ * @property {View | null} view
+ * @property {string[]} legal
+ * @property {LogEntry[]} log
+ * @property {Record<string, DeckInfo | null> | null} deck
+ */
+/**
+ * This page's own state.
+ * @typedef {object} PageState
+ * @property {Selection | null} sel
+ * @property {boolean} pending an answer is awaited
+ * @property {ReturnType<typeof setTimeout> | undefined} pendingTimer
+ * @property {boolean} flip
+ * @property {boolean} panelsHidden
+ * @property {number | 'fit'} zoom
+ * @property {number} [zoomCell] the cell size drawn last
+ * @property {Ghost[]} ghosts
+ * @property {Set<string>} fresh
+ * @property {{t: number, clocks: Record<number, number | undefined>} | null} clockBase
+ * @property {boolean} sr the screen-reader mode (text view, events announced)
+ * @property {string | null} cursor the square of the mat that has the keyboard focus (roving tabindex)
+ * @property {Focus | null} wantFocus
+ * @property {string | null} lastSelKey the selection last announced
+ * @property {Hint | null} [hint]
+ * @property {boolean} [hinting]
+ * @property {boolean} [suppressClick]
+ */
 
 /** @param {unknown} e */
 const errorText = (e) => (e instanceof Error ? e.message : String(e));
@@ -70,12 +115,15 @@ const gameRoot = document.getElementById('game');
 /** The game page's state and its redraw, for the browser tests and debugging (null on other pages). */
 export const live = gameRoot && gameRoot.dataset.gameId ? startLive(gameRoot) : null;
 
+/** @param {HTMLElement} root */
 function startLive(root) {
   const gameId = Number(root.dataset.gameId);
+  /** @type {ServerState} */
   const S = { game: null, view: null, legal: [], log: [], deck: null }; // latest state from the server
+  /** @type {PageState} */
   const UI = {
     sel: null,               // {kind:'deploy', card, index} | {kind:'shoot'|'move'|'advance', from}
-    pending: false, pendingTimer: null,
+    pending: false, pendingTimer: undefined,
     flip: false,
     panelsHidden: !!store.get('panelsHidden', false),
     zoom: store.get('zoom', 'fit'),
@@ -89,27 +137,39 @@ function startLive(root) {
   applyHighContrast();
 
   // ---- derived -------------------------------------------------------------------------------
+  // the state once loaded (render() and what it calls run only then)
+  const game = () => /** @type {Game} */ (S.game);
+  const view = () => /** @type {View} */ (S.view);
+  /** @returns {Seat | null} */
   const you = () => (S.game ? S.game.you : null);
+  /** @returns {Names} */
   const names = () => {
     const p = (S.game && S.game.players) || {};
     return { 1: shownName(p[1], 1), 2: shownName(p[2], 2) };
   };
   const home = () => you() || 1; // drawn in "my" colour (blue) whichever side of the screen it is on
   const bottom = () => (UI.flip ? 3 - home() : home());
+  /** @param {Seat} p @returns {Colour} */
   const colourOf = (p) => (p === home() ? 'me' : 'opp');
+  /** @returns {Seat | null} */
   const decider = () => {
     const v = S.view; if (!v || v.result || (S.game && S.game.status === 'over')) return null;
     return (v.turn_state && v.turn_state.decider) || v.to_move;
   };
   const over = () => !!(S.game && (S.game.status === 'over' || S.game.result)) || !!(S.view && S.view.result);
 
-  /** Whether legal action `a` is a destination of the selection `sel`. */
+  /**
+   * Whether legal action `a` is a destination of the selection `sel`.
+   * @param {Act} a
+   * @param {Selection | null} sel
+   */
   function matchesSel(a, sel) {
     if (!sel) return false;
     if (sel.kind === 'deploy') return a.type === 'deploy' && a.card === sel.card;
     return a.type === sel.kind && a.from != null && a.from === sel.from;
   }
 
+  /** @returns {Act[]} */
   function parsedLegal() {
     return (S.legal || []).map((t) => {
       const p = t.split(' ');
@@ -140,7 +200,7 @@ function startLive(root) {
   function render() {
     if (!S.game || !S.view) return;
     root.classList.remove('loading');
-    const v = S.view, g = S.game, b = bottom();
+    const v = view(), g = game(), b = bottom();
     const logEl = $('#log'); // follows the newest entry unless scrolled back (decided before the layout changes)
     const logStick = !logEl.childElementCount || logEl.scrollHeight - logEl.scrollTop - logEl.clientHeight < 40;
     const refocus = focusBefore();
@@ -156,7 +216,10 @@ function startLive(root) {
     autoSelect(acts);
 
     // sources / targets
-    const sources = new Map(), targets = new Map();
+    /** @type {Map<string, string[]>} */
+    const sources = new Map();
+    /** @type {Map<string, string>} */
+    const targets = new Map();
     if (canAct) {
       for (const a of acts) {
         if (a.from && ['shoot', 'move', 'advance', 'recall'].includes(a.type)) {
@@ -166,14 +229,15 @@ function startLive(root) {
         }
       }
       if (UI.sel) {
-        for (const a of acts) if (matchesSel(a, UI.sel)) targets.set(a.to, a.type);
+        for (const a of acts) if (matchesSel(a, UI.sel) && a.to) targets.set(a.to, a.type);
       }
     }
     renderStatus(acts);
     renderControls(acts, canAct);
     const last = lastTurnSquares();
     const cell = UI.zoomCell = cellSize();
-    const extra = acts.filter((a) => a.to).map((a) => a.to);
+    const extra = acts.map((a) => a.to).filter((to) => to != null);
+    /** @type {import('./mat.js').MatOpts} */
     const matOpts = {
       view: v, bottom: b, home: home(), cell, targets, sources, last, ghosts: UI.ghosts, fresh: UI.fresh, extraSquares: extra,
       selected: UI.sel && UI.sel.from,
@@ -188,7 +252,7 @@ function startLive(root) {
     root.style.setProperty('--cell', UI.zoomCell + 'px');
     const rootTop = root.getBoundingClientRect().top + window.scrollY;
     root.style.setProperty('--avail-h', Math.max(320, window.innerHeight - rootTop - 18) + 'px');
-    const zr = $('#zoom'); if (zr && document.activeElement !== zr) zr.value = UI.zoomCell;
+    const zr = $input('#zoom'); if (zr && document.activeElement !== zr) zr.value = String(UI.zoomCell);
     UI.ghosts = []; UI.fresh = new Set();
 
     renderHands(acts, canAct);
@@ -206,73 +270,103 @@ function startLive(root) {
   // they lie on the screen, Enter (a click) acts. A hand card is a button too (Enter chooses it
   // and takes the focus to the first lit square). Announcements go to #sr-live (aria-live).
   const DIR_WORDS = DIR_NAMES;
+  /** @type {Record<string, string>} */
   const DO_WORDS = { deploy: _('deploy here'), shoot: _('shoot at this'), move: _('move here'), advance: _('advance here') };
+  /** @type {Record<string, string>} */
   const VERBS = { deploy: _('deploy'), shoot: _('shoot'), move: _('move'), advance: _('advance'), recall: _('recall') };
+  /** @param {string} k */
   const verb = (k) => VERBS[k] || k;
 
+  /** @param {string | null | undefined} id */
   function cardWords(id) {
     const c = card(id);
     if (!c) return _('a hidden card');
-    const a = DIRS.filter((d) => c.attacks && c.attacks[d]).map((d) => `${DIR_WORDS[d]} ${c.attacks[d]}`);
+    const arrows = c.attacks || {};
+    const a = DIRS.filter((d) => arrows[d]).map((d) => `${DIR_WORDS[d]} ${arrows[d]}`);
     const parts = [_('{rank} {class}, defence {defence}', { rank: rankWord(c.rank), class: classWord(c.class), defence: c.defence }),
       a.length ? _('attacks {list}', { list: a.join(', ') }) : _('no attack arrows')];
     if (c.ranged) parts.push(_('ranged {damage}', { damage: c.ranged.damage }));
     if (c.moves && c.moves.length) parts.push(_('moves {list}', { list: c.moves.map((d) => DIR_WORDS[d]).join(', ') }));
     return _('{name} ({details})', { name: c.name, details: parts.join('; ') });
   }
+  /** @param {Unit} u */
   function unitWords(u) {
     return u.owner === you() ? _('your {unit}', { unit: cardWords(u.card) }) : _("{player}'s {unit}", { player: names()[u.owner], unit: cardWords(u.card) });
   }
 
+  /**
+   * @param {string} name
+   * @param {Map<string, string>} targets
+   * @param {Map<string, string[]>} sources
+   */
   function squareLabel(name, targets, sources) {
     const u = unitAt(name);
     let t = name + ', ' + (u ? unitWords(u) : _('empty'));
-    if (targets.has(name)) t += ', ' + _('lit: {action}', { action: DO_WORDS[targets.get(name)] || targets.get(name) });
+    const lit = targets.get(name);
+    if (lit != null) t += ', ' + _('lit: {action}', { action: DO_WORDS[lit] || lit });
+    /** @param {string} a @param {string} b */
     const either = (a, b) => _('{a} or {b}', { a, b });
-    if (sources.has(name)) t += ', ' + _('can {actions}', { actions: sources.get(name).map(verb).reduce(either) });
+    const kinds = sources.get(name);
+    if (kinds) t += ', ' + _('can {actions}', { actions: kinds.map(verb).reduce(either) });
     if (UI.sel && UI.sel.from === name) t += ', ' + _('chosen');
     return t;
   }
 
   /** The squares in screen order (top row first, left to right). */
   function screenSquares() {
-    return [...$('#mat').querySelectorAll('.sq')].sort((a, b) => a.dataset.row - b.dataset.row || a.dataset.col - b.dataset.col);
+    return $$('.sq', $('#mat')).sort((a, b) => Number(a.dataset.row) - Number(b.dataset.row) || Number(a.dataset.col) - Number(b.dataset.col));
   }
 
+  /**
+   * @param {Map<string, string>} targets
+   * @param {Map<string, string[]>} sources
+   */
   function decorateMat(targets, sources) {
     const sqs = screenSquares();
-    if (!sqs.some((e) => e.dataset.square === UI.cursor)) {
-      const pick = sqs.find((e) => targets.has(e.dataset.square)) || sqs.find((e) => UI.sel && e.dataset.square === UI.sel.from)
-        || sqs.find((e) => sources.has(e.dataset.square)) || sqs.find((e) => e.dataset.square === 'd4') || sqs[0];
-      UI.cursor = pick ? pick.dataset.square : null;
+    /** @param {HTMLElement} e */
+    const at = (e) => String(e.dataset.square);
+    if (!sqs.some((e) => at(e) === UI.cursor)) {
+      const pick = sqs.find((e) => targets.has(at(e))) || sqs.find((e) => UI.sel && at(e) === UI.sel.from)
+        || sqs.find((e) => sources.has(at(e))) || sqs.find((e) => at(e) === 'd4') || sqs[0];
+      UI.cursor = pick ? at(pick) : null;
     }
     for (const e of sqs) {
-      const name = e.dataset.square;
+      const name = at(e);
       e.prepend(h('button', { type: 'button', class: 'sq-key', tabindex: name === UI.cursor ? '0' : '-1', 'aria-label': squareLabel(name, targets, sources) }));
     }
   }
 
+  /**
+   * @param {string | null | undefined} name
+   * @param {boolean} scroll
+   */
   function focusSquare(name, scroll) {
-    const key = name != null && $(`#mat [data-square="${name}"] > .sq-key`);
-    if (!key) return false;
-    for (const k of $('#mat').querySelectorAll('.sq-key[tabindex="0"]')) k.tabIndex = -1;
+    const key = name != null && /** @type {HTMLElement | null} */ (document.querySelector(`#mat [data-square="${name}"] > .sq-key`));
+    if (!key || name == null) return false;
+    for (const k of $$('.sq-key[tabindex="0"]', $('#mat'))) k.tabIndex = -1;
     key.tabIndex = 0;
     UI.cursor = name;
     key.focus({ preventScroll: !scroll });
     return true;
   }
 
-  /** Where the focus is, to put it back on the same square or card after a render. */
+  /**
+   * Where the focus is, to put it back on the same square or card after a render.
+   * @returns {Focus | null}
+   */
   function focusBefore() {
     const want = UI.wantFocus;
     UI.wantFocus = null;
     if (want) return want;
     const ae = document.activeElement;
     if (!ae || ae === document.body) return null;
-    if (ae.classList.contains('sq-key')) return { mat: ae.parentElement.dataset.square };
-    if (ae.classList.contains('card-pick')) return { hand: ae.parentElement.dataset.index, top: !!ae.closest('#hand-top') };
+    const holder = ae.parentElement;
+    if (!holder) return null;
+    if (ae.classList.contains('sq-key')) return { mat: holder.dataset.square };
+    if (ae.classList.contains('card-pick')) return { hand: holder.dataset.index, top: !!ae.closest('#hand-top') };
     return null;
   }
+  /** @param {Focus | null} f */
   function focusAfter(f) {
     if (!f) return;
     if (f.firstTarget) {
@@ -284,61 +378,74 @@ function startLive(root) {
     if (f.mat) { focusSquare(f.mat, false); return; }
     if (f.hand != null) {
       const hand = f.top ? $('#hand-top') : $('#hand-bottom');
-      const picks = [...hand.querySelectorAll('.card-pick')];
-      const same = picks.find((b) => b.parentElement.dataset.index === String(f.hand)) || picks[picks.length - 1];
+      const picks = $$('.card-pick', hand);
+      const index = String(f.hand);
+      const same = picks.find((b) => b.parentElement && b.parentElement.dataset.index === index) || picks[picks.length - 1];
       if (same) same.focus({ preventScroll: true });
     }
   }
 
+  /** @param {KeyboardEvent} e */
   function onMatKey(e) {
-    const key = e.target.closest('.sq-key');
+    const key = targetOf(e).closest('.sq-key');
     if (!key) return;
-    const step = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] }[e.key];
+    /** @type {Record<string, [number, number]>} */
+    const steps = { ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1] };
+    const step = steps[e.key];
     if (!step) return;
     e.preventDefault();
     const sq = key.parentElement;
+    if (!sq) return;
     const next = $(`#mat .sq[data-col="${Number(sq.dataset.col) + step[0]}"][data-row="${Number(sq.dataset.row) + step[1]}"]`);
     if (next) focusSquare(next.dataset.square, true);
   }
+  /** @param {KeyboardEvent} e */
   function onHandKey(e) {
-    const pick = e.target.closest('.card-pick');
+    const pick = /** @type {HTMLElement | null} */ (targetOf(e).closest('.card-pick'));
     if (!pick || (e.key !== 'ArrowLeft' && e.key !== 'ArrowRight')) return;
     e.preventDefault();
-    const picks = [...pick.closest('.hand').querySelectorAll('.card-pick')];
+    const picks = $$('.card-pick', pick.closest('.hand'));
     const i = picks.indexOf(pick) + (e.key === 'ArrowRight' ? 1 : -1);
     if (picks[i]) picks[i].focus();
   }
+  /** @param {KeyboardEvent} e */
   function onPopupKey(e) {
     if (e.key !== 'ArrowDown' && e.key !== 'ArrowUp') return;
     e.preventDefault();
-    const items = [...$('#popup').querySelectorAll('[role=menuitem]')];
-    const i = items.indexOf(document.activeElement);
+    const items = $$('[role=menuitem]', $('#popup'));
+    const i = items.indexOf(/** @type {HTMLElement} */ (document.activeElement));
     const n = items.length;
     if (n) items[((i < 0 ? 0 : i + (e.key === 'ArrowDown' ? 1 : -1)) + n) % n].focus();
   }
 
-  /** A sentence for screen readers (and the visible Announcements list in the screen-reader mode). */
+  /**
+   * A sentence for screen readers (and the visible Announcements list in the screen-reader mode).
+   * @param {string} text
+   */
   function announce(text) {
     const box = $('#sr-live');
     if (!box || !text) return;
     box.append(h('p', { text }));
-    while (box.childElementCount > 12) box.firstElementChild.remove();
+    while (box.firstElementChild && box.childElementCount > 12) box.firstElementChild.remove();
     const wrap = $('#sr-live-box');
     wrap.scrollTop = wrap.scrollHeight; // the newest in view
   }
 
+  /** @param {Map<string, string>} targets */
   function announceSelection(targets) {
-    const key = UI.sel && targets.size ? JSON.stringify(UI.sel) : null;
+    const sel = UI.sel;
+    const key = sel && targets.size ? JSON.stringify(sel) : null;
     if (key === UI.lastSelKey) return;
     UI.lastSelKey = key;
-    if (!key) return;
+    if (!key || !sel) return;
     const squares = [...targets.keys()].sort();
-    const sel = UI.sel;
+    const selUnit = sel.from != null ? unitAt(sel.from) : null;
     const what = sel.kind === 'deploy' ? _('{card} chosen', { card: cardName(sel.card) })
-      : _('{unit} on {square} chosen to {action}', { unit: unitAt(sel.from) ? cardName(unitAt(sel.from).card) : theUnit, square: sel.from, action: verb(sel.kind) });
+      : _('{unit} on {square} chosen to {action}', { unit: selUnit ? cardName(selUnit.card) : theUnit, square: sel.from, action: verb(sel.kind) });
     announce(ngettext('{what}: {n} square lit: {squares}', '{what}: {n} squares lit: {squares}', squares.length, { what, squares: squares.join(', ') }));
   }
 
+  /** @param {Act[]} acts */
   function renderScreenReader(acts) {
     const btn = $('#btn-sr');
     if (btn) { btn.setAttribute('aria-pressed', UI.sr ? 'true' : 'false'); btn.classList.toggle('on', UI.sr); }
@@ -347,9 +454,10 @@ function startLive(root) {
     $('#sr-live-box').classList.toggle('sr-only', !UI.sr);
     $('#sr-live-box').tabIndex = UI.sr ? 0 : -1; // a scrolling region the keyboard reaches
     if (!UI.sr) return;
-    const v = S.view, N = names(), me = you(), d = decider();
+    const v = view(), N = names(), me = you(), d = decider();
     const deployable = new Set(acts.filter((a) => a.type === 'deploy').map((a) => a.card));
     const order = me ? [me, 3 - me] : [1, 2];
+    /** @type {HTMLElement[]} */
     const out = [h('p', { class: 'sr-status', text: _('Turn {turn}. {status}', { turn: v.turn, status: $('#status').textContent }) })];
     out.push(h('h3', { text: _('Players') }), h('ul', null, order.map((p) => {
       const vp = (v.players || {})[p] || {};
@@ -381,12 +489,13 @@ function startLive(root) {
     const shots = Object.entries((v.turn_state && v.turn_state.shots) || {});
     if (shots.length) out.push(h('p', { text: _('Declared shots: {list}', { list: shots.map(([a, b]) => shotAt(norm(a), norm(b))).join(', ') }) }));
     if (UI.sel) {
-      const lit = [...$('#mat').querySelectorAll('.sq.target')].map((e) => e.dataset.square).sort();
+      const lit = $$('.sq.target', $('#mat')).map((e) => String(e.dataset.square)).sort();
       out.push(h('p', { class: 'sr-lit', text: _('Lit squares: {squares}', { squares: lit.join(', ') || noneWord }) }));
     }
     $('#sr-text').replaceChildren(...out);
   }
 
+  /** @param {Act[]} acts */
   function autoSelect(acts) {
     if (UI.sel || UI.pending) return;
     // a berserker choice (or any decision point with one source and one kind): preselect it
@@ -406,20 +515,24 @@ function startLive(root) {
     return out;
   }
 
+  /** @param {Act[]} acts @param {boolean} canAct */
   function renderHands(acts, canAct) {
-    const v = S.view, b = bottom(), me = you();
+    const v = view(), b = bottom(), me = you();
     const hb = $('#hand-bottom'), ht = $('#hand-top');
+    /** @param {Seat} p */
     const handOf = (p) => ((v.players || {})[p] || {}).hand || [];
     const deployable = new Set(acts.filter((a) => a.type === 'deploy').map((a) => a.card));
+    /** @param {Seat} p @param {number} i */
     const hidden = (p, i) => {
       const e = cardEl(null, { colour: colourOf(p), extra: 'opp-card hidden-card' });
-      e.dataset.index = i;
+      e.dataset.index = String(i);
       e.addEventListener('click', (ev) => { ev.stopPropagation(); say(_("{player}'s hand is hidden: you see only how many cards it holds", { player: names()[p] })); });
       return e;
     };
+    /** @param {HTMLElement} e @param {string} id @param {number} i */
     const ownCard = (e, id, i) => {
-      e.dataset.index = i;
-      e.dataset.owner = me;
+      e.dataset.index = String(i);
+      e.dataset.owner = String(me);
       if (canAct && deployable.has(id)) e.classList.add('deployable');
       if (UI.sel && UI.sel.kind === 'deploy' && UI.sel.index === i) e.classList.add('selected');
       e.addEventListener('click', (ev) => onHandClick(ev, id, i));
@@ -438,13 +551,13 @@ function startLive(root) {
       if (id == null) return hidden(b, i);
       if (own) return ownCard(cardEl(id, { colour: 'me', extra: 'hand-card' }), id, i);
       const e = cardEl(id, { colour: colourOf(b), extra: 'opp-card face' });
-      e.dataset.index = i;
+      e.dataset.index = String(i);
       e.addEventListener('click', () => magnify(id, { colour: colourOf(b) }));
       e.removeAttribute('title');
       return e;
     });
     hb.replaceChildren(...bcards);
-    hb.dataset.player = b;
+    hb.dataset.player = String(b);
     hb.setAttribute('aria-label', me === b ? _('Your hand') : _("{player}'s hand", { player: names()[b] }));
     hb.classList.toggle('is-own', me != null && b === me);
     hb.classList.toggle('faces', handOf(b).some((x) => x != null));
@@ -455,13 +568,13 @@ function startLive(root) {
       if (id == null) return hidden(top, i);
       if (me != null && top === me) return ownCard(cardEl(id, { colour: 'me', rot: true, extra: 'opp-card face own' }), id, i);
       const e = cardEl(id, { colour: colourOf(top), rot: true, extra: 'opp-card face' });
-      e.dataset.index = i;
+      e.dataset.index = String(i);
       e.addEventListener('click', () => magnify(id, { colour: colourOf(top) }));
       e.removeAttribute('title');
       return e;
     });
     ht.replaceChildren(...tcards);
-    ht.dataset.player = top;
+    ht.dataset.player = String(top);
     ht.setAttribute('aria-label', me === top ? _('Your hand') : _("{player}'s hand", { player: names()[top] }));
     ht.classList.toggle('faces', handOf(top).some((x) => x != null));
     const hint = $('#hand-hint');
@@ -474,19 +587,24 @@ function startLive(root) {
     fillPanel($('#panel-bottom'), b, 'bottom');
     fillPanel($('#panel-top'), 3 - b, 'top');
     root.classList.toggle('panels-hidden', UI.panelsHidden);
-    fillPanelsButton($('#btn-panels'), S.view, [3 - b, b], names(), home(), UI.panelsHidden);
+    fillPanelsButton($('#btn-panels'), view(), [3 - b, b], names(), home(), UI.panelsHidden);
     tickClocks();
   }
 
+  /**
+   * @param {HTMLElement} el
+   * @param {Seat} p
+   * @param {'top' | 'bottom'} side
+   */
   function fillPanel(el, p, side) {
-    const g = S.game, v = S.view, N = names();
+    const g = game(), v = view(), N = names();
     const pl = (g.players || {})[p] || {};
     const vp = (v.players || {})[p] || {};
     const deck = Array.isArray(vp.deck) ? vp.deck.length : vp.deck;
     const active = decider() === p;
     const me = you();
     el.className = 'player-panel side-' + side + ' col-' + colourOf(p) + (active ? ' active' : '') + (g.result && g.result.winner === p ? ' winner' : '');
-    el.dataset.player = p;
+    el.dataset.player = String(p);
     const visible = v.variant && v.variant.hands === 'visible';
     const tc = g.time_control || {};
     const info = S.deck ? (S.deck[p] !== undefined ? S.deck[p] : S.deck[String(p)]) : null;
@@ -518,7 +636,7 @@ function startLive(root) {
 
   function tickClocks() {
     const g = S.game; if (!g) return;
-    for (const el of root.querySelectorAll('.clock')) {
+    for (const el of $$('.clock', root)) {
       const p = Number(el.dataset.player);
       const running = !over() && g.clock_running === p;
       el.classList.toggle('running', running);
@@ -536,8 +654,9 @@ function startLive(root) {
     }
   }
 
+  /** @param {Act[]} acts */
   function renderStatus(acts) {
-    const st = $('#status'), N = names(), me = you(), g = S.game, v = S.view;
+    const st = $('#status'), N = names(), me = you(), g = game(), v = view();
     let text, cls = '';
     const kinds = new Set(acts.map((a) => a.type));
     const d = decider();
@@ -586,8 +705,9 @@ function startLive(root) {
       const r = g.result || v.result;
       const won = me && r && r.winner === me, lost = me && r && r.winner && r.winner !== me;
       res.className = 'result-banner' + (won ? ' won' : lost ? ' lost' : ' drawn');
-      const rated = g.ratings ? [1, 2].map((p) => {
-        const c = g.ratings[p];
+      const ratings = g.ratings;
+      const rated = ratings ? [1, 2].map((p) => {
+        const c = ratings[p];
         const diff = c.after - c.before;
         return `${(N && N[p]) || playerWord(p)} ${c.before} → ${c.after}${c.provisional ? '?' : ''} (${diff >= 0 ? '+' : ''}${diff})`;
       }).join(' · ') : (g.rated ? '' : _('Casual game'));
@@ -599,12 +719,13 @@ function startLive(root) {
     } else res.hidden = true;
   }
 
+  /** @param {Act[]} acts @param {boolean} canAct */
   function renderControls(acts, canAct) {
-    const g = S.game, me = you(), N = names();
+    const g = game(), me = you(), N = names();
     const kinds = new Set(acts.map((a) => a.type));
     $('#btn-draw').hidden = !kinds.has('draw');
     $('#btn-pass').hidden = !kinds.has('pass');
-    $('#btn-draw').disabled = $('#btn-pass').disabled = !canAct;
+    $button('#btn-draw').disabled = $button('#btn-pass').disabled = !canAct;
     const running = !over() && me != null;
     const offer = g.draw_offer;
     $('#btn-resign').hidden = !running;
@@ -615,23 +736,24 @@ function startLive(root) {
     dof.hidden = !(running && offer);
     dof.textContent = offer === me ? _('You offered a draw') : offer ? _('{player} offers a draw', { player: N[offer] }) : '';
     dof.classList.toggle('incoming', !!offer && offer !== me);
-    for (const id of ['#btn-resign', '#btn-offer-draw', '#btn-accept-draw', '#btn-decline-draw']) $(id).disabled = UI.pending;
-    const hintBtn = $('#btn-hint');
+    for (const id of ['#btn-resign', '#btn-offer-draw', '#btn-accept-draw', '#btn-decline-draw']) $button(id).disabled = UI.pending;
+    const hintBtn = $button('#btn-hint');
     if (hintBtn) {
       const allowed = !!(g.hints && me != null && !over());
       hintBtn.hidden = !allowed;
-      hintBtn.disabled = !canAct || UI.hinting;
+      hintBtn.disabled = !canAct || !!UI.hinting;
       hintBtn.textContent = UI.hinting ? '… ' + _('Thinking') : '? ' + _('Hint');
     }
     const hintLine = $('#hint-line');
     if (hintLine) {
-      const shown = UI.hint && UI.hint.version === g.version && !over();
+      const hint = UI.hint;
+      const shown = !!hint && hint.version === g.version && !over();
       hintLine.hidden = !shown;
-      if (shown) {
-        const action = actionText(UI.hint.action);
-        hintLine.textContent = UI.hint.win == null ? _('Hint: {action}', { action })
-          : _('Hint: {action} (win {percent}%)', { action, percent: Math.round(100 * UI.hint.win) });
-        hintLine.dataset.action = UI.hint.action;
+      if (hint && shown) {
+        const action = actionText(hint.action);
+        hintLine.textContent = hint.win == null ? _('Hint: {action}', { action })
+          : _('Hint: {action} (win {percent}%)', { action, percent: Math.round(100 * hint.win) });
+        hintLine.dataset.action = hint.action;
       }
     }
     $('#over-links').hidden = !over();
@@ -639,6 +761,7 @@ function startLive(root) {
     $('#controls').hidden = me == null && !over();
   }
 
+  /** @param {boolean} stick follow the newest entry */
   function renderLog(stick) {
     const el = $('#log');
     const N = names();
@@ -661,12 +784,20 @@ function startLive(root) {
   // line, gone after a few seconds); magnify is a double-click or a right-click (or a click on
   // anything that has no action at all: an opponent's card, a unit while it is not your turn).
 
+  /** @param {string} text */
   const say = (text) => toast(text, 'hint');
+  /** each shown message's timer (it fades out) */
+  /** @type {WeakMap<Element, ReturnType<typeof setTimeout>>} */
+  const toastTimers = new WeakMap();
   /** A hint is about the position and the click it answered: gone with the next click or change. */
-  function clearHints() { for (const t of root.querySelectorAll('#toasts .toast.hint')) { clearTimeout(t._timer); t.remove(); } }
+  function clearHints() { for (const t of $$('#toasts .toast.hint', root)) { clearTimeout(toastTimers.get(t)); t.remove(); } }
+  /** @param {Unit} u @param {string} sq */
   const unitLabel = (u, sq) => `${cardName(u.card)} (${sq})`;
 
-  /** Why nothing can be done now, or null when the player may act. */
+  /**
+   * Why nothing can be done now, or null when the player may act.
+   * @returns {string | null}
+   */
   function whyNot() {
     if (!S.game) return _('the game is still loading');
     if (over()) return _('the game is over');
@@ -678,9 +809,13 @@ function startLive(root) {
     }
     return null;
   }
+  /** @param {string} t */
   const cap = (t) => t.replace(/^./, (c) => c.toUpperCase());
 
-  /** What the player can do now, as a hint to follow a refusal. */
+  /**
+   * What the player can do now, as a hint to follow a refusal.
+   * @param {Act[]} acts
+   */
   function whatNow(acts) {
     const kinds = new Set(acts.map((a) => a.type));
     if (kinds.has('advance')) return _('choose a lit square for your berserker');
@@ -693,10 +828,17 @@ function startLive(root) {
     return out.length ? out.reduce((a, b) => _('{a}, or {b}', { a, b })) : _('nothing');
   }
 
+  /**
+   * Why the selection cannot go to `square`.
+   * @param {Selection} sel
+   * @param {string} square
+   * @param {Unit | null} unit
+   */
   function missText(sel, square, unit) {
     if (sel.kind === 'deploy') return _('{card} ({id}) cannot be deployed on {square}: choose a lit square', { card: cardName(sel.card), id: sel.card, square });
-    const su = unitAt(sel.from);
-    const who = su ? unitLabel(su, sel.from) : _('the unit on {square}', { square: sel.from });
+    const from = String(sel.from);
+    const su = unitAt(from);
+    const who = su ? unitLabel(su, from) : _('the unit on {square}', { square: sel.from });
     if (sel.kind === 'shoot') {
       return unit ? _('{unit} cannot shoot at {card} on {square}: choose a target marked in red', { unit: who, card: cardName(unit.card), square })
         : _('{unit} cannot shoot at {square}: choose a target marked in red', { unit: who, square });
@@ -705,6 +847,11 @@ function startLive(root) {
     return _('{unit} cannot move to {square}: choose a lit square', { unit: who, square });
   }
 
+  /**
+   * @param {MouseEvent} ev
+   * @param {string} id
+   * @param {number} index
+   */
   function onHandClick(ev, id, index) {
     ev.stopPropagation();
     if (UI.suppressClick) return;
@@ -727,57 +874,74 @@ function startLive(root) {
   }
 
   // drag a hand card onto the mat (a click still works: select, then click a square)
+  /** @type {{id: string, index: number, x: number, y: number, el: HTMLElement, ghost: HTMLElement | null, moved: boolean} | null} */
   let drag = null;
+  /**
+   * @param {PointerEvent} ev
+   * @param {string} id
+   * @param {number} index
+   * @param {HTMLElement} el
+   */
   function onHandPointerDown(ev, id, index, el) {
     if (ev.button !== 0 || UI.pending || !parsedLegal().some((a) => a.type === 'deploy' && a.card === id)) return;
     drag = { id, index, x: ev.clientX, y: ev.clientY, el, ghost: null, moved: false };
     window.addEventListener('pointermove', onDragMove);
     window.addEventListener('pointerup', onDragEnd, { once: true });
   }
+  /** @param {PointerEvent} ev */
   function onDragMove(ev) {
     if (!drag) return;
-    if (!drag.moved) {
+    let ghost = drag.ghost;
+    if (!drag.moved || !ghost) {
       if (Math.hypot(ev.clientX - drag.x, ev.clientY - drag.y) < 6) return;
       drag.moved = true;
       const r = drag.el.getBoundingClientRect();
-      drag.ghost = cardEl(drag.id, { colour: 'me', extra: 'drag-ghost', title: false });
-      drag.ghost.style.setProperty('--cs', r.width + 'px');
-      document.body.append(drag.ghost);
+      ghost = drag.ghost = cardEl(drag.id, { colour: 'me', extra: 'drag-ghost', title: false });
+      ghost.style.setProperty('--cs', r.width + 'px');
+      document.body.append(ghost);
       UI.sel = { kind: 'deploy', card: drag.id, index: drag.index };
       render();
     }
-    drag.ghost.style.left = ev.clientX + 'px';
-    drag.ghost.style.top = ev.clientY + 'px';
-    for (const t of root.querySelectorAll('.sq.drop-hover')) t.classList.remove('drop-hover');
+    ghost.style.left = ev.clientX + 'px';
+    ghost.style.top = ev.clientY + 'px';
+    for (const t of $$('.sq.drop-hover', root)) t.classList.remove('drop-hover');
     const under = document.elementFromPoint(ev.clientX, ev.clientY);
     const sq = under && under.closest('#mat .sq.target');
     if (sq) sq.classList.add('drop-hover');
   }
+  /** @param {PointerEvent} ev */
   function onDragEnd(ev) {
     window.removeEventListener('pointermove', onDragMove);
     const d = drag; drag = null;
     if (!d || !d.moved) return;
-    d.ghost.remove();
+    if (d.ghost) d.ghost.remove();
     UI.suppressClick = true;
     setTimeout(() => { UI.suppressClick = false; }, 0);
     const under = document.elementFromPoint(ev.clientX, ev.clientY);
-    const sq = under && under.closest('#mat [data-square]');
+    const sq = under && /** @type {HTMLElement | null} */ (under.closest('#mat [data-square]'));
     if (!sq) { say(_('{card} is still selected: drop it on a lit square, or click one', { card: cardName(d.id) })); return; }
-    const a = parsedLegal().find((x) => x.type === 'deploy' && x.card === d.id && x.to === sq.dataset.square);
+    const square = String(sq.dataset.square);
+    const a = parsedLegal().find((x) => x.type === 'deploy' && x.card === d.id && x.to === square);
     if (a) sendAction(a.t);
-    else say(missText({ kind: 'deploy', card: d.id }, sq.dataset.square, null));
+    else say(missText({ kind: 'deploy', card: d.id }, square, null));
   }
 
-  function unitAt(name) { return (S.view.board || []).find((u) => norm(u.square) === name) || null; }
+  /**
+   * The unit on square `name`, or null.
+   * @param {string} name
+   * @returns {Unit | null}
+   */
+  function unitAt(name) { return (view().board || []).find((u) => norm(u.square) === name) || null; }
 
+  /** @param {MouseEvent} ev */
   function onMatClick(ev) {
     if (UI.suppressClick) return;
-    const sqEl = ev.target.closest('[data-square]');
+    const sqEl = /** @type {HTMLElement | null} */ (targetOf(ev).closest('[data-square]'));
     if (!sqEl || !S.view) return;
     ev.stopPropagation();
     closePopup();
     clearHints();
-    const name = sqEl.dataset.square;
+    const name = String(sqEl.dataset.square);
     const unit = unitAt(name);
     const why = whyNot();
     if (why) {
@@ -816,16 +980,25 @@ function startLive(root) {
     } else say(_('Nothing to do on {square}: {what}', { square: name, what: whatNow(acts) }));
   }
 
+  /** @param {MouseEvent} ev */
   function onMatMagnify(ev) {
-    const sqEl = ev.target.closest('[data-square]');
-    const unit = sqEl && S.view && unitAt(sqEl.dataset.square);
+    const sqEl = /** @type {HTMLElement | null} */ (targetOf(ev).closest('[data-square]'));
+    const unit = sqEl && S.view && unitAt(String(sqEl.dataset.square));
     if (!unit) return;
     ev.preventDefault();
     closePopup();
     magnify(unit.card, { colour: colourOf(unit.owner) });
   }
 
+  /** @type {Record<string, string>} */
   const MENU_LABEL = { shoot: '◎ ' + _('Shoot'), move: '➜ ' + _('Move'), advance: '» ' + _('Advance'), recall: '↩ ' + _('Recall'), magnify: '⌕ ' + _('Magnify') };
+  /**
+   * The menu of a unit with more than one kind of action.
+   * @param {HTMLElement} anchor
+   * @param {string} square
+   * @param {string[]} kinds
+   * @param {Unit | null} unit
+   */
   function openPopup(anchor, square, kinds, unit) {
     const pop = $('#popup');
     const items = [...kinds.filter((k) => k !== 'recall'), ...kinds.filter((k) => k === 'recall'), 'magnify'];
@@ -833,6 +1006,7 @@ function startLive(root) {
     pop.replaceChildren(...items.map((k) => h('button', {
       type: 'button', role: 'menuitem', class: 'menu-item mi-' + k, 'data-menu': k,
       text: MENU_LABEL[k],
+      /** @param {MouseEvent} e */
       onclick: (e) => {
         e.stopPropagation();
         closePopup();
@@ -856,12 +1030,14 @@ function startLive(root) {
   }
   function closePopup() { const p = $('#popup'); if (p) p.hidden = true; }
 
+  /** @param {boolean} on */
   function setPending(on) {
     UI.pending = on;
     clearTimeout(UI.pendingTimer);
     if (on) UI.pendingTimer = setTimeout(() => { UI.pending = false; toast(_('No answer from the server — try again')); sync(); render(); }, 10000);
   }
 
+  /** @param {string} text */
   function sendAction(text) {
     if (UI.pending || !S.game) return;
     UI.sel = null;
@@ -871,6 +1047,12 @@ function startLive(root) {
     if (!wsSend(msg)) post(`/api/games/${gameId}/actions`, { action: text, version: S.game.version });
   }
 
+  /**
+   * A control (resign, draw) over the live channel, else the HTTP API.
+   * @param {Message} msg
+   * @param {string} path
+   * @param {unknown} body
+   */
   function sendControl(msg, path, body) {
     if (UI.pending) return;
     setPending(true);
@@ -879,7 +1061,7 @@ function startLive(root) {
   }
 
   async function rematch() {
-    $('#btn-rematch').disabled = true;
+    $button('#btn-rematch').disabled = true;
     try {
       const data = await postJSON(`/api/games/${gameId}/rematch`, {});
       if (data.game) { window.location.href = `/games/${data.game}`; return; }
@@ -887,7 +1069,7 @@ function startLive(root) {
     } catch (e) {
       if (e instanceof ApiError) toast(e.detail || _('request failed ({status})', { status: e.status }));
       else toast(_('Network error: {error}', { error: errorText(e) }));
-      $('#btn-rematch').disabled = false;
+      $button('#btn-rematch').disabled = false;
     }
   }
 
@@ -904,8 +1086,13 @@ function startLive(root) {
     }
   }
 
+  /**
+   * @param {string} path
+   * @param {unknown} body
+   */
   async function post(path, body) {
     try {
+      /** @type {GameState | null} */
       const data = await postJSON(path, body);
       if (data && data.game && data.view) applyState(data); else fetchState();
     } catch (e) {
@@ -923,15 +1110,18 @@ function startLive(root) {
    * A message over the status line (#toasts sits on #status: it covers no control). kind:
    * "error" (a refusal from the server), "info", "hint" (why a click did nothing). The newest
    * replaces the one shown; a click closes it.
+   * @param {string} text
+   * @param {'error' | 'info' | 'hint'} [kind]
    */
   function toast(text, kind) {
     const box = $('#toasts');
     kind = kind || 'error';
-    for (const old of box.querySelectorAll('.toast')) { clearTimeout(old._timer); old.remove(); }
+    for (const old of $$('.toast', box)) { clearTimeout(toastTimers.get(old)); old.remove(); }
     const t = h('div', { class: 'toast ' + kind, role: kind === 'error' ? 'alert' : 'status', title: _('click to close'), text,
+      /** @param {MouseEvent} e */
       onclick: (e) => { e.stopPropagation(); t.remove(); } });
     box.append(t);
-    t._timer = setTimeout(() => { t.classList.add('fade'); setTimeout(() => t.remove(), 400); }, kind === 'error' ? 7000 : kind === 'hint' ? 4500 : 3000);
+    toastTimers.set(t, setTimeout(() => { t.classList.add('fade'); setTimeout(() => t.remove(), 400); }, kind === 'error' ? 7000 : kind === 'hint' ? 4500 : 3000));
   }
 
   // ---- state updates -------------------------------------------------------------------------------
@@ -940,6 +1130,7 @@ function startLive(root) {
     else UI.clockBase = null;
   }
 
+  /** @param {GameState} msg */
   function applyState(msg) {
     S.game = msg.game; S.view = msg.view; S.legal = msg.legal || []; S.log = msg.log || [];
     S.deck = msg.deck_cards || null;
@@ -949,13 +1140,14 @@ function startLive(root) {
     render();
   }
 
+  /** @param {GameState} msg */
   function applyUpdate(msg) {
     if (!S.game) { sync(); return; }
     const v = msg.game.version, cur = S.game.version;
     if (v <= cur) return; // old news
     const newEntries = msg.log || [];
     const lastN = S.log.length ? S.log[S.log.length - 1].n : 0;
-    const contiguous = !newEntries.length || newEntries[0].n == null || newEntries[0].n === lastN + 1;
+    const contiguous = !newEntries.length || newEntries[0].n == null || newEntries[0].n === Number(lastN) + 1;
     S.game = msg.game; S.view = msg.view; S.legal = msg.legal || [];
     S.deck = msg.deck_cards || null;
     clearHints();
@@ -964,8 +1156,9 @@ function startLive(root) {
     // animations: new units, eliminated units fading out
     for (const e of newEntries) {
       for (const ev of e.events || []) {
-        if (ev.type === 'eliminated') UI.ghosts.push({ square: ev.square, card: ev.card, owner: ev.owner });
-        if ((ev.type === 'deploy' || ev.type === 'advance' || ev.type === 'move') && (ev.square || ev.to)) UI.fresh.add(norm(ev.square || ev.to));
+        if (ev.type === 'eliminated') UI.ghosts.push({ square: String(ev.square), card: String(ev.card), owner: Number(ev.owner) });
+        const to = ev.square || ev.to;
+        if ((ev.type === 'deploy' || ev.type === 'advance' || ev.type === 'move') && to) UI.fresh.add(norm(to));
       }
     }
     noteClock();
@@ -985,9 +1178,11 @@ function startLive(root) {
 
   // ---- the live channel (socket.js) ---------------------------------------------------------------
   const socket = new GameSocket(`/api/games/${gameId}/ws`, { onMessage, onState: setConn });
+  /** @param {Message} obj */
   function wsSend(obj) { return socket.send(obj); }
   function sync() { if (!wsSend({ type: 'sync' })) fetchState(); }
 
+  /** @param {ConnState} state */
   function setConn(state) {
     const c = $('#conn');
     c.hidden = state === 'ok';
@@ -995,10 +1190,11 @@ function startLive(root) {
     root.classList.toggle('offline', state !== 'ok');
   }
 
+  /** @param {Message} msg */
   function onMessage(msg) {
     switch (msg.type) {
-      case 'state': applyState(msg); break;
-      case 'update': applyUpdate(msg); break;
+      case 'state': applyState(/** @type {GameState & Message} */ (msg)); break;
+      case 'update': applyUpdate(/** @type {GameState & Message} */ (msg)); break;
       case 'error':
         setPending(false);
         toast(msg.message || _('refused'));
@@ -1013,7 +1209,10 @@ function startLive(root) {
   // ---- wiring ----------------------------------------------------------------------------------------
   $('#mat').addEventListener('click', onMatClick);
   $('#mat').addEventListener('keydown', onMatKey);
-  $('#mat').addEventListener('focusin', (e) => { if (e.target.classList.contains('sq-key')) focusSquare(e.target.parentElement.dataset.square, false); });
+  $('#mat').addEventListener('focusin', (e) => {
+    const t = targetOf(e);
+    if (t.classList.contains('sq-key') && t.parentElement) focusSquare(t.parentElement.dataset.square, false);
+  });
   $('#hand-bottom').addEventListener('keydown', onHandKey);
   $('#hand-top').addEventListener('keydown', onHandKey);
   $('#popup').addEventListener('keydown', onPopupKey);
@@ -1036,6 +1235,7 @@ function startLive(root) {
     $('#confirm').hidden = true;
     sendControl({ type: 'resign' }, `/api/games/${gameId}/resign`, {});
   });
+  /** @param {'offer' | 'accept' | 'decline'} op */
   const drawOp = (op) => sendControl({ type: 'draw', op }, `/api/games/${gameId}/draw`, { op });
   $('#btn-offer-draw').addEventListener('click', () => drawOp('offer'));
   if ($('#btn-hint')) $('#btn-hint').addEventListener('click', askHint);
@@ -1045,22 +1245,23 @@ function startLive(root) {
   $('#btn-flip').addEventListener('click', () => { UI.flip = !UI.flip; render(); });
   $('#btn-panels').addEventListener('click', () => { UI.panelsHidden = !UI.panelsHidden; store.set('panelsHidden', UI.panelsHidden); render(); });
   $('#btn-fit').addEventListener('click', () => { UI.zoom = 'fit'; store.set('zoom', 'fit'); render(); });
-  $('#zoom').addEventListener('input', (e) => { UI.zoom = Number(e.target.value); store.set('zoom', UI.zoom); render(); });
+  $input('#zoom').addEventListener('input', () => { UI.zoom = Number($input('#zoom').value); store.set('zoom', UI.zoom); render(); });
   document.addEventListener('click', (e) => {
     if (UI.suppressClick) return;
-    if (!e.target.closest('#popup')) closePopup();
-    if (UI.sel && !e.target.closest('#mat') && !e.target.closest('.hand-card, .opp-card.own') && !e.target.closest('#popup') && !e.target.closest('#magnify') && !e.target.closest('#toasts')) { UI.sel = null; render(); }
+    const t = targetOf(e);
+    if (!t.closest('#popup')) closePopup();
+    if (UI.sel && !t.closest('#mat') && !t.closest('.hand-card, .opp-card.own') && !t.closest('#popup') && !t.closest('#magnify') && !t.closest('#toasts')) { UI.sel = null; render(); }
   });
   document.addEventListener('keydown', (e) => {
     if (e.key === 'Escape') {
-      const m = $('#magnify');
-      if (m && !m.hidden) { if (m._close) m._close(); else m.hidden = true; return; }
+      if (closeMagnifier()) return;
       if (!$('#popup').hidden) { const sq = $('#popup').dataset.square; closePopup(); focusSquare(sq, true); return; }
       if (!$('#confirm').hidden) { $('#confirm').hidden = true; $('#btn-resign').focus(); return; }
       if (UI.sel) { UI.sel = null; render(); }
     }
   });
-  let resizeTimer = null;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let resizeTimer;
   window.addEventListener('resize', () => { clearTimeout(resizeTimer); resizeTimer = setTimeout(() => { if (UI.zoom === 'fit') render(); }, 80); });
   setInterval(tickClocks, 200);
 

@@ -7,13 +7,40 @@ import { _, reasonText } from './i18n.js';
 import { hidePreview, magnify, showPreview } from './magnifier.js';
 import { pieces, playerWord } from './words.js';
 
-/** Readable parts of a log entry: an array of {text | card, cls}. names: {1: "alice", 2: "bob"}. */
+/** @import { LogEntry, Names, Result, Seat, Colour } from './model' */
+/** @typedef {{card: string, sq?: string}} CardPart  a card named in a log line */
+/** @typedef {{text: string, cls: string}} TextPart  words that stand out (a class of their own) */
+/** @typedef {string | CardPart | TextPart} Part */
+/**
+ * @typedef {object} EntryOpts
+ * @property {Seat | null} [home] the player shown in "my" colour
+ * @property {Seat | null} [bottom] the older name of home
+ * @property {string} [cls] more classes
+ * @property {'magnify' | 'none'} [cardClick] what a click on a card name does
+ * @property {(p: Seat) => Colour} [colourOf] the colour of a player's cards
+ */
+/** @typedef {{key?: string, turn?: number}} HeadingState */
+
+/**
+ * Readable parts of a log entry: an array of {text | card, cls}. names: {1: "alice", 2: "bob"}.
+ * @param {LogEntry} entry
+ * @param {Names | null} [names]
+ * @returns {Part[][]} one list of parts per event
+ */
 export function describeEntry(entry, names) {
-  const pn = (p) => (names && names[p]) || (p ? playerWord(p) : _('nobody'));
+  /** @param {Seat | null | undefined} p */
+  const pn = (p) => (names && p != null && names[p]) || (p ? playerWord(p) : _('nobody'));
+  /** @type {Part[][]} */
   const parts = [];
-  const C = (id, sq) => ({ card: id, sq });
+  /** @param {string | undefined} id @param {string} [sq] @returns {CardPart} */
+  const C = (id, sq) => ({ card: String(id), sq });
   for (const ev of entry.events || []) {
+    /** @type {Part[]} */
     const seg = [];
+    /**
+     * @param {string} text
+     * @param {Record<string, string | number | null | undefined | CardPart | (string | CardPart)[]>} args
+     */
     const say = (text, args) => seg.push(...pieces(text, args));
     switch (ev.type) {
       case 'deploy': say(ev.forced ? _('{player} deploys {card} on {square} (forced)') : _('{player} deploys {card} on {square}'),
@@ -47,7 +74,10 @@ export function describeEntry(entry, names) {
   return parts;
 }
 
-/** An action in words: "deploy orcs:07 d3" → "deploy Orc Warriors on d3". */
+/**
+ * An action in words: "deploy orcs:07 d3" → "deploy Orc Warriors on d3".
+ * @param {string} a
+ */
 export function actionText(a) {
   const p = String(a).split(' ');
   switch (p[0]) {
@@ -62,14 +92,24 @@ export function actionText(a) {
   }
 }
 
+/**
+ * A log entry as one line of text (for screen readers).
+ * @param {LogEntry} entry
+ * @param {Names | null} [names]
+ */
 export function describeText(entry, names) {
-  return describeEntry(entry, names).map((seg) => seg.map((p) => typeof p === 'string' ? p : p.card ? cardName(p.card) : p.text).join('')).join('; ');
+  return describeEntry(entry, names).map((seg) => seg.map((p) => typeof p === 'string' ? p : 'card' in p ? cardName(p.card) : p.text).join('')).join('; ');
 }
 
-/** The owner of card `id` as a log entry tells it, or null. */
+/**
+ * The owner of card `id` as a log entry tells it, or null.
+ * @param {string} id
+ * @param {LogEntry} e
+ * @returns {Seat | null}
+ */
 export function ownerInEntry(id, e) {
   for (const ev of e.events || []) {
-    if (ev.card === id) return ev.owner || ev.player || (ev.type === 'shot' ? e.player : null);
+    if (ev.card === id) return ev.owner || ev.player || (ev.type === 'shot' ? e.player : null) || null;
     if (ev.target_card === id) return e.player ? 3 - e.player : null;
   }
   return null;
@@ -81,6 +121,9 @@ export function ownerInEntry(id, e) {
  * click goes to the entry: the replay list jumps to its step; magnify is a double-click or a
  * right-click there). A card name always shows the card on hover. opts.colourOf(player):
  * "me" | "opp", the colour of that player's cards.
+ * @param {LogEntry} entry
+ * @param {Names | null} names
+ * @param {EntryOpts} [opts]
  */
 export function entryEl(entry, names, opts = {}) {
   const segs = describeEntry(entry, names);
@@ -90,16 +133,18 @@ export function entryEl(entry, names, opts = {}) {
     const s = h('span', { class: 'le-seg' });
     for (const p of seg) {
       if (typeof p === 'string') s.append(p);
-      else if (p.card) {
-        const owner = ownerInEntry(p.card, entry);
+      else if ('card' in p) {
+        const id = p.card;
+        const owner = ownerInEntry(id, entry);
         const colour = opts.colourOf && owner ? opts.colourOf(owner) : null;
-        const ref = h('span', { class: 'cardref', 'data-card': p.card, text: cardName(p.card),
-          'aria-label': card(p.card) ? cardTitle(card(p.card)) : null });
-        const zoom = () => { hidePreview(); magnify(p.card, { colour }); };
+        const known = card(id);
+        const ref = h('span', { class: 'cardref', 'data-card': id, text: cardName(id),
+          'aria-label': known ? cardTitle(known) : null });
+        const zoom = () => { hidePreview(); magnify(id, { colour }); };
         if (clickMagnifies) ref.addEventListener('click', (e) => { e.stopPropagation(); zoom(); });
         ref.addEventListener('dblclick', (e) => { e.preventDefault(); zoom(); });
         ref.addEventListener('contextmenu', (e) => { e.preventDefault(); zoom(); });
-        ref.addEventListener('mouseenter', () => showPreview(ref, p.card, colour));
+        ref.addEventListener('mouseenter', () => showPreview(ref, id, colour));
         ref.addEventListener('mouseleave', hidePreview);
         s.append(ref);
       } else s.append(h('span', { class: p.cls || '', text: p.text }));
@@ -118,6 +163,9 @@ export function entryEl(entry, names, opts = {}) {
  * heading whenever the turn or the acting player changes, so that an action of the player who
  * is not to move (a resignation, a timeout, accepting a draw, a berserker choice) is never
  * shown under the other player's turn heading. state: {key} carried from entry to entry.
+ * @param {LogEntry} e
+ * @param {Names | null} names
+ * @param {HeadingState} state
  */
 export function logHeading(e, names, state) {
   if (e.turn == null) return null;
@@ -135,11 +183,21 @@ export function logHeading(e, names, state) {
 }
 
 
-// "player 2 resigned" → "bob resigned", in the page's language (i18n.js: reasonText)
+/**
+ * "player 2 resigned" → "bob resigned", in the page's language (i18n.js: reasonText)
+ * @param {string | null | undefined} reason
+ * @param {Names | null} [names]
+ */
 export function named(reason, names) {
   return reasonText(reason, names);
 }
 
+/**
+ * A game's result in words, from `you`'s side where given ("You won · ...").
+ * @param {Result | null | undefined} result
+ * @param {Names | null} names
+ * @param {Seat | null} you
+ */
 export function resultText(result, names, you) {
   if (!result) return '';
   const why = named(result.reason, names);

@@ -5,14 +5,26 @@ import { $, h } from './dom.js';
 import { _ } from './i18n.js';
 import { DIRS, DIR_NAMES, armyWords, classWord, nodes, rankWord } from './words.js';
 
-/** The magnify overlay (in #magnify, created on demand on pages without one). */
+/** @import { Colour } from './model' */
+
+/** Closes the magnified card and gives the focus back (null while none is shown). */
+/** @type {(() => void) | null} */
+let closer = null;
+
+/**
+ * The magnify overlay (in #magnify, created on demand on pages without one).
+ * @param {string | null | undefined} id
+ * @param {{colour?: Colour | null, side?: 'bottom' | 'top'}} [opts]
+ */
 export function magnify(id, opts = {}) {
   const c = card(id);
   if (!c) return;
-  let ov = $('#magnify');
+  let ov = /** @type {HTMLElement | null} */ (document.getElementById('magnify'));
   if (!ov) { ov = h('div', { id: 'magnify', class: 'magnify' }); document.body.append(ov); }
+  const overlay = ov;
   const DIRN = DIR_NAMES;
-  const attacks = DIRS.filter((d) => c.attacks && c.attacks[d]).map((d) => h('li', null, h('b', { text: c.attacks[d] }), ' ' + DIRN[d]));
+  const arrows = c.attacks || {};
+  const attacks = DIRS.filter((d) => arrows[d]).map((d) => h('li', null, h('b', { text: arrows[d] }), ' ' + DIRN[d]));
   ov.replaceChildren(h('div', { class: 'magnify-box', role: 'dialog', 'aria-label': c.name },
     h('div', { class: 'magnify-card' }, cardEl(c.id, { colour: opts.colour, side: opts.side, title: false })),
     h('div', { class: 'magnify-info' },
@@ -25,18 +37,32 @@ export function magnify(id, opts = {}) {
       h('p', { class: 'mi-id', text: c.id }),
       h('button', { class: 'btn', type: 'button', id: 'magnify-close', text: _('Close') }))));
   const before = document.activeElement;
-  ov.hidden = false;
-  ov._close = () => {
-    ov.hidden = true;
-    if (before && before !== document.body && before.isConnected) before.focus({ preventScroll: true });
+  overlay.hidden = false;
+  closer = () => {
+    overlay.hidden = true;
+    closer = null;
+    if (before instanceof HTMLElement && before !== document.body && before.isConnected) before.focus({ preventScroll: true });
   };
-  ov.onclick = ov._close;
-  $('#magnify-close', ov).focus({ preventScroll: true });
+  overlay.onclick = closer;
+  $('#magnify-close', overlay).focus({ preventScroll: true });
 }
 
-// A card shown while the pointer rests on its name (#hover-pop).
+/** Close the magnified card (Escape) if one is shown; whether one was. */
+export function closeMagnifier() {
+  const m = document.getElementById('magnify');
+  if (!m || m.hidden) return false;
+  if (closer) closer(); else m.hidden = true;
+  return true;
+}
+
+/**
+ * A card shown while the pointer rests on its name (#hover-pop).
+ * @param {Element} anchor
+ * @param {string} id
+ * @param {Colour | null} [colour]
+ */
 export function showPreview(anchor, id, colour) {
-  const pop = $('#hover-pop');
+  const pop = /** @type {HTMLElement | null} */ (document.getElementById('hover-pop'));
   if (!pop || !card(id)) return;
   pop.replaceChildren(h('div', { class: 'hp-preview' }, cardEl(id, { colour: colour || 'me', title: false, extra: 'preview' }),
     h('div', { class: 'hp-hint', text: _('double-click or right-click: magnify') })));
@@ -44,9 +70,15 @@ export function showPreview(anchor, id, colour) {
   pop.style.width = '';
   placePop(pop, anchor, 'side');
 }
-export function hidePreview() { const pop = $('#hover-pop'); if (pop) pop.hidden = true; }
+export function hidePreview() { const pop = document.getElementById('hover-pop'); if (pop) pop.hidden = true; }
 
-/** Fill and show #hover-pop with `show` while the pointer rests on `el` or it has the focus. */
+/**
+ * Fill and show #hover-pop with `show` while the pointer rests on `el` or it has the focus.
+ * @template {HTMLElement} E
+ * @param {E} el
+ * @param {() => void} show
+ * @returns {E}
+ */
 export function hoverPop(el, show) {
   el.addEventListener('mouseenter', show);
   el.addEventListener('focus', show);
@@ -55,7 +87,12 @@ export function hoverPop(el, show) {
   return el;
 }
 
-/** Put the (absolute) pop beside `anchor`: to its left if there is room, else right, else below. */
+/**
+ * Put the (absolute) pop beside `anchor`: to its left if there is room, else right, else below.
+ * @param {HTMLElement} pop
+ * @param {Element} anchor
+ * @param {'side' | 'below'} how
+ */
 export function placePop(pop, anchor, how) {
   const r = anchor.getBoundingClientRect();
   const pw = pop.offsetWidth, ph = pop.offsetHeight;

@@ -5,7 +5,29 @@ import { $, h } from './dom.js';
 import { _ } from './i18n.js';
 import { FILES } from './words.js';
 
-/** "d3" | "-1,3" → [x, y] */
+/** @import { View, Seat, Unit, LogEntry, Colour } from './model' */
+/** @typedef {{square: string, card: string, owner: Seat}} Ghost  an eliminated unit fading out */
+/**
+ * @typedef {object} MatOpts
+ * @property {View} view a position or a player's view of it
+ * @property {Seat} [bottom] the player at the bottom of the screen (1)
+ * @property {Seat} [home] the player whose units are drawn in "my" colour (you, or player 1; bottom)
+ * @property {number} [cell] a square's size in px (90)
+ * @property {Map<string, string>} [targets] square → "move" | "shoot" | ...: legal destinations
+ * @property {Map<string, string[]>} [sources] square → the kinds of action of the unit there
+ * @property {string | null} [selected] the selected unit's square
+ * @property {Set<string>} [last] squares changed in the last turn
+ * @property {Set<string> | null} [hinted] squares of a hint or of the analysis' preferred action
+ * @property {Ghost[]} [ghosts] eliminated units fading out
+ * @property {Set<string>} [fresh] squares whose units come in with an animation
+ * @property {string[]} [extraSquares] squares the drawn area must include (unbordered mat)
+ */
+
+/**
+ * "d3" | "-1,3" → [x, y]
+ * @param {string | [number, number]} s
+ * @returns {[number, number]}
+ */
 export function parseSq(s) {
   if (Array.isArray(s)) return s;
   const m = /^([a-g])([1-6])$/.exec(s);
@@ -13,8 +35,11 @@ export function parseSq(s) {
   const p = String(s).split(',');
   return [Number(p[0]), Number(p[1])];
 }
+/** @param {number} x @param {number} y */
 export function onMat(x, y) { return x >= 0 && x <= 6 && y >= 0 && y <= 5; }
+/** @param {number} x @param {number} y @returns {string} */
 export function sqName(x, y) { return onMat(x, y) ? FILES[x] + (y + 1) : x + ',' + y; }
+/** A square's name as the mat writes it ("d3", "-1,3"). @param {string | [number, number]} s */
 export const norm = (s) => { const [x, y] = parseSq(s); return sqName(x, y); };
 
 /**
@@ -24,13 +49,17 @@ export const norm = (s) => { const [x, y] = parseSq(s); return sqName(x, y); };
  * o.targets: Map square → "move"|"shoot"|... (legal destinations), o.sources: Map square → [kinds],
  * o.selected: square, o.last: Set of squares, o.ghosts: [{square, card, owner}],
  * o.fresh: Set of squares (animate in), o.extraSquares: squares to include in the bounding box.
+ * @param {HTMLElement} root
+ * @param {MatOpts} o
  */
 export function renderMat(root, o) {
   const view = o.view;
   const bottom = o.bottom || 1;
   const home = o.home || bottom;
+  /** @param {Seat} owner @returns {Colour} */
   const colourOf = (owner) => (owner === home ? 'me' : 'opp');
   const unbordered = view.variant && view.variant.mat === 'unbordered';
+  /** @type {Map<string, Unit>} */
   const units = new Map();
   for (const u of view.board || []) units.set(norm(u.square), u);
   let minX = 0, maxX = 6, minY = 0, maxY = 5;
@@ -46,18 +75,24 @@ export function renderMat(root, o) {
   }
   const cols = maxX - minX + 1, rows = maxY - minY + 1;
   const cell = o.cell || 90;
+  /** @param {number} x @param {number} y @returns {[number, number]} */
   const pos = (x, y) => bottom === 1 ? [x - minX, maxY - y] : [maxX - x, y - minY];
   root.style.setProperty('--cell', cell + 'px');
-  root.style.setProperty('--cols', cols);
-  root.style.setProperty('--rows', rows);
+  root.style.setProperty('--cols', String(cols));
+  root.style.setProperty('--rows', String(rows));
   root.classList.toggle('unbordered', !!unbordered);
-  root.dataset.bottom = bottom;
+  root.dataset.bottom = String(bottom);
   const frag = document.createDocumentFragment();
+  /** @type {Map<string, string>} */
   const targets = o.targets || new Map();
+  /** @type {Map<string, string[]>} */
   const sources = o.sources || new Map();
+  /** @type {Set<string>} */
   const last = o.last || new Set();
+  /** @type {Set<string>} */
   const fresh = o.fresh || new Set();
   const shotDmg = (view.turn_state && view.turn_state.shot_damage) || {};
+  /** @type {Record<string, number>} */
   const dmg = {};
   for (const [k, v] of Object.entries(shotDmg)) dmg[norm(k)] = v;
   for (let y = minY; y <= maxY; y++) {
@@ -69,7 +104,8 @@ export function renderMat(root, o) {
       if (!onMat(x, y)) cls.push('off');
       if (u) cls.push('occupied');
       if (targets.has(name)) cls.push('target', 'target-' + targets.get(name));
-      if (sources.has(name)) cls.push('source', ...sources.get(name).map((k) => 'can-' + k));
+      const kinds = sources.get(name);
+      if (kinds) cls.push('source', ...kinds.map((k) => 'can-' + k));
       if (o.selected === name) cls.push('selected');
       if (last.has(name)) cls.push('last');
       if (o.hinted && o.hinted.has(name)) cls.push('hinted');
@@ -82,7 +118,7 @@ export function renderMat(root, o) {
       }
       if (u) {
         const ce = cardEl(u.card, { colour: colourOf(u.owner), rot: u.owner !== bottom, extra: 'unit' + (fresh.has(name) ? ' fresh' : '') });
-        ce.dataset.owner = u.owner;
+        ce.dataset.owner = String(u.owner);
         sq.append(ce);
         if (dmg[name]) sq.append(h('span', { class: 'dmg-badge', title: _('{damage} shot damage this turn', { damage: dmg[name] }), text: '−' + dmg[name] }));
       }
@@ -107,8 +143,8 @@ export function renderMat(root, o) {
     const NS = 'http://www.w3.org/2000/svg';
     const svg = document.createElementNS(NS, 'svg');
     svg.setAttribute('class', 'shots');
-    svg.setAttribute('width', cols * cell);
-    svg.setAttribute('height', rows * cell);
+    svg.setAttribute('width', String(cols * cell));
+    svg.setAttribute('height', String(rows * cell));
     svg.innerHTML = '<defs><marker id="shot-head" viewBox="0 0 10 10" refX="8" refY="5" markerWidth="5" markerHeight="5" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" class="shot-head"/></marker></defs>';
     for (const [from, to] of entries) {
       const [ax, ay] = pos(...parseSq(from));
@@ -117,8 +153,8 @@ export function renderMat(root, o) {
       const c1 = [(ax + 0.5) * cell, (ay + 0.5) * cell], c2 = [(bx + 0.5) * cell, (by + 0.5) * cell];
       const len = Math.hypot(c2[0] - c1[0], c2[1] - c1[1]) || 1;
       const k = (cell * 0.3) / len;
-      line.setAttribute('x1', c1[0] + (c2[0] - c1[0]) * k); line.setAttribute('y1', c1[1] + (c2[1] - c1[1]) * k);
-      line.setAttribute('x2', c2[0] - (c2[0] - c1[0]) * k); line.setAttribute('y2', c2[1] - (c2[1] - c1[1]) * k);
+      line.setAttribute('x1', String(c1[0] + (c2[0] - c1[0]) * k)); line.setAttribute('y1', String(c1[1] + (c2[1] - c1[1]) * k));
+      line.setAttribute('x2', String(c2[0] - (c2[0] - c1[0]) * k)); line.setAttribute('y2', String(c2[1] - (c2[1] - c1[1]) * k));
       line.setAttribute('class', 'shot-line');
       line.setAttribute('marker-end', 'url(#shot-head)');
       svg.append(line);
@@ -131,17 +167,30 @@ export function renderMat(root, o) {
   return { cols, rows, minX, maxX, minY, maxY };
 }
 
-/** Squares a log entry changed. */
+/**
+ * Squares a log entry changed (added to `out`).
+ * @param {LogEntry} entry
+ * @param {Set<string>} [out]
+ */
 export function entrySquares(entry, out) {
-  out = out || new Set();
+  const squares = out || new Set();
   for (const ev of entry.events || []) {
-    for (const k of ['square', 'from', 'to', 'target']) if (ev[k] && typeof ev[k] === 'string') out.add(norm(ev[k]));
+    for (const k of ['square', 'from', 'to', 'target']) {
+      const v = ev[k];
+      if (v && typeof v === 'string') squares.add(norm(v));
+    }
   }
-  return out;
+  return squares;
 }
 
-// The cell size (px) at which the mat, the hands (handF cells high in all) and the rest of the
-// board column fit the window; on a phone, the width alone decides.
+/**
+ * The cell size (px) at which the mat, the hands (handF cells high in all) and the rest of the
+ * board column fit the window; on a phone, the width alone decides.
+ * @param {HTMLElement} root the page's root (holding .board-col)
+ * @param {View | null} v
+ * @param {number} handF
+ * @param {number} least
+ */
 export function fitCellSize(root, v, handF, least) {
   const wrap = $('#mat-wrap');
   let cols = 7, rows = 6;
@@ -154,7 +203,7 @@ export function fitCellSize(root, v, handF, least) {
   const top = col.getBoundingClientRect().top + window.scrollY;
   let fixed = 0;
   for (const ch of col.children) {
-    if (ch.id === 'mat-wrap' || ch.classList.contains('hand-row') || ch.hidden) continue;
+    if (ch.id === 'mat-wrap' || ch.classList.contains('hand-row') || (ch instanceof HTMLElement && ch.hidden)) continue;
     fixed += ch.getBoundingClientRect().height;
   }
   const avail = window.innerHeight - top - fixed - 56;

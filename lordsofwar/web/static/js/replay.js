@@ -12,18 +12,35 @@
  */
 
 import { ApiError, getJSON, postJSON } from './api.js';
-import { $, h } from './dom.js';
+import { $, $button, $input, h, targetOf } from './dom.js';
 import { _, ngettext } from './i18n.js';
 import {
-  actionText, applyHighContrast, armyTag, cardEl, deckCount, entryEl, entrySquares, fillPanelsButton, fitCellSize, loadCards,
+  actionText, applyHighContrast, armyTag, cardEl, closeMagnifier, deckCount, entryEl, entrySquares, fillPanelsButton, fitCellSize, loadCards,
   logHeading, magnify, norm, renderMat, resultText, scoreEl, setHighContrast, store,
 } from './render.js';
 
+/** @import { View, LogEntry, GameRecord, Analysis, AnalysisDoc, ReplayDoc, Names, Seat, Colour } from './model' */
+/** @typedef {{ply: number, entry: LogEntry | null, label?: string}} Ply  a step of the replay */
+/**
+ * @typedef {object} ReplayState
+ * @property {View[]} positions positions[i]: after i actions (the opening first)
+ * @property {GameRecord | null} record
+ * @property {LogEntry[]} log
+ * @property {Ply[]} plies
+ * @property {number} ply the step shown
+ * @property {boolean} flip
+ * @property {number | 'fit'} zoom
+ * @property {boolean} panelsHidden
+ * @property {Analysis | null} analysis
+ */
+
 // the searching bots' levels by the rank words they are named after (lordsofwar.bots)
 const unknownError = _('unknown error');
+/** @type {Record<string, string>} */
 const LEVELS = { recruit: _('Recruit'), veteran: _('Veteran'), elite: _('Elite'), general: _('General') };
 const root = /** @type {HTMLElement} */ (document.getElementById('replay'));
 const gameId = Number(root.dataset.gameId);
+/** @type {ReplayState} */
 const R = {
   positions: [], record: null, log: [], plies: [], ply: 0, flip: false, zoom: store.get('zoom', 'fit'),
   panelsHidden: !!store.get('panelsHidden', false), analysis: null,
@@ -31,18 +48,21 @@ const R = {
 
 applyHighContrast();
 
+/** @returns {Names} */
 const names = () => {
   const p = (R.record && R.record.players) || {};
   return { 1: (p[1] && p[1].name) || _('player {n}', { n: 1 }), 2: (p[2] && p[2].name) || _('player {n}', { n: 2 }) };
 };
 const bottom = () => (R.flip ? 2 : 1);
 /** A translated sentence with \u0000 in place of an element: its pieces, the element between. */
+/** @param {string} text @param {HTMLElement} el */
 const around = (text, el) => {
   const at = text.indexOf('\u0000');
   if (at < 0) return [el, ' ', text];
   return [text.slice(0, at), el, text.slice(at + 1)].filter((x) => x !== '');
 };
 // colours follow the owner: player 1 blue, player 2 red, whichever side of the screen
+/** @param {Seat} p @returns {Colour} */
 const colourOf = (p) => (p === 1 ? 'me' : 'opp');
 
 /** One item per position after the opening: its log entry (or the bare action). */
@@ -50,6 +70,7 @@ function buildPlies() {
   const actions = (R.record && R.record.actions) || [];
   const withAction = R.log.filter((e) => e.action != null);
   const without = R.log.filter((e) => e.action == null);
+  /** @type {Ply[]} */
   const plies = [{ ply: 0, entry: null, label: _('Opening position') }];
   for (let i = 1; i < R.positions.length; i++) {
     let entry;
@@ -68,20 +89,24 @@ function buildPlies() {
   R.plies = plies;
 }
 
+/** @param {View} v */
 function cellSize(v) {
   if (R.zoom !== 'fit') return Number(R.zoom) || 90;
   return fitCellSize(root, v, 0.7 + 0.7 + 0.12, 44);
 }
 
+/** @param {boolean} [fromList] the step was chosen in the list (which then keeps still) */
 function render(fromList) {
   const pos = R.positions[R.ply];
   if (!pos) return;
   root.classList.remove('loading');
   const N = names(), b = bottom();
   const it = R.plies[R.ply];
+  /** @type {Set<string>} */
   const last = it.entry ? entrySquares(it.entry) : new Set();
+  /** @type {import('./mat.js').Ghost[]} */
   const ghosts = [];
-  if (it.entry) for (const ev of it.entry.events || []) if (ev.type === 'eliminated') ghosts.push({ square: ev.square, card: ev.card, owner: ev.owner });
+  if (it.entry) for (const ev of it.entry.events || []) if (ev.type === 'eliminated') ghosts.push({ square: String(ev.square), card: String(ev.card), owner: Number(ev.owner) });
   // status + result first (they take height the fit needs)
   const over = R.ply === R.positions.length - 1 && (pos.result || (R.record && R.record.result));
   const st = $('#status');
@@ -91,7 +116,7 @@ function render(fromList) {
   st.className = 'status' + (over ? ' over' : '');
   const res = $('#result');
   if (over) {
-    const r = pos.result || R.record.result;
+    const r = pos.result || /** @type {GameRecord} */ (R.record).result;
     res.className = 'result-banner';
     res.replaceChildren(h('strong', { text: resultText(r, N, null) }));
     res.hidden = false;
@@ -103,31 +128,33 @@ function render(fromList) {
   renderMat($('#mat'), opts);
   if (R.zoom === 'fit') { const c2 = cellSize(pos); if (c2 !== cell) { cell = c2; renderMat($('#mat'), { ...opts, cell }); } }
   root.style.setProperty('--cell', cell + 'px');
-  const zr = $('#zoom'); if (zr && document.activeElement !== zr) zr.value = cell;
+  const zr = $input('#zoom'); if (zr && document.activeElement !== zr) zr.value = String(cell);
   const rootTop = root.getBoundingClientRect().top + window.scrollY;
   root.style.setProperty('--avail-h', Math.max(320, window.innerHeight - rootTop - 18) + 'px');
   // hands: everything is public in a replay
+  /** @param {Seat} p */
   const hand = (p) => ((pos.players || {})[p] || {}).hand || [];
   $('#hand-bottom').replaceChildren(...hand(b).map((id, i) => {
-    const e = cardEl(id, { colour: colourOf(b), extra: 'replay-card' }); e.dataset.index = i; e.addEventListener('click', () => magnify(id, { colour: colourOf(b) })); return e;
+    const e = cardEl(id, { colour: colourOf(b), extra: 'replay-card' }); e.dataset.index = String(i); e.addEventListener('click', () => magnify(id, { colour: colourOf(b) })); return e;
   }));
   $('#hand-top').replaceChildren(...hand(3 - b).map((id, i) => {
-    const e = cardEl(id, { colour: colourOf(3 - b), rot: true, extra: 'opp-card face' }); e.dataset.index = i; e.addEventListener('click', () => magnify(id, { colour: colourOf(3 - b) })); return e;
+    const e = cardEl(id, { colour: colourOf(3 - b), rot: true, extra: 'opp-card face' }); e.dataset.index = String(i); e.addEventListener('click', () => magnify(id, { colour: colourOf(3 - b) })); return e;
   }));
-  $('#hand-bottom').dataset.player = b;
-  $('#hand-top').dataset.player = 3 - b;
+  $('#hand-bottom').dataset.player = String(b);
+  $('#hand-top').dataset.player = String(3 - b);
   panel($('#panel-bottom'), b, 'bottom', pos, mover);
   panel($('#panel-top'), 3 - b, 'top', pos, mover);
   root.classList.toggle('panels-hidden', R.panelsHidden);
   fillPanelsButton($('#btn-panels'), pos, [3 - b, b], N, 1, R.panelsHidden);
   // controls
-  $('#replay-ply').max = R.positions.length - 1;
-  $('#replay-ply').value = R.ply;
+  $input('#replay-ply').max = String(R.positions.length - 1);
+  $input('#replay-ply').value = String(R.ply);
   $('#replay-ply-label').textContent = `${R.ply} / ${R.positions.length - 1}`;
-  $('#replay-first').disabled = $('#replay-prev').disabled = R.ply === 0;
-  $('#replay-last').disabled = $('#replay-next').disabled = R.ply === R.positions.length - 1;
+  $button('#replay-first').disabled = $button('#replay-prev').disabled = R.ply === 0;
+  $button('#replay-last').disabled = $button('#replay-next').disabled = R.ply === R.positions.length - 1;
   renderAnalysis();
   for (const el of root.querySelectorAll('.replay-item')) {
+    if (!(el instanceof HTMLElement)) continue;
     const cur = Number(el.dataset.ply) === R.ply;
     el.classList.toggle('current', cur);
     if (cur && !fromList) { // scroll the list only when the step is out of its view; a click in it keeps it still
@@ -138,13 +165,20 @@ function render(fromList) {
   }
 }
 
+/**
+ * @param {HTMLElement} el
+ * @param {Seat} p
+ * @param {'top' | 'bottom'} side
+ * @param {View} pos
+ * @param {Seat | null | undefined} mover
+ */
 function panel(el, p, side, pos, mover) {
   const N = names();
   const vp = (pos.players || {})[p] || {};
   const deck = Array.isArray(vp.deck) ? vp.deck.length : vp.deck;
   const active = !pos.result && mover === p;
   el.className = 'player-panel side-' + side + ' col-' + colourOf(p) + (active ? ' active' : '') + (pos.result && pos.result.winner === p ? ' winner' : '');
-  el.dataset.player = p;
+  el.dataset.player = String(p);
   const cards = Array.isArray(vp.deck) ? vp.deck : null;
   const deckEl = deckCount(p, cards ? { cards, includes_hand: false } : null, { count: deck, colour: colourOf(p), name: N[p] });
   el.replaceChildren(
@@ -181,6 +215,7 @@ function buildList() {
 
 // --- the analysis (docs/bots.md): graph, preferred action, mistakes -------------------------
 
+/** @param {number} p */
 const pct = (p) => Math.round(100 * p) + '%';
 
 /** The decision at the current step: what was played next and what the bot preferred. */
@@ -189,7 +224,7 @@ function renderAnalysis() {
   const best = $('#analysis-best');
   if (!A) { best.hidden = true; return; }
   for (const now of root.querySelectorAll('#analysis-graph .now')) {
-    now.setAttribute('x1', xOf(R.ply)); now.setAttribute('x2', xOf(R.ply));
+    now.setAttribute('x1', String(xOf(R.ply))); now.setAttribute('x2', String(xOf(R.ply)));
   }
   const d = A.decisions[R.ply];
   const N = names();
@@ -200,6 +235,7 @@ function renderAnalysis() {
   if (d.forced) { best.textContent = _('{name} had one legal action: {action}.', { name: N[d.player], action: say(d.played) }); return; }
   const same = d.best === d.played;
   // an action with the bot's win probability after it, when there is one
+  /** @param {string} action @param {number | null | undefined} p */
   const withWin = (action, p) => (p == null ? action : _('{action} (win {pct})', { action, pct: pct(p) }));
   const args = { name: N[d.player], best: withWin(say(d.best), d.win_best), played: withWin(say(d.played), d.win_played) };
   best.textContent = same
@@ -211,9 +247,12 @@ function renderAnalysis() {
 }
 
 const GW = 300, GH = 110;
+/** @param {number} i */
 function xOf(i) { const n = Math.max(1, (R.analysis ? R.analysis.graph.length : 2) - 1); return 4 + (GW - 8) * i / n; }
+/** @param {number} p */
 function yOf(p) { return 4 + (GH - 8) * (1 - p); }
 
+/** @param {Analysis} A */
 function drawAnalysis(A) {
   R.analysis = A;
   const NS = 'http://www.w3.org/2000/svg';
@@ -221,6 +260,7 @@ function drawAnalysis(A) {
   svg.setAttribute('viewBox', `0 0 ${GW} ${GH}`);
   svg.setAttribute('class', 'win-graph');
   const N = names();
+  /** @type {Record<number, Record<string, number>>} */
   const counts = { 1: { mistake: 0, blunder: 0 }, 2: { mistake: 0, blunder: 0 } };
   for (const d of A.decisions) if (d.verdict) counts[d.player][d.verdict]++;
   const text = [1, 2].map((p) => {
@@ -231,7 +271,8 @@ function drawAnalysis(A) {
   }).join('; ');
   svg.setAttribute('role', 'img');
   svg.setAttribute('aria-label', _("{name}'s win probability over the game, by the {level} bot: {summary}", { name: N[1], level: LEVELS[A.level] || A.level, summary: text }));
-  const add = (tag, attrs) => { const e = document.createElementNS(NS, tag); for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v); svg.append(e); return e; };
+  /** @param {string} tag @param {Record<string, string | number>} attrs */
+  const add = (tag, attrs) => { const e = document.createElementNS(NS, tag); for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v)); svg.append(e); return e; };
   add('rect', { x: 0, y: 0, width: GW, height: GH, class: 'wg-bg' });
   add('line', { x1: 0, x2: GW, y1: yOf(0.5), y2: yOf(0.5), class: 'wg-half' });
   const pts = A.graph.map((p, i) => `${xOf(i).toFixed(1)},${yOf(p).toFixed(1)}`).join(' ');
@@ -275,16 +316,19 @@ function drawAnalysis(A) {
   render();
 }
 
+/** @param {AnalysisDoc} doc */
 function showProgress(doc) {
   $('#btn-analyse').hidden = true;
   $('#analysis-progress').hidden = false;
-  $('#analysis-bar').max = Math.max(1, doc.total);
-  $('#analysis-bar').value = doc.done;
+  const bar = /** @type {HTMLProgressElement} */ ($('#analysis-bar'));
+  bar.max = Math.max(1, /** @type {number} */ (doc.total));
+  bar.value = /** @type {number} */ (doc.done);
   $('#analysis-count').textContent = _('Analysing: {done} of {total} actions', { done: doc.done, total: doc.total });
 }
 
 async function pollAnalysis() {
   for (;;) {
+    /** @type {AnalysisDoc} */
     let doc;
     try {
       doc = await getJSON(`/api/games/${gameId}/analysis`);
@@ -295,7 +339,7 @@ async function pollAnalysis() {
         else { $('#analysis-intro').hidden = false; $('#analysis-intro').textContent = _('Sign in to have this game analysed.'); }
         return;
       }
-      doc = e.body;
+      doc = /** @type {AnalysisDoc} */ (e.body);
     }
     if (doc.status === 'done' && doc.result) { drawAnalysis(doc.result); return; }
     if (doc.status === 'failed') { $('#analysis-count').textContent = _('The analysis failed: {error}', { error: doc.error || unknownError }); $('#analysis-progress').hidden = false; return; }
@@ -305,21 +349,27 @@ async function pollAnalysis() {
 }
 
 async function analyse() {
-  $('#btn-analyse').disabled = true;
+  $button('#btn-analyse').disabled = true;
+  /** @type {AnalysisDoc} */
   let doc;
   try {
     doc = await postJSON(`/api/games/${gameId}/analysis`, {});
   } catch (e) {
     if (!(e instanceof ApiError)) throw e;
-    $('#btn-analyse').disabled = false;
+    $button('#btn-analyse').disabled = false;
     $('#analysis-count').textContent = e.detail || _('failed ({status})', { status: e.status }); $('#analysis-progress').hidden = false; return;
   }
-  $('#btn-analyse').disabled = false;
+  $button('#btn-analyse').disabled = false;
   showProgress(doc);
   pollAnalysis();
 }
 $('#btn-analyse').addEventListener('click', analyse);
 
+/**
+ * Show step `ply` (kept within the game).
+ * @param {number} ply
+ * @param {boolean} [fromList]
+ */
 function go(ply, fromList) {
   R.ply = Math.max(0, Math.min(R.positions.length - 1, ply));
   render(fromList);
@@ -329,31 +379,33 @@ $('#replay-first').addEventListener('click', () => go(0));
 $('#replay-prev').addEventListener('click', () => go(R.ply - 1));
 $('#replay-next').addEventListener('click', () => go(R.ply + 1));
 $('#replay-last').addEventListener('click', () => go(R.positions.length - 1));
-$('#replay-ply').addEventListener('input', (e) => go(Number(e.target.value)));
+$input('#replay-ply').addEventListener('input', () => go(Number($input('#replay-ply').value)));
 $('#btn-flip').addEventListener('click', () => { R.flip = !R.flip; render(); });
 $('#btn-panels').addEventListener('click', () => { R.panelsHidden = !R.panelsHidden; store.set('panelsHidden', R.panelsHidden); render(); });
 $('#btn-contrast').addEventListener('click', () => setHighContrast(!document.body.classList.contains('hc')));
 $('#btn-fit').addEventListener('click', () => { R.zoom = 'fit'; store.set('zoom', 'fit'); render(); });
-$('#zoom').addEventListener('input', (e) => { R.zoom = Number(e.target.value); store.set('zoom', R.zoom); render(); });
+$input('#zoom').addEventListener('input', () => { R.zoom = Number($input('#zoom').value); store.set('zoom', R.zoom); render(); });
 $('#mat').addEventListener('click', (e) => {
-  const u = e.target.closest('.unit');
+  const u = /** @type {HTMLElement | null} */ (targetOf(e).closest('.unit'));
   if (u) magnify(u.dataset.card, { colour: colourOf(Number(u.dataset.owner)) });
 });
 document.addEventListener('keydown', (e) => {
-  if (e.target.closest && e.target.closest('input:not([type=range]), textarea')) return;
-  const m = $('#magnify');
-  if (e.key === 'Escape' && m && !m.hidden) { if (m._close) m._close(); else m.hidden = true; return; }
+  const target = targetOf(e);
+  if (target.closest && target.closest('input:not([type=range]), textarea')) return;
+  if (e.key === 'Escape' && closeMagnifier()) return;
   if (e.key === 'ArrowRight' || e.key === 'ArrowDown') { e.preventDefault(); go(R.ply + 1); }
   else if (e.key === 'ArrowLeft' || e.key === 'ArrowUp') { e.preventDefault(); go(R.ply - 1); }
   else if (e.key === 'Home') { e.preventDefault(); go(0); }
   else if (e.key === 'End') { e.preventDefault(); go(R.positions.length - 1); }
 });
-let t = null;
+/** @type {ReturnType<typeof setTimeout> | undefined} */
+let t;
 window.addEventListener('resize', () => { clearTimeout(t); t = setTimeout(() => { if (R.zoom === 'fit') render(); }, 80); });
 
 (async function start() {
   try {
     await loadCards();
+    /** @type {ReplayDoc} */
     const data = await getJSON(`/api/games/${gameId}/replay`);
     R.record = data.record || {};
     R.positions = data.positions || [];

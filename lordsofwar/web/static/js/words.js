@@ -4,64 +4,102 @@
 
 import { _ } from './i18n.js';
 
-/** @typedef {Record<string, string>} Words */
+/** @typedef {Record<string, string>} Words  the words of the data's keys (an unknown key: undefined) */
+/** @import { GamePlayer } from './model' */
 
+/** The eight directions, clockwise from the front. */
 export const DIRS = ['F', 'FR', 'R', 'BR', 'B', 'BL', 'L', 'FL'];
 export const FILES = 'abcdefg';
+/** @type {Words} */
 export const RANK_ABBR = { general: _('GEN'), command: _('CMD'), special: _('SPC'), elite: _('ELT'), veteran: _('VET'), regular: _('REG'), recruit: _('RCT') };
 // the rules' words for the data's keys (the same English words as lordsofwar/i18n.py ARMIES, CLASSES) ...
+/** @type {Words} */
 export const CLASS_ABBR = { infantry: _('Infantry'), cavalry: _('Cavalry'), berserker: _('Berserker'), spear: _('Spear'), ranged: _('Ranged') };
+/** @type {Words} */
 export const ARMY_NAMES = { dwarves: _('Dwarves'), elves: _('Elves'), lizardmen: _('Lizardmen'), orcs: _('Orcs'), templars: _('Templars'), undead: _('Undead') };
 // ... and as they stand inside a sentence ("veteran infantry", "army: custom orcs")
+/** @type {Words} */
 export const ARMY_WORDS = { dwarves: _('dwarves'), elves: _('elves'), lizardmen: _('lizardmen'), orcs: _('orcs'), templars: _('templars'), undead: _('undead') };
+/** @type {Words} */
 export const RANK_WORDS = { general: _('general'), command: _('command'), special: _('special'), elite: _('elite'), veteran: _('veteran'), regular: _('regular'), recruit: _('recruit') };
+/** @type {Words} */
 export const CLASS_WORDS = { infantry: _('infantry'), cavalry: _('cavalry'), berserker: _('berserker'), spear: _('spear'), ranged: _('ranged') };
+/** @type {Words} */
 export const DIR_NAMES = { F: _('front'), FR: _('front-right'), R: _('right'), BR: _('back-right'), B: _('back'), BL: _('back-left'), L: _('left'), FL: _('front-left') };
+/** @param {string} k */
 export const rankWord = (k) => RANK_WORDS[k] || k;
+/** @param {string} k */
 export const classWord = (k) => CLASS_WORDS[k] || k;
-/** An army label ("orcs", "custom orcs", "mercenary") inside a sentence. */
+/**
+ * An army label ("orcs", "custom orcs", "mercenary") inside a sentence.
+ * @param {string | null | undefined} army
+ * @returns {string}
+ */
 export function armyWords(army) {
-  if (!army) return army;
+  if (!army) return '';
   if (ARMY_WORDS[army]) return ARMY_WORDS[army];
   if (army === 'mercenary') return _('mercenary');
   const m = /^custom (.+)$/.exec(army);
   return m ? _('custom {army}', { army: ARMY_WORDS[m[1]] || m[1] }) : army;
 }
-/** An army label as a name of its own ("Orcs", "Custom orcs", "Mercenary"). */
+/**
+ * An army label as a name of its own ("Orcs", "Custom orcs", "Mercenary").
+ * @param {string} army
+ */
 export function armyLabel(army) {
   if (ARMY_NAMES[army]) return ARMY_NAMES[army];
   if (army === 'mercenary') return _('Mercenary');
   const m = /^custom (.+)$/.exec(army);
   return m ? _('Custom {army}', { army: ARMY_WORDS[m[1]] || m[1] }) : army.replace(/^./, (c) => c.toUpperCase());
 }
-/** "player 2" */
 // a built-in bot by its level's name in the page's language (its account's name is English)
+/** @type {Words} */
 export const BOT_NAMES = {
   random: _('Random bot'), recruit: _('Recruit bot'), greedy: _('Greedy bot'),
   veteran: _('Veteran bot'), elite: _('Elite bot'), general: _('General bot'),
 };
+/**
+ * A player's name as the page shows it: a built-in bot by its level's name.
+ * @param {GamePlayer | null | undefined} pl
+ * @param {number} p
+ * @returns {string}
+ */
 export const shownName = (pl, p) => (pl && ((pl.bot && BOT_NAMES[pl.bot]) || pl.name)) || playerWord(p);
 // words used inside other sentences: called on their own, where pybabel sees them
 export const theUnit = _('the unit');
 export const unknownWord = _('unknown');
 export const noneWord = _('none');
+/**
+ * @param {string} from
+ * @param {string} to
+ */
 export const shotAt = (from, to) => _('{from} at {to}', { from, to });
+/** "player 2" @param {number} p */
 export const playerWord = (p) => _('player {n}', { n: p });
 
 /**
  * A translated sentence cut at its placeholders: its text between them and the values of `args`
  * (an array value is spread). Not filled by _() itself, so that a value may be a node (for h()) or
  * a card part of a log segment: nodes(_('Defence {defence}'), { defence: h('b', ...) }).
+ * @template {object} T
+ * @param {string} text
+ * @param {Record<string, string | number | null | undefined | T | (string | T)[]>} [args]
+ * @returns {(string | T)[]}
  */
 export function pieces(text, args) {
+  /** @type {(string | T)[]} */
   const out = [];
-  const add = (v) => out.push(v !== null && typeof v === 'object' ? v : String(v));
+  /** @param {unknown} v */
+  const add = (v) => out.push(v !== null && typeof v === 'object' ? /** @type {T} */ (v) : String(v));
   String(text).split(/(\{\w+\})/).forEach((s, i) => {
     if (i % 2 === 0) { if (s) out.push(s); return; }
     const k = s.slice(1, -1);
     if (!args || !Object.prototype.hasOwnProperty.call(args, k)) out.push(s);
-    else if (Array.isArray(args[k])) args[k].forEach(add);
-    else add(args[k]);
+    else {
+      const v = args[k];
+      if (Array.isArray(v)) v.forEach(add);
+      else add(v);
+    }
   });
   return out;
 }
