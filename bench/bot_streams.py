@@ -8,15 +8,16 @@ makes two bot accounts with ``--tokens`` tokens each and two players with a runn
 1. *before*: the server's resident memory, its CPU use while idle (``--idle`` seconds) and the
    latency of ``GET /api/games/{id}`` (``--requests`` requests, one at a time);
 2. opens ``--streams`` event streams spread evenly over the two accounts' tokens (``--open-batch``
-   at a time) and reads them; refused ones (429) are counted, and the server's CPU time for
-   opening them all (refusals included) is reported;
+   at a time, for at most 150 s) and reads them; the answers are counted (200, 429, 0: none in
+   time or never tried), and the server's CPU time for opening them all (refusals included) is
+   reported;
 3. *during*, after ``--settle`` seconds: the same CPU, latency and memory figures, the server's
    database connections that are busy (PostgreSQL: ``pg_stat_activity``, sampled), and the
    streams that ended or failed meanwhile;
 4. closes every stream and, after ``--settle`` seconds, *after*: memory and CPU again.
 
 The server log is searched for pool errors (``QueuePool limit``, a pool's timeout). Everything is
-bounded: at most 5,000 streams, 2,000 requests per phase, 120 s per wait. Only 127.0.0.1 is
+bounded: at most 5,000 streams, 2,000 requests or 30 s of requests per phase, 120 s per wait. Only 127.0.0.1 is
 contacted.
 
     python bench/bot_streams.py --database-url postgresql://postgres@127.0.0.1:5432/postgres
@@ -59,6 +60,8 @@ from server import (  # noqa: E402 - bench/server.py
 MAX_STREAMS = 5000
 MAX_REQUESTS = 2000
 MAX_WAIT_S = 120.0
+LATENCY_BUDGET_S = 30.0
+OPEN_BUDGET_S = 150.0
 POOL_ERRORS = re.compile(r"QueuePool limit|TimeoutError|pool.*timed out|too many clients", re.I)
 SITE_HOOK = """import sys
 sys.meta_path[:] = [f for f in sys.meta_path if "editable" not in type(f).__module__.lower()]
@@ -102,14 +105,24 @@ class Streams:
                 ready.set_result(-1)
 
     async def open(self, tokens: list[str], n: int, batch: int) -> None:
+        """Open ``n`` streams, ``batch`` at a time; past OPEN_BUDGET_S no more are tried and the
+        unanswered ones are counted as ``no answer`` (a server that cannot keep up)."""
+        deadline = time.monotonic() + OPEN_BUDGET_S
         for start in range(0, n, batch):
             readies = []
             for i in range(start, min(n, start + batch)):
                 ready: asyncio.Future[int] = asyncio.get_running_loop().create_future()
                 self.tasks.append(asyncio.create_task(self._one(tokens[i % len(tokens)], ready)))
                 readies.append(ready)
-            for code in await asyncio.wait_for(asyncio.gather(*readies), MAX_WAIT_S):
+            left = deadline - time.monotonic()
+            if left > 0:
+                await asyncio.wait(readies, timeout=left)
+            for ready in readies:
+                code = ready.result() if ready.done() else 0
                 self.statuses[code] = self.statuses.get(code, 0) + 1
+            if time.monotonic() >= deadline:
+                self.statuses[0] = self.statuses.get(0, 0) + max(0, n - start - batch)
+                break
 
     async def close(self) -> None:
         for task in self.tasks:
@@ -169,14 +182,17 @@ async def setup(base: str, tokens_each: int) -> tuple[list[str], httpx.AsyncClie
 async def latencies(http: httpx.AsyncClient, game: int, n: int) -> dict[str, Any]:
     times: list[float] = []
     errors = 0
+    deadline = time.monotonic() + LATENCY_BUDGET_S
     for _ in range(n):
+        if time.monotonic() > deadline:  # a slow server: fewer requests, and the count says so
+            break
         start = time.perf_counter()
         r = await http.get(f"/api/games/{game}")
         times.append(time.perf_counter() - start)
         if r.status_code != 200:
             errors += 1
     summary = latency_summary(times)
-    return {"p50_ms": summary.get("p50"), "p99_ms": summary.get("p99"), "errors": errors}
+    return {"p50_ms": summary.get("p50"), "p99_ms": summary.get("p99"), "requests": len(times), "errors": errors}
 
 
 async def idle_cpu(server: Server, seconds: float) -> float | None:
@@ -220,6 +236,10 @@ async def sample_connections(database_url: str, seconds: float) -> dict[str, int
     }
 
 
+def note(text: str) -> None:
+    print(f"[{time.strftime('%H:%M:%S')}] {text}", file=sys.stderr, flush=True)
+
+
 def phase(rss: float | None, cpu: float | None, lat: dict[str, Any]) -> dict[str, Any]:
     return {"rss_mb": None if rss is None else round(rss, 1), "idle_cpu_pct": cpu, **lat}
 
@@ -228,13 +248,16 @@ async def run(args: argparse.Namespace, server: Server, database_url: str) -> di
     tokens, human, game = await setup(server.base, args.tokens)
     await latencies(human, game, 20)  # warm
     result: dict[str, Any] = {"streams": args.streams, "tokens": len(tokens), "cap": args.cap}
+    note("set up; measuring before")
     result["before"] = phase(
         server.rss_mb(), await idle_cpu(server, args.idle), await latencies(human, game, args.requests)
     )
     streams = Streams(server.base)
     cpu0, wall0 = server.cpu_s(), time.perf_counter()
     try:
+        note("opening the streams")
         await streams.open(tokens, args.streams, args.open_batch)
+        note(f"opened: {streams.statuses}")
         cpu1 = server.cpu_s()
         result["open"] = {
             "seconds": round(time.perf_counter() - wall0, 2),
@@ -250,12 +273,26 @@ async def run(args: argparse.Namespace, server: Server, database_url: str) -> di
         during.update({"open_streams": streams.opened - streams.ended - streams.failed, "db": conns})
         during.update({"streams_ended": streams.ended, "streams_failed": streams.failed})
         result["during"] = during
+        note("measured during; closing")
     finally:
         await streams.close()
     await asyncio.sleep(args.settle)
     result["after"] = phase(
         server.rss_mb(), await idle_cpu(server, args.idle), await latencies(human, game, args.requests)
     )
+    for extra in range(1, args.rounds):  # the same streams again: does memory keep growing?
+        streams = Streams(server.base)
+        try:
+            await streams.open(tokens, args.streams, args.open_batch)
+            await asyncio.sleep(args.settle)
+            during_rss = server.rss_mb()
+        finally:
+            await streams.close()
+        await asyncio.sleep(args.settle)
+        result.setdefault("rounds", []).append(
+            {"round": extra + 1, "during_rss_mb": during_rss, "after_rss_mb": server.rss_mb()}
+        )
+        note(f"round {extra + 1}: {result['rounds'][-1]}")
     await human.aclose()
     return result
 
@@ -271,6 +308,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--settle", type=float, default=5.0)
     p.add_argument("--requests", type=int, default=300, help="GET /api/games/{id} per phase")
     p.add_argument("--open-batch", type=int, default=50)
+    p.add_argument("--rounds", type=int, default=1, help="open and close the streams this many times (memory)")
     p.add_argument("--database-url", default=None)
     p.add_argument("--server-pythonpath", default=None)
     p.add_argument("--label", default="")
@@ -279,6 +317,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     args.streams = max(1, min(MAX_STREAMS, args.streams))
     args.tokens = max(1, min(20, args.tokens))
     args.requests = max(10, min(MAX_REQUESTS, args.requests))
+    args.rounds = max(1, min(5, args.rounds))
     args.idle = max(1.0, min(MAX_WAIT_S, args.idle))
     args.settle = max(0.0, min(MAX_WAIT_S, args.settle))
     return args
@@ -296,12 +335,14 @@ def print_table(r: dict[str, Any]) -> None:
         ph = r[name]
         print(
             f"  {name:<8} {ph['rss_mb']!s:>8} {ph['idle_cpu_pct']!s:>11} {ph['p50_ms']:>11.2f} {ph['p99_ms']:>11.2f}"
-            f" {ph['errors']:>7}"
+            f" {ph['errors']:>7} ({ph['requests']} requests)"
         )
     d = r["during"]
     print(
         f"  during: {d['open_streams']} streams open, {d['streams_ended']} ended, {d['streams_failed']} failed; db {d['db']}"
     )
+    for more in r.get("rounds", []):
+        print(f"  round {more['round']}: RSS {more['during_rss_mb']} MB open, {more['after_rss_mb']} MB closed")
     print(f"  pool errors in the server log: {r['pool_errors']}")
 
 

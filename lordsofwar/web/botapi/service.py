@@ -188,7 +188,7 @@ class BotApi:
                 continue
 
             def handler(signum: int, frame: Any, previous: Any = previous) -> None:
-                loop.call_soon_threadsafe(self.stopping.set)
+                loop.call_soon_threadsafe(self._end_streams)
                 previous(signum, frame)
 
             try:
@@ -197,9 +197,12 @@ class BotApi:
                 return
             self._restore.append((sig, previous))
 
-    def stop(self) -> None:
+    def _end_streams(self) -> None:
         self.stopping.set()
         self.news.stop()
+
+    def stop(self) -> None:
+        self._end_streams()
         self.slots.stop()
         for sig, previous in self._restore:
             with contextlib.suppress(ValueError, TypeError):

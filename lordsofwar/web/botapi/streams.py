@@ -28,6 +28,8 @@ that any player's lobby may have changed) and tells the hub after its commit.
 from __future__ import annotations
 
 import asyncio
+import ctypes
+import ctypes.util
 import json
 import logging
 import uuid
@@ -50,6 +52,9 @@ if TYPE_CHECKING:
     from lordsofwar.web.games.hub import Hub
 
 log = logging.getLogger("lordsofwar.web")
+TRIM_AFTER = 64
+"""When at least this many streams were open and half of them have closed, the freed memory is
+handed back to the system (:func:`release_memory`)."""
 EVENT_QUEUE = 256
 
 _TAKE = """
@@ -100,7 +105,9 @@ class StreamSlots:
         self.lease_ms = max(1000, int(settings.bot_stream_lease * 1000))
         self.local: dict[str, int] = {}
         self.held: set[Slot] = set()
+        self.peak = 0
         self._renewer: asyncio.Task[None] | None = None
+        self._trimmer: asyncio.Task[None] | None = None
 
     def _keys(self, kind: str, token_id: int, user_id: int) -> tuple[str, str]:
         base = f"{self.hub.prefix}:bot-streams:{kind}"
@@ -118,14 +125,14 @@ class StreamSlots:
                 for key in keys:
                     self.local[key] = self.local.get(key, 0) + 1
                 slot = Slot(keys, "", shared=False)
-                self.held.add(slot)
+                self._hold(slot)
                 return slot
         else:
             member = uuid.uuid4().hex
             full = int(await redis.eval(_TAKE, 2, *keys, self.lease_ms, member, *caps))  # type: ignore[misc]
             if not full:
                 slot = Slot(keys, member, shared=True)
-                self.held.add(slot)
+                self._hold(slot)
                 self._renew_soon()
                 return slot
         if full == 1:
@@ -134,11 +141,18 @@ class StreamSlots:
             message = _("this account has as many streams of this kind open as it may ({n}); close one first")
         raise Problem(429, message.format(n=caps[full - 1]), code="streams")
 
+    def _hold(self, slot: Slot) -> None:
+        self.held.add(slot)
+        self.peak = max(self.peak, len(self.held))
+
     async def release(self, slot: Slot) -> None:
         if slot.released:
             return
         slot.released = True
         self.held.discard(slot)
+        if self.peak >= TRIM_AFTER and len(self.held) <= self.peak // 2:
+            self.peak = len(self.held)
+            self._trim_soon()
         if not slot.shared:
             for key in slot.keys:
                 left = self.local.get(key, 0) - 1
@@ -157,6 +171,15 @@ class StreamSlots:
                 await pipe.execute()
         except Exception:  # the place runs out by itself after its lease
             log.warning("a bot stream's place could not be freed on Redis; it runs out in %s ms", self.lease_ms)
+
+    def _trim_soon(self) -> None:
+        """Many streams closed: hand the memory they used back to the system a moment later."""
+        if self._trimmer is None or self._trimmer.done():
+            self._trimmer = asyncio.get_running_loop().create_task(self._trim())
+
+    async def _trim(self) -> None:
+        await asyncio.sleep(1.0)  # the streams' tasks and buffers are gone by then
+        await asyncio.to_thread(release_memory)
 
     def _renew_soon(self) -> None:
         if self._renewer is None or self._renewer.done():
@@ -181,8 +204,20 @@ class StreamSlots:
     def stop(self) -> None:
         """At shutdown: no more renewing (the streams free their places as they end; what is
         left runs out after one lease)."""
-        if self._renewer is not None:
-            self._renewer.cancel()
+        for task in (self._renewer, self._trimmer):
+            if task is not None:
+                task.cancel()
+
+
+def release_memory() -> None:
+    """Give the C heap's free pages back to the system (glibc's ``malloc_trim``; nothing where
+    there is none). Many streams' buffers freed together leave pages the allocator would
+    otherwise keep: without this the server's memory stays at its peak after they close."""
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+        libc.malloc_trim(0)
+    except (OSError, AttributeError):
+        pass
 
 
 # --- the event streams' news ------------------------------------------------------------------------
@@ -361,26 +396,24 @@ class EventNews:
 
     async def lines(self, user: User, stopping: asyncio.Event, keepalive: float) -> AsyncIterator[str]:
         """One event stream's lines, with a keep-alive after ``keepalive`` seconds of silence,
-        until the server stops."""
+        until the server stops (:meth:`stop` ends every stream). No task of its own: a stream
+        waits on its queue only."""
+        if stopping.is_set():
+            return
         group, stream = self.open(user)
-        stop = asyncio.ensure_future(stopping.wait())
         try:
-            while not stopping.is_set():
-                get = asyncio.ensure_future(stream.queue.get())
-                done, _pending = await asyncio.wait({get, stop}, timeout=keepalive, return_when=asyncio.FIRST_COMPLETED)
-                if get not in done:
-                    get.cancel()
-                    if stop in done:
-                        return
+            while True:
+                try:
+                    async with asyncio.timeout(keepalive):
+                        found = await stream.queue.get()
+                except TimeoutError:
                     yield "\n"
                     continue
-                found = get.result()
                 if found is None:
                     return
                 for line in found:
                     yield line
         finally:
-            stop.cancel()
             self.leave(group, stream)
 
     def stop(self) -> None:
