@@ -81,10 +81,14 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
         alice, bob = Api(base, "alexandria_of_the_north"), Api(base, "bartholomew-the-bold")
         playing = game(alice, bob, creator_army="lizardmen", opponent_army="undead")
         over = game(alice, bob, creator_army="orcs", opponent_army="dwarves")
-        state = alice.http.get(f"/api/games/{over}").json()
-        deploy = next(a for a in state["legal"] if a.startswith("deploy "))
-        assert alice.post(f"/api/games/{over}/actions", {"action": deploy, "version": state["game"]["version"]}).status_code == 200
+        for p in (alice, bob):  # each makes a first turn: the game is rated, not aborted
+            for step in ("deploy", "draw"):
+                state = p.http.get(f"/api/games/{over}").json()
+                action = next(a for a in state["legal"] if a.startswith("deploy ")) if step == "deploy" else "draw"
+                r = p.post(f"/api/games/{over}/actions", {"action": action, "version": state["game"]["version"]})
+                assert r.status_code == 200, r.text
         assert bob.post(f"/api/games/{over}/resign").status_code == 200
+        assert alice.http.get("/api/leaderboard?provisional=true").json()["total"] == 2  # shown on the leaderboard
         deck = alice.post("/api/decks", {"name": "A long deck name for a small screen", "army": "undead"})
         assert deck.status_code == 201, deck.text
         greta = Api(base, "greta", "de")  # her account speaks German (the language she signed up in)
