@@ -193,7 +193,7 @@ def play_opening(game: int, *players: Player) -> None:
     """Play both players' first turns (a deployment and a draw each) with the first legal
     actions, so that the game can no longer be aborted: an ending after this has a result.
     ``players``: the game's players who are people (a bot plays its own turns)."""
-    deadline = time.monotonic() + 20
+    deadline = time.monotonic() + 60  # a bot's workers may take a while to start
     while time.monotonic() < deadline:
         moved = False
         for p in players:

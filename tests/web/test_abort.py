@@ -191,10 +191,9 @@ def test_games_against_bots_are_aborted_too(alice: Player) -> None:
     r = alice.post("/api/invitations", {"bot": "random", "options": {"creator_side": "2", "creator_army": "orcs"}})
     game = r.json()["game"]
     state = alice.state(game)
-    for _ in range(200):
-        if state["legal"]:
-            break
-        time.sleep(0.02)
+    deadline = time.monotonic() + 60  # the bot's workers may take a while to start
+    while not state["legal"] and time.monotonic() < deadline:
+        time.sleep(0.05)
         state = alice.state(game)
     assert state["view"]["turn"] == 2 and state["game"]["abortable"] is True
     assert_aborted(alice.post(f"/api/games/{game}/resign").json(), "aborted: player 2 resigned")

@@ -26,7 +26,7 @@ def _recording(svc: Any, method: str, calls: list[tuple[Any, ...]]) -> None:
     setattr(svc.games.bots, method, record)
 
 
-def _wait(check: Any, limit: float = 20.0) -> None:
+def _wait(check: Any, limit: float = 60.0) -> None:
     deadline = time.monotonic() + limit
     while not check():
         assert time.monotonic() < deadline
