@@ -288,7 +288,7 @@ _REASONS: list[tuple[re.Pattern[str], Callable[[Any], str]]] = [
 """The rules engine's reasons a game ended (lordsofwar.rules.engine: data, English in records and
 the API), each with the sentence that says it to people: given the count, or the player (by name
 where known). Kept in step with the engine by tests/test_i18n.py; the browser has the same list
-(static/i18n.js)."""
+(static/js/i18n.js)."""
 
 
 def result_reason(reason: str | None, names: dict[int, str] | None = None) -> str:

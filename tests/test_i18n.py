@@ -207,6 +207,12 @@ def test_every_ending_reason_of_the_engine_has_a_sentence() -> None:
     for singular in [m.group(1) for m in re.finditer(r"N_\(\s*\"([^\"]+)\"", (ROOT / "lordsofwar" / "i18n.py").read_text())]:
         if "{player}" in singular or "threshold" in singular or "eliminated" in singular or "agreed" in singular:
             assert f"'{singular}'" in js, f"static/js/i18n.js lacks {singular!r}"
+    # every sentence of the reasons' table and of result_reason (an aborted game's too) is the browser's
+    source = (ROOT / "lordsofwar" / "i18n.py").read_text(encoding="utf-8")
+    table = source[source.index("_REASONS: list"):source.index("def babel_locale")]
+    sentences = re.findall(r'gettext\("([^"]+)"\)', table)
+    assert "{player} aborted the game" in sentences and "game aborted: {reason}" in sentences
+    assert [s for s in sentences if f"'{s}'" not in js] == [], "static/js/i18n.js lacks these reasons"
 
 
 def test_scores_are_written_as_the_language_writes_numbers() -> None:

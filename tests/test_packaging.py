@@ -158,9 +158,8 @@ def test_serve_from_a_clean_install_serves_the_lobby(installed: Path, tmp_path: 
                 assert time.monotonic() < deadline, "the server did not answer within 60 s"
                 time.sleep(0.2)
         assert r.status_code == 200 and "Open challenges" in r.text
-        assert httpx.get(base + "/static/game.js", timeout=5).status_code == 200
         # the browser client's modules, as committed (no Node on the machine)
-        for module in ("js/tournament.js", "js/profile.js", "js/flash.js"):
+        for module in ("js/game.js", "js/render.js", "js/i18n.js", "js/tournament.js", "js/profile.js", "js/flash.js"):
             served = httpx.get(f"{base}/static/{module}", timeout=5)
             assert served.status_code == 200 and "javascript" in served.headers["content-type"], module
         assert "content-security-policy" in httpx.get(base + "/", timeout=5).headers

@@ -1,10 +1,7 @@
 """The scripts' catalogue of each language as an ES module of its own, cached by browsers
 (docs/i18n.md): a page in German or Polish names ``/i18n/de.js?v=HASH`` in ``<link rel="modulepreload"
 id="catalogue">`` and the client's ``js/i18n.js`` imports it before the page's modules run; the hash
-changes whenever the catalogue does, so the file may be kept for a year.
-
-``/i18n/de.legacy.js?v=HASH`` is the same catalogue as a classic script (``window.LOW_I18N_DATA =
-...``) for the scripts not yet converted to modules (static/i18n.js)."""
+changes whenever the catalogue does, so the file may be kept for a year."""
 
 # no `from __future__ import annotations`: FastAPI reads the route annotations
 
@@ -35,16 +32,10 @@ def version(code: str) -> str:
     return _catalogue(code)[1]
 
 
-@router.get("/i18n/{code}.legacy.js", include_in_schema=False)
-async def legacy_catalogue_script(request: Request, code: str) -> Response:
-    text, digest = _known(code)
-    return _answer(request, ("window.LOW_I18N_DATA = " + text + ";\n").encode(), digest, "legacy-")
-
-
 @router.get("/i18n/{code}.js", include_in_schema=False)
 async def catalogue_module(request: Request, code: str) -> Response:
     text, digest = _known(code)
-    return _answer(request, ("export default " + text + ";\n").encode(), digest, "")
+    return _answer(request, ("export default " + text + ";\n").encode(), digest)
 
 
 def _known(code: str) -> tuple[str, str]:
@@ -54,13 +45,13 @@ def _known(code: str) -> tuple[str, str]:
     return _catalogue(code)
 
 
-def _answer(request: Request, body: bytes, digest: str, tag: str) -> Response:
+def _answer(request: Request, body: bytes, digest: str) -> Response:
     """The catalogue kept for a year under its versioned URL (else revalidated), with its ETag."""
     fresh = request.query_params.get("v") == digest
     headers = {
         "Cache-Control": "public, max-age=31536000, immutable" if fresh else "no-cache",
-        "ETag": f'"{tag}{digest}"',
+        "ETag": f'"{digest}"',
     }
-    if request.headers.get("if-none-match") == f'"{tag}{digest}"':
+    if request.headers.get("if-none-match") == f'"{digest}"':
         return Response(status_code=304, headers=headers)
     return Response(body, media_type="text/javascript; charset=utf-8", headers=headers)

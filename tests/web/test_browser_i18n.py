@@ -170,7 +170,7 @@ def test_german_and_polish_from_the_browsers_language(browser: Any, server: str,
     # the scripts speak the language: their catalogue is on the page, and the status line uses it
     for key, value in list(js.items())[:50]:
         if isinstance(value, str):
-            assert page.evaluate("k => window._(k)", key) == value, key
+            assert page.evaluate("async k => (await import('/static/js/i18n.js'))._(k)", key) == value, key
     assert "⟦" not in page.content()
     page.click("#hand-bottom .hand-card.deployable >> nth=0")
     page.wait_for_selector("#mat .sq.target")

@@ -358,14 +358,8 @@ def test_the_scripts_catalogue_is_a_module_the_browser_keeps(client: TestClient)
     assert client.get(found.group(1), headers={"If-None-Match": r.headers["etag"]}).status_code == 304
     stale = client.get("/i18n/de.js?v=0000000000000000")  # an old page's URL: served, not kept
     assert stale.status_code == 200 and stale.headers["cache-control"] == "no-cache"
-    # the same catalogue as a classic script, for the scripts that are not modules yet
-    legacy = re.search(r'<script src="(/i18n/de\.legacy\.js\?v=' + found.group(2) + ')"></script>', page)
-    assert legacy and page.index(legacy.group(0)) < page.index('<script src="/static/i18n.js">')
-    old = client.get(legacy.group(1))
-    assert old.headers["cache-control"] == "public, max-age=31536000, immutable" and old.headers["etag"] != r.headers["etag"]
-    assert json.loads(old.text[len("window.LOW_I18N_DATA = "):].rstrip().rstrip(";")) == data
+    assert "/i18n/de.legacy.js" not in page and client.get(found.group(1).replace(".js?", ".legacy.js?")).status_code == 404
     english = client.get("/signin", headers={"Accept-Language": "en"}).text
     assert "/i18n/" not in english and 'id="catalogue"' not in english  # English needs none
     for bad in ("en", "fr", "qps", "de.js", "x" * 300):
         assert client.get(f"/i18n/{bad}.js").status_code == 404, bad
-        assert client.get(f"/i18n/{bad}.legacy.js").status_code == 404, bad

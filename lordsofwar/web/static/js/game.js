@@ -669,7 +669,7 @@ function startLive(root) {
       cls = 'waiting';
     } else {
       cls = 'act';
-      const ts = v.turn_state || {};
+      const ts = /** @type {Partial<import('./model').TurnState>} */ (v.turn_state || {});
       if (kinds.has('advance')) text = _('Choose where your berserker advances');
       else if (kinds.has('deploy')) {
         const shots = kinds.has('shoot'), args = { square: v.to_move };

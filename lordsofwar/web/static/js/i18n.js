@@ -119,6 +119,7 @@ const REASONS = [
   [new RegExp('^' + P + ' ran out of time$'), (p) => _('{player} ran out of time', { player: p })],
   [new RegExp('^' + P + ' missed the turn deadline$'), (p) => _('{player} missed the turn deadline', { player: p })],
   [/^draw agreed$/, () => _('draw agreed')],
+  [new RegExp('^aborted by ' + P + '$'), (p) => _('{player} aborted the game', { player: p })],
   [/^neither player can deploy, draw or recall$/, () => _('neither player can deploy, draw or recall')],
   [new RegExp('^both reached a threshold; ' + P + ' reached the command threshold$'),
     (p) => _('both reached a threshold; {player} reached the command threshold', { player: p })],
@@ -140,9 +141,13 @@ const REASONS = [
  * Why a game ended, in the page's language.
  * @param {string | null | undefined} reason the engine's English reason
  * @param {Record<number, string> | null} [names] the players' names by number
+ * @returns {string}
  */
 export function reasonText(reason, names) {
   const text = String(reason || '');
+  if (text.startsWith('aborted: ')) { // an early ending that aborted the game (rules.engine.ABORTED)
+    return _('game aborted: {reason}', { reason: reasonText(text.slice('aborted: '.length), names) });
+  }
   for (const [re, f] of REASONS) {
     const m = re.exec(text);
     if (!m) continue;

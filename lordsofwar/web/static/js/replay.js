@@ -286,10 +286,10 @@ function drawAnalysis(A) {
     if (!d.verdict) continue;
     const dot = add('circle', { cx: xOf(d.n), cy: yOf(A.graph[d.n]), r: d.verdict === 'blunder' ? 4.5 : 3.5, class: 'wg-' + d.verdict, 'data-ply': d.n });
     dot.addEventListener('click', () => go(d.n));
-    const t = document.createElementNS(NS, 'title'); const targs = { name: N[d.player], n: d.n, played: d.played, drop: Math.round(100 * d.drop), best: d.best };
+    const t = document.createElementNS(NS, 'title'); const targs = { name: N[d.player], n: d.n, played: d.played, drop: Math.round(100 * Number(d.drop)), best: d.best };
     t.textContent = d.verdict === 'blunder' ? _('blunder by {name} at step {n}: {played} (−{drop}); bot preferred {best}', targs)
       : d.verdict === 'mistake' ? _('mistake by {name} at step {n}: {played} (−{drop}); bot preferred {best}', targs)
-        : `${d.verdict} by ${N[d.player]} at step ${d.n}: ${d.played} (−${Math.round(100 * d.drop)}); bot preferred ${d.best}`; dot.append(t);
+        : `${d.verdict} by ${N[d.player]} at step ${d.n}: ${d.played} (−${Math.round(100 * Number(d.drop))}); bot preferred ${d.best}`; dot.append(t);
   }
   add('line', { x1: xOf(R.ply), x2: xOf(R.ply), y1: 0, y2: GH, class: 'wg-now now' });
   const box = $('#analysis-graph');
@@ -304,7 +304,7 @@ function drawAnalysis(A) {
     const item = root.querySelector(`.replay-item[data-ply="${d.n}"]`);
     if (!item || item.querySelector('.ri-mark')) continue;
     item.classList.add('marked-' + d.verdict);
-    const margs = { drop: Math.round(100 * d.drop), best: d.best };
+    const margs = { drop: Math.round(100 * Number(d.drop)), best: d.best };
     const mtitle = d.verdict === 'blunder' ? _('blunder: −{drop} points; the bot preferred {best}', margs)
       : d.verdict === 'mistake' ? _('mistake: −{drop} points; the bot preferred {best}', margs)
         : `${d.verdict}: −${margs.drop} points; the bot preferred ${d.best}`;
