@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -37,6 +37,7 @@ def servers(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[st
         yield bases[0], bases[1]
 
 
+ROUND_AFTER: dict[int, int] = {}
 Call = tuple[Client, str, str]
 """A request: who sends it, its method and its path."""
 
@@ -48,10 +49,14 @@ def send(call: Call, body: dict[str, Any] | None = None) -> httpx.Response:
     )
 
 
-def at_once(calls: list[Call | tuple[Client, str, str, dict[str, Any]]], spread: float = 0.0) -> list[httpx.Response]:
+def at_once(
+    calls: Sequence[Call | tuple[Client, str, str, dict[str, Any]]], spread: float = 0.0, look: int | None = None
+) -> list[httpx.Response]:
     """Send each request (a body after the path, if any) from its own thread, the threads
     released together (each after a random delay of up to ``spread`` seconds); the answers in
-    order."""
+    order. With ``look`` (a tournament), each thread reads that tournament's round as soon as
+    its answer came, into ``ROUND_AFTER`` (keyed by the answer's id): the round paired last is
+    then at most that one when the request's change was made."""
     start = threading.Barrier(len(calls))
     answers: list[Any] = [None] * len(calls)
     delays = [random.uniform(0, spread) for _ in calls]
@@ -62,6 +67,8 @@ def at_once(calls: list[Call | tuple[Client, str, str, dict[str, Any]]], spread:
             time.sleep(delays[i])
         client, method, path, *body = calls[i]
         answers[i] = send((client, method, path), *body)
+        if look is not None:
+            ROUND_AFTER[id(answers[i])] = client.http.get(f"/api/tournaments/{look}").json()["current_round"]
 
     threads = [threading.Thread(target=run, args=(i,)) for i in range(len(calls))]
     for t in threads:
@@ -150,16 +157,16 @@ def test_joins_racing_the_start_are_paired_or_refused(servers: tuple[str, str]) 
 
 def test_withdrawals_racing_the_start_leave_the_player_out_or_come_after_the_pairing(servers: tuple[str, str]) -> None:
     a, b = servers
-    host, *others = players(a, b, "host", 11)
+    host, *others = players(a, b, "host", 33)
     wrong: list[str] = []
     for trial in range(TRIALS):
         tid = swiss(host, trial, 1)
         for p in (host, *others):
             assert p.post(f"/api/tournaments/{tid}/join").status_code == 200
-        leaving = others[-6:]
+        leaving = others[-16:]
         starter = host if trial % 2 == 0 else host.elsewhere(b)
         withdrawals: list[Call] = [(p, "POST", f"/api/tournaments/{tid}/withdraw") for p in leaving]
-        answers = at_once([(starter, "POST", f"/api/tournaments/{tid}/start"), *withdrawals])
+        answers = at_once([(starter, "POST", f"/api/tournaments/{tid}/start"), *withdrawals], spread=0.3, look=tid)
         assert answers[0].status_code == 200, answers[0].text
         t = settled(host, tid, 1)
         on_boards = seated(t, 1)
@@ -167,9 +174,9 @@ def test_withdrawals_racing_the_start_leave_the_player_out_or_come_after_the_pai
             if r.status_code != 200:
                 wrong.append(f"{t['name']}: {p.name}'s withdrawal was answered {r.status_code} {r.text}")
                 continue
-            # Answered before round 1 was paired: the withdrawal came first, so the player must
-            # not be on a board (after it, the round's game goes on).
-            if r.json()["current_round"] == 0 and p.name in on_boards:
+            # Round 1 still unpaired once the withdrawal was answered: the withdrawal came
+            # first, so the player must not be on a board (after it, the round's game goes on).
+            if ROUND_AFTER[id(r)] == 0 and p.name in on_boards:
                 wrong.append(f"{t['name']}: {p.name} withdrew before round 1 was paired, yet is paired")
         wrong += consistent(t, 1)
     assert not wrong, "\n".join(wrong)
@@ -197,7 +204,7 @@ def test_bots_entered_or_taken_out_racing_the_start(servers: tuple[str, str]) ->
         calls += [
             (host if i % 2 else there, "DELETE", f"/api/tournaments/{tid}/bots/{x}") for i, x in enumerate(removed)
         ]
-        answers = at_once(calls)
+        answers = at_once(calls, look=tid)
         assert answers[0].status_code == 200, answers[0].text
         t = settled(host, tid, 1)
         names = {e["name"]: e for e in t["entries"]}
@@ -216,7 +223,7 @@ def test_bots_entered_or_taken_out_racing_the_start(servers: tuple[str, str]) ->
             if r.status_code != 200:
                 wrong.append(f"{t['name']}: bot {level}'s withdrawal was answered {r.status_code} {r.text}")
                 continue
-            if r.json()["current_round"] == 0 and level in bots and bots[level]["name"] in on_boards:
+            if ROUND_AFTER[id(r)] == 0 and level in bots and bots[level]["name"] in on_boards:
                 wrong.append(f"{t['name']}: bot {level} was taken out before round 1 was paired, yet is paired")
         wrong += consistent(t, 1)
         assert names  # the page lists its entrants
@@ -225,7 +232,7 @@ def test_bots_entered_or_taken_out_racing_the_start(servers: tuple[str, str]) ->
 
 def test_withdrawals_racing_the_pairing_of_a_round(servers: tuple[str, str]) -> None:
     a, b = servers
-    people = players(a, b, "player", 8)
+    people = players(a, b, "player", 24)
     host = people[0]
     by_name = {p.name: p for p in people}
     wrong: list[str] = []
@@ -240,10 +247,12 @@ def test_withdrawals_racing_the_pairing_of_a_round(servers: tuple[str, str]) -> 
         for board in early:
             assert by_name[board["black"]].post(f"/api/games/{board['game']}/resign").status_code == 200
         # The last game of round 1 ends (round 2 is paired right after) while players withdraw,
-        # each after a random delay of up to 150 ms.
-        leaving = [p for p in people if p.name not in (last["white"], last["black"])][:4]
+        # each after a random delay of up to 300 ms (pairing 12 boards takes a while).
+        leaving = [p for p in people if p.name not in (last["white"], last["black"])][:16]
         ending: Call = (by_name[last["black"]], "POST", f"/api/games/{last['game']}/resign")
-        answers = at_once([ending, *((p, "POST", f"/api/tournaments/{tid}/withdraw") for p in leaving)], spread=0.15)
+        answers = at_once(
+            [ending, *((p, "POST", f"/api/tournaments/{tid}/withdraw") for p in leaving)], spread=0.3, look=tid
+        )
         assert answers[0].status_code == 200, answers[0].text
         t = settled(host, tid, 2)
         on_boards = seated(t, 2)
@@ -251,7 +260,57 @@ def test_withdrawals_racing_the_pairing_of_a_round(servers: tuple[str, str]) -> 
             if r.status_code != 200:
                 wrong.append(f"{t['name']}: {p.name}'s withdrawal was answered {r.status_code} {r.text}")
                 continue
-            if r.json()["current_round"] == 1 and p.name in on_boards:
+            if ROUND_AFTER[id(r)] == 1 and p.name in on_boards:
                 wrong.append(f"{t['name']}: {p.name} withdrew before round 2 was paired, yet is paired")
         wrong += consistent(t, 2)
+    assert not wrong, "\n".join(wrong)
+
+
+def test_withdrawals_racing_an_arena_wave(servers: tuple[str, str]) -> None:
+    a, b = servers
+    people = players(a, b, "arena", 24)
+    host = people[0]
+    by_name = {p.name: p for p in people}
+    wrong: list[str] = []
+    for trial in range(2 * TRIALS):  # the window is narrower: more races
+        r = host.post("/api/tournaments", {"name": f"Arena {trial}", "kind": "arena", "minutes": 30})
+        assert r.status_code == 201, r.text
+        tid = r.json()["tournament"]
+        for p in people:
+            assert p.post(f"/api/tournaments/{tid}/join").status_code == 200
+        r = host.post(f"/api/tournaments/{tid}/start")
+        assert r.status_code == 200, r.text
+        boards = next(x["boards"] for x in r.json()["rounds_played"] if x["round"] == 1)
+        # Six games end (each makes a wave of pairings) while eight of their twelve players
+        # withdraw; the other four are paired at the latest when the last game ends.
+        ending = boards[:6]
+        leaving = [*(by_name[board["black"]] for board in ending[:2]), *(by_name[board["white"]] for board in ending)]
+        calls: list[Call] = [
+            (by_name[board["black"]], "POST", f"/api/games/{board['game']}/resign") for board in ending
+        ]
+        calls += [(p, "POST", f"/api/tournaments/{tid}/withdraw") for p in leaving]
+        answers = at_once(calls, spread=0.2, look=tid)
+        assert [r.status_code for r in answers[:6]] == [200] * 6, [r.text for r in answers[:6]]
+        t = settled(host, tid, 2)
+        time.sleep(1.0)  # the other games' waves, if they make any, have been made
+        t = host.http.get(f"/api/tournaments/{tid}").json()
+        entries = {e["name"] for e in t["entries"]}
+        for p, r in zip(leaving, answers[6:], strict=True):
+            if r.status_code != 200:
+                wrong.append(f"{t['name']}: {p.name}'s withdrawal was answered {r.status_code} {r.text}")
+                continue
+            # Wave k still the latest once the withdrawal was answered: the player is on no
+            # board of a later wave.
+            answered = ROUND_AFTER[id(r)]
+            later = [
+                x["round"] for x in t["rounds_played"] if x["round"] > answered and p.name in seated(t, x["round"])
+            ]
+            if later:
+                wrong.append(f"{t['name']}: {p.name} withdrew at wave {answered}, yet is paired in wave {later[0]}")
+        for x in t["rounds_played"]:
+            wrong += [
+                f"{t['name']}: {n} is on a board of wave {x['round']} with no entry"
+                for n in seated(t, x["round"])
+                if n not in entries
+            ]
     assert not wrong, "\n".join(wrong)

@@ -351,7 +351,11 @@ async def advance(sessions: async_sessionmaker[AsyncSession], games: GameService
     created: list[Game] = []
     async with sessions() as db:
         t = await db.get(Tournament, tid)
-        if t is None or t.status != "running" or await _pending(db, t):
+        if t is None or t.status != "running":
+            return False
+        if t.kind == "arena":
+            return await _arena_wave(db, games, t)
+        if await _pending(db, t):
             return False  # seen without the lock: most calls stop here
         # The entrants read below are the ones the round is paired with: joins, withdrawals and
         # bots entered or taken out wait until this transaction ends (see _locked).
@@ -359,8 +363,6 @@ async def advance(sessions: async_sessionmaker[AsyncSession], games: GameService
         if t.status != "running" or await _pending(db, t):
             await db.rollback()
             return False
-        if t.kind == "arena":
-            return await _arena_wave(db, games, t)
         r = t.current_round
         if r >= t.rounds:
             done = await db.execute(
@@ -406,7 +408,7 @@ async def advance(sessions: async_sessionmaker[AsyncSession], games: GameService
 
 async def _pending(db: AsyncSession, t: Tournament) -> bool:
     """Whether a Swiss or round robin's current round has games still being played."""
-    if t.kind == "arena" or t.current_round == 0:
+    if t.current_round == 0:
         return False
     pending = await db.scalar(
         select(func.count()).select_from(PAIRINGS).where(
@@ -433,10 +435,13 @@ async def _new_game(
     return game
 
 
-async def _arena_wave(db: AsyncSession, games: GameService, t: Tournament) -> bool:
+async def _arena_wave(db: AsyncSession, games: GameService, t: Tournament, locked: bool = False) -> bool:
     """One pairing wave of an arena: every waiting player paired with another, in one
-    transaction with the raise of its wave number (so no player is paired twice at once), ``t``
-    locked (so no one joins or withdraws meanwhile)."""
+    transaction with the raise of its wave number (so no player is paired twice at once).
+
+    The wave is worked out without the tournament's lock (a busy arena's players would wait for
+    it), then made under it (see :func:`_locked`) if the wave is still the current one and none
+    of the players it pairs withdrew meanwhile; otherwise it is worked out again, ``locked``."""
     wave = t.current_round
     rows = await _pairing_rows(db, t.id)
     playing = {u for p in rows if p.result is None for u in (p.white_id, p.black_id) if u is not None}
@@ -461,6 +466,19 @@ async def _arena_wave(db: AsyncSession, games: GameService, t: Tournament) -> bo
     pairs = pair_arena(waiting, last, apart=set(await _bots(db, (s.id for s in waiting))))
     if not pairs:
         return False
+    if not locked:
+        t = await _locked(db, t.id)
+        if t.status != "running" or t.current_round != wave:  # another call paired this wave
+            await db.rollback()
+            return False
+        paired = [u for pair in pairs for u in pair]
+        left = await db.scalar(
+            select(func.count()).select_from(ENTRIES).where(
+                ENTRIES.c.tournament_id == t.id, ENTRIES.c.user_id.in_(paired), ENTRIES.c.withdrawn.is_(True)
+            )
+        )
+        if left:  # withdrawn since the wave was worked out: work it out again
+            return await _arena_wave(db, games, t, locked=True)
     moved = await db.execute(
         update(TOURNAMENTS).where(TOURNAMENTS.c.id == t.id, TOURNAMENTS.c.current_round == wave).values(current_round=wave + 1)
     )
