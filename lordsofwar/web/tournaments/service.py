@@ -8,9 +8,9 @@ transaction. Every change to the entrants (a join, a withdrawal, a bot entered o
 the start and the pairing of each round first lock the tournament's row (:func:`_locked`), so
 each of them sees the others whole, whatever the number of server processes: a join is paired
 or refused, and a withdrawal comes before a round's pairing (the player is left out of it) or
-after it (the round's game goes on), never half of each. Results reach the pairings in the transactions that end the games
-(:mod:`lordsofwar.web.tournaments.results`); after each, and at every sweep of the server, the
-next round is paired when the current one is complete.
+after it (the round's game goes on), never half of each. Results reach the pairings in the
+transactions that end the games (:mod:`lordsofwar.web.tournaments.results`); after each, and at
+every sweep of the server, the next round is paired when the current one is complete.
 """
 
 from __future__ import annotations
