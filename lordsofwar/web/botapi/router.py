@@ -40,7 +40,7 @@ BEARER = HTTPBearer(
     scheme_name="token",
     description="a personal access token (made at POST /api/tokens): `Authorization: Bearer low_...`",
 )
-BOT_REFUSALS = refusals(401, 403)
+BOT_REFUSALS = refusals(401, 403, 429)
 NDJSON = "application/x-ndjson"
 
 
@@ -106,8 +106,14 @@ def botapi(request: Request) -> BotApi:
 
 
 async def _bearer(request: Request, creds: HTTPAuthorizationCredentials | None) -> Bearer:
-    """The token's user; 401 for an unknown token, and 429 (before any lookup) for an address
-    that sent too many unknown tokens lately (counted as the sign-in limit counts)."""
+    """The token's user; 401 without a token or for an unknown one, and 429 (before any lookup)
+    for an address that sent too many unknown tokens lately (counted as the sign-in limit counts)."""
+    if creds is None:  # nothing to look up, nothing to count
+        raise StarletteHTTPException(
+            401,
+            _("send a valid token: Authorization: Bearer <token> (made at POST /api/tokens)"),
+            {"WWW-Authenticate": "Bearer"},
+        )
     guard = request.app.state.services.guard
     ip = client_ip(request)
     wait = await guard.bad_token_wait(ip)
@@ -117,9 +123,7 @@ async def _bearer(request: Request, creds: HTTPAuthorizationCredentials | None) 
             _("too many unknown tokens from your address; try again in {seconds} seconds").format(seconds=wait),
             {"Retry-After": str(wait)},
         )
-    found = None
-    if creds is not None:
-        found = await service.bearer_user(request.app.state.services.sessions, creds.credentials)
+    found = await service.bearer_user(request.app.state.services.sessions, creds.credentials)
     if found is None:
         await guard.bad_token(ip)
         raise StarletteHTTPException(
