@@ -17,7 +17,7 @@ from fastapi.testclient import TestClient
 
 from lordsofwar.web.app import create_app
 from lordsofwar.web.games import hub as hub_module
-from tests.web.conftest import Player, new_game, settings_for
+from tests.web.conftest import Player, new_game, play_opening, settings_for
 
 REDIS = os.environ.get("LOW_TEST_REDIS", "redis://127.0.0.1:6379/0")
 
@@ -128,10 +128,12 @@ def test_a_process_behind_the_client_catches_up_instead_of_refusing(db_url: str)
 
 def test_a_resignation_racing_an_action_on_another_process_is_not_lost(db_url: str) -> None:
     with _bob_behind(db_url) as (alice, bob, bob_b, game):
+        play_opening(game, alice, bob)  # on A: both first turns, so a resignation decides the game
         action = alice.state(game)["legal"][0]
-        assert alice.act(game, action).status_code == 200  # on A: version 1
-        r = bob_b.post(f"/api/games/{game}/resign")  # B's copy is behind when bob resigns there
+        assert alice.act(game, action).status_code == 200  # on A: version 5
+        r = bob_b.post(f"/api/games/{game}/resign")  # B's copy (version 0) is behind when bob resigns there
         assert r.status_code == 200, r.text
         final = bob_b.state(game)  # (A has no Redis here: its copy stays behind until it writes)
         assert final["game"]["status"] == "over" and final["game"]["result"]["winner"] == 1
-        assert [e["action"] for e in final["log"]] == [action, None]  # both kept, in order
+        log = [e["action"] for e in final["log"]]
+        assert len(log) == 6 and log[-2:] == [action, None]  # both kept, in order
