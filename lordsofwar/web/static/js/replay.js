@@ -13,7 +13,7 @@
 
 import { ApiError, getJSON, postJSON } from './api.js';
 import { $, $button, $input, h, targetOf } from './dom.js';
-import { _, ngettext } from './i18n.js';
+import { _, formatNumber, ngettext } from './i18n.js';
 import {
   actionText, applyHighContrast, armyTag, cardEl, closeMagnifier, deckCount, entryEl, entrySquares, fillPanelsButton, fitCellSize, loadCards,
   logHeading, magnify, norm, renderMat, resultText, scoreEl, setHighContrast, store,
@@ -122,7 +122,9 @@ function render(fromList) {
     res.hidden = false;
   } else res.hidden = true;
   let cell = cellSize(pos);
-  const judged = R.analysis && R.analysis.decisions[R.ply];
+  // step p shows the decision of action p (what was played to get here): its preferred squares
+  // beside the played action's own (lit as the last action's)
+  const judged = decisionAt(R.ply);
   const hinted = judged && !judged.forced && judged.squares ? new Set(judged.squares.map(norm)) : null;
   const opts = { view: pos, bottom: b, home: 1, cell, last, ghosts, hinted };
   renderMat($('#mat'), opts);
@@ -218,19 +220,41 @@ function buildList() {
 /** @param {number} p */
 const pct = (p) => Math.round(100 * p) + '%';
 
-/** The decision at the current step: what was played next and what the bot preferred. */
+/**
+ * The decision of action `ply` (step `ply` is the position after it; decisions[i].n = i + 1),
+ * none at the opening or after the last action.
+ * @param {number} ply
+ */
+function decisionAt(ply) {
+  const A = R.analysis;
+  if (!A || ply < 1) return null;
+  const d = A.decisions[ply - 1];
+  return d && d.n === ply ? d : null;
+}
+
+/** The decision that led to the current step: what was played to get here and what the bot preferred. */
 function renderAnalysis() {
   const A = R.analysis;
   const best = $('#analysis-best');
   if (!A) { best.hidden = true; return; }
+  const at = Math.min(R.ply, A.graph.length - 1);
   for (const now of root.querySelectorAll('#analysis-graph .now')) {
-    now.setAttribute('x1', String(xOf(R.ply))); now.setAttribute('x2', String(xOf(R.ply)));
+    now.setAttribute('x1', String(xOf(at))); now.setAttribute('x2', String(xOf(at)));
   }
-  const d = A.decisions[R.ply];
+  const d = decisionAt(R.ply);
   const N = names();
-  if (!d) { best.hidden = false; best.textContent = _('The game is over.'); best.className = 'analysis-best'; return; }
   best.hidden = false;
+  delete best.dataset.best;
+  delete best.dataset.n;
+  if (!d) {
+    best.className = 'analysis-best';
+    best.textContent = R.ply === 0
+      ? _('Step through the game: at each step the analysis says what was played to get there and what the bot preferred instead.')
+      : _('The game is over.');
+    return;
+  }
   best.className = 'analysis-best' + (d.verdict ? ' ' + d.verdict : '');
+  best.dataset.n = String(d.n);
   const say = actionText;
   if (d.forced) { best.textContent = _('{name} had one legal action: {action}.', { name: N[d.player], action: say(d.played) }); return; }
   const same = d.best === d.played;
@@ -246,11 +270,44 @@ function renderAnalysis() {
   best.dataset.best = d.best;
 }
 
-const GW = 300, GH = 110;
+// the graph's drawing in its own units: the plot (the line's area) inside margins that hold the
+// axes' tick labels (the axes' names and the legend are HTML around it)
+const GW = 320, GH = 146, PL = 38, PR = 8, PT = 8, PB = 24;
+// the verdicts' thresholds in win probability points (lordsofwar.bots.analysis MISTAKE, BLUNDER)
+const MISTAKE_POINTS = 10, BLUNDER_POINTS = 25;
+const R_MISTAKE = 4, R_BLUNDER = 5.5;
 /** @param {number} i */
-function xOf(i) { const n = Math.max(1, (R.analysis ? R.analysis.graph.length : 2) - 1); return 4 + (GW - 8) * i / n; }
+function xOf(i) { const n = Math.max(1, (R.analysis ? R.analysis.graph.length : 2) - 1); return PL + (GW - PL - PR) * i / n; }
 /** @param {number} p */
-function yOf(p) { return 4 + (GH - 8) * (1 - p); }
+function yOf(p) { return PT + (GH - PT - PB) * (1 - p); }
+/** A few round step numbers from 0 to `last` for the x axis. @param {number} last */
+function stepTicks(last) {
+  const every = [1, 2, 5, 10, 20, 25, 50, 100, 200, 500].find((k) => last / k <= 5) || Math.ceil(last / 5);
+  /** @type {number[]} */
+  const out = [];
+  for (let i = 0; i <= last; i += every) out.push(i);
+  return out;
+}
+
+/**
+ * A small drawing of one of the graph's marks for its legend.
+ * @param {'line' | 'mistake' | 'blunder' | 'now'} what
+ */
+function legendKey(what) {
+  const NS = 'http://www.w3.org/2000/svg';
+  const svg = document.createElementNS(NS, 'svg');
+  svg.setAttribute('viewBox', '0 0 22 12');
+  svg.setAttribute('class', 'win-graph wg-key');
+  svg.setAttribute('aria-hidden', 'true');
+  const e = document.createElementNS(NS, what === 'line' || what === 'now' ? 'line' : 'circle');
+  /** @type {Record<string, string | number>} */
+  const attrs = what === 'line' ? { x1: 1, x2: 21, y1: 6, y2: 6, class: 'wg-line' }
+    : what === 'now' ? { x1: 11, x2: 11, y1: 0, y2: 12, class: 'wg-now' }
+      : { cx: 11, cy: 6, r: what === 'blunder' ? R_BLUNDER : R_MISTAKE, class: 'wg-' + what };
+  for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+  svg.append(e);
+  return svg;
+}
 
 /** @param {Analysis} A */
 function drawAnalysis(A) {
@@ -260,6 +317,7 @@ function drawAnalysis(A) {
   svg.setAttribute('viewBox', `0 0 ${GW} ${GH}`);
   svg.setAttribute('class', 'win-graph');
   const N = names();
+  const level = LEVELS[A.level] || A.level;
   /** @type {Record<number, Record<string, number>>} */
   const counts = { 1: { mistake: 0, blunder: 0 }, 2: { mistake: 0, blunder: 0 } };
   for (const d of A.decisions) if (d.verdict) counts[d.player][d.verdict]++;
@@ -270,30 +328,57 @@ function drawAnalysis(A) {
     return _('{mistakes} and {blunders} by {name}', { mistakes, blunders, name: N[p] });
   }).join('; ');
   svg.setAttribute('role', 'img');
-  svg.setAttribute('aria-label', _("{name}'s win probability over the game, by the {level} bot: {summary}", { name: N[1], level: LEVELS[A.level] || A.level, summary: text }));
-  /** @param {string} tag @param {Record<string, string | number>} attrs */
-  const add = (tag, attrs) => { const e = document.createElementNS(NS, tag); for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v)); svg.append(e); return e; };
-  add('rect', { x: 0, y: 0, width: GW, height: GH, class: 'wg-bg' });
-  add('line', { x1: 0, x2: GW, y1: yOf(0.5), y2: yOf(0.5), class: 'wg-half' });
+  svg.setAttribute('aria-label', _("{name}'s win probability over the game, by the {level} bot: {summary}", { name: N[1], level, summary: text }));
+  /** @param {string} tag @param {Record<string, string | number>} attrs @param {string} [content] */
+  const add = (tag, attrs, content) => {
+    const e = document.createElementNS(NS, tag);
+    for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, String(v));
+    if (content != null) e.textContent = content;
+    svg.append(e);
+    return e;
+  };
+  const last = A.graph.length - 1;
+  add('rect', { x: PL, y: PT, width: GW - PL - PR, height: GH - PT - PB, class: 'wg-bg' });
+  // the y axis: player 1's win probability, 0 at the foot, 100% at the top
+  for (const v of [0, 0.5, 1]) {
+    if (v === 0.5) add('line', { x1: PL, x2: GW - PR, y1: yOf(v), y2: yOf(v), class: 'wg-half' });
+    add('text', { x: PL - 4, y: yOf(v), 'text-anchor': 'end', 'dominant-baseline': 'middle', class: 'wg-tick wg-ytick' }, formatNumber(v, { style: 'percent' }));
+  }
+  // the x axis: the steps, a few of them numbered
+  for (const i of stepTicks(last)) {
+    add('line', { x1: xOf(i), x2: xOf(i), y1: GH - PB, y2: GH - PB + 4, class: 'wg-tickmark' });
+    add('text', { x: xOf(i), y: GH - 6, 'text-anchor': i === 0 ? 'start' : 'middle', class: 'wg-tick wg-xtick' }, formatNumber(i));
+  }
   const pts = A.graph.map((p, i) => `${xOf(i).toFixed(1)},${yOf(p).toFixed(1)}`).join(' ');
   add('polyline', { points: pts, class: 'wg-line' });
+  const hw = Math.max(2, (xOf(1) - xOf(0)) / 2);
   A.graph.forEach((p, i) => {
-    const hit = add('rect', { x: xOf(i) - 2, y: 0, width: 4, height: GH, class: 'wg-hit', 'data-ply': i });
+    const hit = add('rect', { x: xOf(i) - hw, y: PT, width: 2 * hw, height: GH - PT - PB, class: 'wg-hit', 'data-ply': i });
     hit.addEventListener('click', () => go(i));
     const t = document.createElementNS(NS, 'title'); t.textContent = _('step {n}: {name} {pct}', { n: i, name: N[1], pct: pct(p) }); hit.append(t);
   });
   for (const d of A.decisions) {
     if (!d.verdict) continue;
-    const dot = add('circle', { cx: xOf(d.n), cy: yOf(A.graph[d.n]), r: d.verdict === 'blunder' ? 4.5 : 3.5, class: 'wg-' + d.verdict, 'data-ply': d.n });
+    const dot = add('circle', { cx: xOf(d.n), cy: yOf(A.graph[d.n]), r: d.verdict === 'blunder' ? R_BLUNDER : R_MISTAKE, class: 'wg-' + d.verdict, 'data-ply': d.n });
     dot.addEventListener('click', () => go(d.n));
     const t = document.createElementNS(NS, 'title'); const targs = { name: N[d.player], n: d.n, played: d.played, drop: Math.round(100 * Number(d.drop)), best: d.best };
     t.textContent = d.verdict === 'blunder' ? _('blunder by {name} at step {n}: {played} (−{drop}); bot preferred {best}', targs)
       : d.verdict === 'mistake' ? _('mistake by {name} at step {n}: {played} (−{drop}); bot preferred {best}', targs)
         : `${d.verdict} by ${N[d.player]} at step ${d.n}: ${d.played} (−${Math.round(100 * Number(d.drop))}); bot preferred ${d.best}`; dot.append(t);
   }
-  add('line', { x1: xOf(R.ply), x2: xOf(R.ply), y1: 0, y2: GH, class: 'wg-now now' });
+  add('line', { x1: xOf(Math.min(R.ply, last)), x2: xOf(Math.min(R.ply, last)), y1: PT, y2: GH - PB, class: 'wg-now now' });
+  // the axes' names and the legend, in the page's words, around the drawing
+  const legend = h('ul', { class: 'wg-legend' },
+    h('li', { class: 'wg-legend-line' }, legendKey('line'), h('span', { text: _("{name}'s win probability, as estimated by the {level} bot", { name: N[1], level }) })),
+    h('li', { class: 'wg-legend-mistake' }, legendKey('mistake'), h('span', { text: _('mistake (−{n} points or more)', { n: MISTAKE_POINTS }) })),
+    h('li', { class: 'wg-legend-blunder' }, legendKey('blunder'), h('span', { text: _('blunder (−{n} points or more)', { n: BLUNDER_POINTS }) })),
+    h('li', { class: 'wg-legend-now' }, legendKey('now'), h('span', { text: _('the step shown') })));
   const box = $('#analysis-graph');
-  box.replaceChildren(svg);
+  box.replaceChildren(
+    h('p', { class: 'wg-ytitle', text: _("{name}'s win probability", { name: N[1] }) }),
+    svg,
+    h('p', { class: 'wg-xtitle', text: _('step (actions played)') }),
+    legend);
   box.hidden = false;
   const sum = $('#analysis-summary');
   sum.textContent = text + '.';
