@@ -19,11 +19,15 @@
  *   #hand-top .opp-card            opponent's hand (.back when hidden)
  *   #btn-draw #btn-pass            reinforcement buttons (shown only when legal)
  *   #btn-resign → #btn-resign-confirm / #btn-resign-cancel (confirmation dialog #confirm)
+ *   #btn-abort (while the state's `abortable`) → #btn-abort-confirm / #btn-resign-cancel (the same dialog)
  *   #btn-offer-draw #btn-accept-draw #btn-decline-draw
  *   #popup [data-menu="shoot"|"move"|"advance"|"recall"|"magnify"]   the unit popup menu
  *   #magnify                       magnified card overlay (click or Esc closes)
  *   #status                        what the player must do now
- *   #result                        the result banner once over (with the rating changes of a rated game); #link-record, #link-replay, #btn-rematch (players)
+ *   #result                        the result banner once over (with the rating changes of a rated game; .aborted:
+ *                                  "Game aborted" and why); #link-record, #link-replay, #analysis-offer: #btn-analyse-game
+ *                                  (signed in, no analysis yet) or the analysis' mistakes and blunders and #link-analysis;
+ *                                  #btn-rematch (players)
  *   #log .log-entry[data-n]        one per log entry; .last-turn on the last turn's entries;
  *                                  .log-turn headings, one per turn and acting player [data-player]
  *   #panel-top / #panel-bottom     player panels [data-player]: .pp-name, .tag.army (the army, or
@@ -58,12 +62,12 @@ import { _, formatDateTime, ngettext } from './i18n.js';
 import {
   DIRS, DIR_NAMES, applyHighContrast, armyTag, armyWords, cardEl, cardName, card, classWord, closeMagnifier, deckCount, describeText,
   entryEl, entrySquares, fillPanelsButton, fitCellSize, isCustomArmy, loadCards, logHeading, magnify, nodes, noneWord, norm,
-  parseSq, playerWord, rankWord, renderMat, resultText, scoreEl, scoreOf, setHighContrast, shotAt, shownName, store,
+  named, parseSq, playerWord, rankWord, renderMat, resultText, scoreEl, scoreOf, setHighContrast, shotAt, shownName, store,
   theUnit, unknownWord, actionText,
 } from './render.js';
 import { GameSocket } from './socket.js';
 
-/** @import { Game, View, GameState, LogEntry, DeckInfo, Hint, Names, Seat, Colour, Unit } from './model' */
+/** @import { Game, View, GameState, LogEntry, DeckInfo, Hint, Names, Seat, Colour, Unit, AnalysisDoc } from './model' */
 /** @typedef {import('./mat.js').Ghost} Ghost */
 /** @typedef {import('./socket.js').Message} Message */
 /** @typedef {import('./socket.js').ConnState} ConnState */
@@ -106,6 +110,9 @@ import { GameSocket } from './socket.js';
  * @property {Hint | null} [hint]
  * @property {boolean} [hinting]
  * @property {boolean} [suppressClick]
+ * @property {'resign' | 'abort'} [confirming] what the confirmation dialog asks about
+ * @property {AnalysisDoc | null} [analysis] the finished game's analysis (null: none; undefined: not asked yet)
+ * @property {boolean} [analysing] Analyse was clicked, its answer awaited
  */
 
 /** @param {unknown} e */
@@ -698,25 +705,86 @@ function startLive(root) {
     }
     if (UI.pending) cls += ' pending';
     st.textContent = text;
+    st.title = text; // the line keeps three lines' height: a longer text is cut there
     st.className = 'status ' + cls;
     document.title = (acts.length && !over() ? '● ' : '') + _('Game {id} · Lords of War', { id: gameId });
     const res = $('#result');
     if (over()) {
       const r = g.result || v.result;
       const won = me && r && r.winner === me, lost = me && r && r.winner && r.winner !== me;
-      res.className = 'result-banner' + (won ? ' won' : lost ? ' lost' : ' drawn');
+      res.className = 'result-banner' + (g.aborted ? ' aborted' : won ? ' won' : lost ? ' lost' : ' drawn');
       const ratings = g.ratings;
       const rated = ratings ? [1, 2].map((p) => {
         const c = ratings[p];
         const diff = c.after - c.before;
         return `${(N && N[p]) || playerWord(p)} ${c.before} → ${c.after}${c.provisional ? '?' : ''} (${diff >= 0 ? '+' : ''}${diff})`;
       }).join(' · ') : (g.rated ? '' : _('Casual game'));
-      res.replaceChildren(h('strong', { text: resultText(r, N, me) }),
-        h('span', { class: 'rating-change', text: rated }),
-        h('a', { class: 'btn small', href: `/api/games/${gameId}/record`, download: `lordsofwar-game-${gameId}.json`, text: '⬇ ' + _('Download record') }),
-        h('a', { class: 'btn small', href: `/games/${gameId}/replay`, text: '▶ ' + _('Replay') }));
+      // an aborted game has no result: its banner says so and why (the page's own note, when it
+      // was loaded aborted, says that no rating changes)
+      const said = g.aborted
+        ? [h('strong', { text: _('Game aborted') }), h('span', { class: 'result-reason', text: named(r && r.reason, N) }),
+          $('#aborted-note') ? null : h('span', { class: 'rating-change', text: _('No result: no rating changes.') })]
+        : [h('strong', { text: resultText(r, N, me) }), h('span', { class: 'rating-change', text: rated })];
+      said.push(h('span', { class: 'result-links' },
+        h('a', { id: 'link-record', class: 'btn small', href: `/api/games/${gameId}/record`, download: `lordsofwar-game-${gameId}.json`, text: '⬇ ' + _('Download record') }),
+        h('a', { id: 'link-replay', class: 'btn small', href: `/games/${gameId}/replay`, text: '▶ ' + _('Replay') })),
+      g.aborted ? null : analysisOffer()); // an aborted game has next to nothing to analyse
+      res.replaceChildren(...said.filter((x) => x != null));
       res.hidden = false;
+      if (UI.analysis === undefined && !g.aborted) loadAnalysis();
     } else res.hidden = true;
+  }
+
+  // ---- the game's analysis, offered at game over (docs/bots.md, "Analysis") -------------------------
+  /** The banner's part about the analysis: Analyse (signed in, none yet), its progress or its result. */
+  function analysisOffer() {
+    const a = UI.analysis, N = names();
+    const replay = `/games/${gameId}/replay#analysis`;
+    if (!a) {
+      if (a !== null || !root.dataset.user) return null; // not known yet, or none and signed out
+      return h('span', { id: 'analysis-offer', class: 'analysis-offer' },
+        h('button', { id: 'btn-analyse-game', class: 'btn small primary', type: 'button', disabled: !!UI.analysing, onclick: analyse,
+          title: _('The strongest bot judges every action of the game: its mistakes and blunders, and the win probability') },
+        _('Analyse')));
+    }
+    const link = h('a', { id: 'link-analysis', class: 'btn small', href: replay, text: _('See the analysis') });
+    if (a.status === 'done' && a.result) {
+      const count = (/** @type {Seat} */ p, /** @type {string} */ verdict) => a.result ? a.result.decisions.filter((d) => d.player === p && d.verdict === verdict).length : 0;
+      const lines = [1, 2].map((p) => _('{mistakes} and {blunders} by {name}', {
+        name: N[p],
+        mistakes: ngettext('{n} mistake', '{n} mistakes', count(p, 'mistake')),
+        blunders: ngettext('{n} blunder', '{n} blunders', count(p, 'blunder')),
+      }));
+      return h('span', { id: 'analysis-offer', class: 'analysis-offer done' },
+        h('span', { class: 'analysis-result', text: lines.join(' · ') }), link);
+    }
+    const state = a.status === 'failed' ? _('The analysis failed: {error}', { error: a.error || '?' })
+      : _('Analysing: {done} of {total} actions', { done: a.done, total: a.total });
+    return h('span', { id: 'analysis-offer', class: 'analysis-offer' }, h('span', { class: 'analysis-result', text: state }), link);
+  }
+
+  /** The stored analysis of the finished game, if any (null: none). */
+  async function loadAnalysis() {
+    UI.analysis = null;
+    try {
+      UI.analysis = await getJSON(`/api/games/${gameId}/analysis`);
+    } catch (e) {
+      if (e instanceof ApiError && e.status !== 404 && e.body && typeof e.body === 'object' && 'status' in e.body) UI.analysis = /** @type {AnalysisDoc} */ (e.body);
+    }
+    render();
+  }
+
+  /** Analyse: asks for the analysis, then the replay shows it (and its progress meanwhile). */
+  async function analyse() {
+    UI.analysing = true; render();
+    try {
+      await postJSON(`/api/games/${gameId}/analysis`, {});
+      window.location.href = `/games/${gameId}/replay#analysis`;
+    } catch (e) {
+      UI.analysing = false; render();
+      if (e instanceof ApiError) toast(e.detail || _('request failed ({status})', { status: e.status }));
+      else toast(_('Network error: {error}', { error: errorText(e) }));
+    }
   }
 
   /** @param {Act[]} acts @param {boolean} canAct */
@@ -729,6 +797,7 @@ function startLive(root) {
     const running = !over() && me != null;
     const offer = g.draw_offer;
     $('#btn-resign').hidden = !running;
+    $('#btn-abort').hidden = !(running && g.abortable);
     $('#btn-offer-draw').hidden = !(running && !offer);
     $('#btn-accept-draw').hidden = !(running && offer && offer !== me);
     $('#btn-decline-draw').hidden = !(running && offer && offer !== me);
@@ -736,7 +805,9 @@ function startLive(root) {
     dof.hidden = !(running && offer);
     dof.textContent = offer === me ? _('You offered a draw') : offer ? _('{player} offers a draw', { player: N[offer] }) : '';
     dof.classList.toggle('incoming', !!offer && offer !== me);
-    for (const id of ['#btn-resign', '#btn-offer-draw', '#btn-accept-draw', '#btn-decline-draw']) $button(id).disabled = UI.pending;
+    for (const id of ['#btn-resign', '#btn-abort', '#btn-offer-draw', '#btn-accept-draw', '#btn-decline-draw']) $button(id).disabled = UI.pending;
+    // the dialog asks about what can still be done: abort no longer once the first turns are made
+    if (!$('#confirm').hidden && ($(UI.confirming === 'abort' ? '#btn-abort' : '#btn-resign').hidden)) closeConfirm();
     const hintBtn = $button('#btn-hint');
     if (hintBtn) {
       const allowed = !!(g.hints && me != null && !over());
@@ -756,7 +827,7 @@ function startLive(root) {
         hintLine.dataset.action = hint.action;
       }
     }
-    $('#over-links').hidden = !over();
+    $('#over-links').hidden = !over() || me == null;
     $('#btn-rematch').hidden = !over() || me == null;
     $('#controls').hidden = me == null && !over();
   }
@@ -1037,6 +1108,25 @@ function startLive(root) {
     if (on) UI.pendingTimer = setTimeout(() => { UI.pending = false; toast(_('No answer from the server — try again')); sync(); render(); }, 10000);
   }
 
+  /**
+   * The confirmation dialog (#confirm) for resigning or aborting: its question and its button.
+   * @param {'resign' | 'abort'} what
+   */
+  function openConfirm(what) {
+    UI.confirming = what;
+    for (const el of $$('#confirm [data-for]', root)) el.hidden = el.dataset.for !== what;
+    $('#confirm .modal-box').setAttribute('aria-labelledby', what === 'abort' ? 'confirm-abort-text' : 'confirm-text');
+    $('#confirm').hidden = false;
+    $('#btn-resign-cancel').focus();
+  }
+
+  /** @param {boolean} [done] confirmed (the focus stays) rather than cancelled (back to the button) */
+  function closeConfirm(done) {
+    $('#confirm').hidden = true;
+    const from = $button(UI.confirming === 'abort' ? '#btn-abort' : '#btn-resign');
+    if (!done && !from.hidden) from.focus();
+  }
+
   /** @param {string} text */
   function sendAction(text) {
     if (UI.pending || !S.game) return;
@@ -1229,11 +1319,16 @@ function startLive(root) {
   $('#btn-draw').addEventListener('click', () => { if (S.legal.includes('draw')) sendAction('draw'); });
   $('#btn-rematch').addEventListener('click', rematch);
   $('#btn-pass').addEventListener('click', () => { if (S.legal.includes('pass')) sendAction('pass'); });
-  $('#btn-resign').addEventListener('click', () => { $('#confirm').hidden = false; $('#btn-resign-cancel').focus(); });
-  $('#btn-resign-cancel').addEventListener('click', () => { $('#confirm').hidden = true; });
+  $('#btn-resign').addEventListener('click', () => openConfirm('resign'));
+  $('#btn-abort').addEventListener('click', () => openConfirm('abort'));
+  $('#btn-resign-cancel').addEventListener('click', () => closeConfirm());
   $('#btn-resign-confirm').addEventListener('click', () => {
-    $('#confirm').hidden = true;
+    closeConfirm(true);
     sendControl({ type: 'resign' }, `/api/games/${gameId}/resign`, {});
+  });
+  $('#btn-abort-confirm').addEventListener('click', () => {
+    closeConfirm(true);
+    sendControl({ type: 'abort' }, `/api/games/${gameId}/abort`, {});
   });
   /** @param {'offer' | 'accept' | 'decline'} op */
   const drawOp = (op) => sendControl({ type: 'draw', op }, `/api/games/${gameId}/draw`, { op });
@@ -1256,7 +1351,7 @@ function startLive(root) {
     if (e.key === 'Escape') {
       if (closeMagnifier()) return;
       if (!$('#popup').hidden) { const sq = $('#popup').dataset.square; closePopup(); focusSquare(sq, true); return; }
-      if (!$('#confirm').hidden) { $('#confirm').hidden = true; $('#btn-resign').focus(); return; }
+      if (!$('#confirm').hidden) { closeConfirm(); return; }
       if (UI.sel) { UI.sel = null; render(); }
     }
   });

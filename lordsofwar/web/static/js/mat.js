@@ -109,12 +109,13 @@ export function renderMat(root, o) {
       if (o.selected === name) cls.push('selected');
       if (last.has(name)) cls.push('last');
       if (o.hinted && o.hinted.has(name)) cls.push('hinted');
+      const opening = !u && view.turn <= 2 && onMat(x, y) ? { c3: '1', e4: '2' }[name] : undefined;
+      if (opening) cls.push('has-opening');
       const sq = h('div', { class: cls.join(' '), 'data-square': name, 'data-col': cx, 'data-row': cy, style: `left:${cx * cell}px;top:${cy * cell}px` });
       if (onMat(x, y)) {
         if (bottom === 1 ? y === 0 : y === 5) sq.append(h('span', { class: 'coord file', text: FILES[x] }));
         if (bottom === 1 ? x === 0 : x === 6) sq.append(h('span', { class: 'coord rank', text: y + 1 }));
-        if (!u && view.turn <= 2 && name === 'c3') sq.append(h('span', { class: 'opening', text: '1' }));
-        if (!u && view.turn <= 2 && name === 'e4') sq.append(h('span', { class: 'opening', text: '2' }));
+        if (opening) sq.append(h('span', { class: 'opening', text: opening }));
       }
       if (u) {
         const ce = cardEl(u.card, { colour: colourOf(u.owner), rot: u.owner !== bottom, extra: 'unit' + (fresh.has(name) ? ' fresh' : '') });
