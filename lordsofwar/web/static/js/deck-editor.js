@@ -44,10 +44,10 @@
 import { ApiError } from './api.js';
 import { CARDS as LOADED, cardEl, loadCards } from './cards.js';
 import { $, h } from './dom.js';
-import { _, lang, ngettext } from './i18n.js';
+import { _, lang, ngettext, pgettext } from './i18n.js';
 import { magnify } from './magnifier.js';
 import { applyHighContrast } from './prefs.js';
-import { DIRS, RANK_ABBR, classWord, rankWord } from './words.js';
+import { DIRS, DIR_NAMES, RANK_ABBR, classWord, rankWord } from './words.js';
 import {
   CLASSES, DECK_SIZE, NAME_LIMIT, NEED, RANKS, aRankCard, api, armyName, armyWord, around, cardCount, clause,
   cut, download, freeName, hideMessage, numOf, rankCards, rankName, reason, sentence, setFlash, showMessage,
@@ -79,6 +79,30 @@ import {
  * @property {boolean} leaving
  * @property {number | null} savedAt
  */
+
+/**
+ * The attack compass's letter for each direction (the screen reader hears DIR_NAMES' whole words).
+ * The context "compass" keeps each letter apart from the same letter elsewhere.
+ * @type {Record<string, string>}
+ */
+const DIR_LETTERS = {
+  // TRANSLATORS: the attack compass's letter for the front (a unit's front, "F" in English)
+  F: pgettext('compass', 'F'),
+  // TRANSLATORS: the attack compass's letters for front-right
+  FR: pgettext('compass', 'FR'),
+  // TRANSLATORS: the attack compass's letter for right
+  R: pgettext('compass', 'R'),
+  // TRANSLATORS: the attack compass's letters for back-right
+  BR: pgettext('compass', 'BR'),
+  // TRANSLATORS: the attack compass's letter for the back
+  B: pgettext('compass', 'B'),
+  // TRANSLATORS: the attack compass's letters for back-left
+  BL: pgettext('compass', 'BL'),
+  // TRANSLATORS: the attack compass's letter for left
+  L: pgettext('compass', 'L'),
+  // TRANSLATORS: the attack compass's letters for front-left
+  FL: pgettext('compass', 'FL'),
+};
 
 /** The editor's state, for tests: editor.state() once the editor runs. */
 export const editor = {
@@ -626,7 +650,7 @@ async function start() {
     const armies = Object.entries(st.armies || {});
     /** @type {[string, string]} */
     const kind = a.standard_army ? ['standard', _('{army} standard', { army: armyName(a.standard_army) })] : armies.length > 1 ? ['mercenary', _('mercenary')]
-      : !a.complete && armies.length ? ['draft', _('draft')] : armies.length ? ['custom', _('custom')] : ['', _('empty')];
+      : !a.complete && armies.length ? ['draft', _('draft')] : armies.length ? ['custom', _('custom')] : ['', pgettext('deck', 'empty')];
     const armyBars = armies.map(([army, k]) => h('div', { class: 'st-bar', 'data-army': army },
       h('span', { class: 'lbl', text: armyWord(army) }),
       h('span', { class: 'track' }, h('span', { class: 'fill', style: `width:${(100 * k / Math.max(1, n)).toFixed(1)}%` })),
@@ -654,12 +678,12 @@ async function start() {
     const pct = st.support_share === null || st.support_share === undefined ? '–' : Math.round(st.support_share * 100) + '%';
     blocks.push(h('div', { class: 'st-block' },
       h('div', { class: 'st-figs' },
-        fig('cards', `${n}`, _('of {n} cards', { n: DECK_SIZE }), delta(n, was.cards)),
+        fig('cards', `${n}`, ngettext('of {n} card', 'of {n} cards', DECK_SIZE), delta(n, was.cards)),
         fig('defence', st.average_defence === null ? '–' : st.average_defence.toLocaleString(lang || 'en', { minimumFractionDigits: 2, maximumFractionDigits: 2 }), _('avg. defence'), delta(st.average_defence, was.average_defence, 2), _('the average defence of the cards')),
-        fig('command', `${st.command_units}`, _('command units'), delta(st.command_units, was.command_units), _('the general and the command units: eliminate them to win')),
-        fig('ranged', `${st.ranged_units}`, _('ranged units'), delta(st.ranged_units, was.ranged_units), _('units with a ranged weapon')),
-        fig('ranged-damage', `${st.ranged_damage}`, _('ranged damage'), delta(st.ranged_damage, was.ranged_damage), _('the total damage of the ranged weapons')),
-        fig('support', `${pct}`, _('support ({n})', { n: st.support_units }), delta(st.support_units, was.support_units), _('{n} spear and ranged units: they can open as support units', { n: st.support_units })))));
+        fig('command', `${st.command_units}`, ngettext('command unit', 'command units', st.command_units), delta(st.command_units, was.command_units), _('the general and the command units: eliminate them to win')),
+        fig('ranged', `${st.ranged_units}`, ngettext('ranged unit', 'ranged units', st.ranged_units), delta(st.ranged_units, was.ranged_units), _('units with a ranged weapon')),
+        fig('ranged-damage', `${st.ranged_damage}`, ngettext('point of ranged damage', 'points of ranged damage', st.ranged_damage), delta(st.ranged_damage, was.ranged_damage), _('the total damage of the ranged weapons')),
+        fig('support', `${pct}`, _('support ({n})', { n: st.support_units }), delta(st.support_units, was.support_units), ngettext('{n} spear or ranged unit: it can open as a support unit', '{n} spear and ranged units: they can open as support units', st.support_units)))));
 
     // classes
     const maxCls = Math.max(1, ...CLASSES.map((c) => st.classes[c] || 0));
@@ -673,7 +697,7 @@ async function start() {
     // attack by direction
     blocks.push(h('div', { class: 'st-block', 'data-stat': 'attack' },
       h('h3', { text: _('Attack by direction') }),
-      h('div', { class: 'st-compass', title: _("The sum of every card's attack arrow in each direction; the front (F) is up.") }, compass(st.attack, st.attack_total))));
+      h('div', { class: 'st-compass', title: _("The sum of every card's attack arrow in each direction; the front ({front}) is up.", { front: DIR_LETTERS.F }) }, compass(st.attack, st.attack_total))));
 
     statsEl.replaceChildren(...blocks);
   }
@@ -684,7 +708,7 @@ async function start() {
    * @param {number} total
    */
   function compass(attack, total) {
-    const svg = s('svg', { viewBox: '-112 -108 224 216', role: 'img', 'aria-label': _('Attack by direction: {list}', { list: DIRS.map((d) => `${d} ${attack[d] || 0}`).join(', ') }) });
+    const svg = s('svg', { viewBox: '-112 -108 224 216', role: 'img', 'aria-label': _('Attack by direction: {list}', { list: DIRS.map((d) => `${DIR_NAMES[d] || d} ${attack[d] || 0}`).join(', ') }) });
     const max = Math.max(1, ...DIRS.map((d) => attack[d] || 0));
     svg.append(s('circle', { class: 'cp-ring', r: 27 + 48 }), s('circle', { class: 'cp-ring', r: 27 + 24 }));
     DIRS.forEach((d, i) => {
@@ -702,7 +726,10 @@ async function start() {
       const rad = (i * 45 - 90) * Math.PI / 180;
       const rv = base + len + 10, rl = 100;
       svg.append(s('text', { class: 'cp-val', 'data-dir': d, x: (Math.cos(rad) * rv).toFixed(1), y: (Math.sin(rad) * rv).toFixed(1) }, String(v)));
-      svg.append(s('text', { class: 'cp-lbl', x: (Math.cos(rad) * rl).toFixed(1), y: (Math.sin(rad) * rl).toFixed(1) }, d));
+      // the letter, and the whole word on hover
+      const word = s('g', { class: 'cp-dir' });
+      word.append(s('title', {}, DIR_NAMES[d] || d), s('text', { class: 'cp-lbl', 'data-dir': d, x: (Math.cos(rad) * rl).toFixed(1), y: (Math.sin(rad) * rl).toFixed(1) }, DIR_LETTERS[d] || d));
+      svg.append(word);
     });
     svg.append(s('rect', { class: 'cp-unit', x: -22, y: -22, width: 44, height: 44, rx: 6 }));
     svg.append(s('rect', { class: 'cp-band', x: -11, y: -23, width: 22, height: 4, rx: 1.5 }));

@@ -19,7 +19,7 @@
  */
 
 import { $ } from './dom.js';
-import { _ } from './i18n.js';
+import { _, ngettext } from './i18n.js';
 import { applyHighContrast } from './prefs.js';
 import {
   FILE_LIMIT, ago, api, armyName, cardCount, clause, download, freeName, fullTime, reason, sentence, setFlash,
@@ -95,7 +95,7 @@ function decksPage(root) {
           const i = names.indexOf(name);
           if (i >= 0) names.splice(i, 1);
           const count = $('#decks-count');
-          if (count) count.textContent = _('{n} of {limit} decks', { n: names.length, limit: data.limit });
+          if (count) count.textContent = ngettext('{n} of {limit} deck', '{n} of {limit} decks', data.limit || 0, { n: names.length, limit: data.limit });
           if (!$('#decks-table tbody tr')) { setFlash(_('Deleted the deck “{name}”.', { name }), 'ok'); location.reload(); return; }
           showMessage(msg, _('Deleted the deck “{name}”.', { name }), 'ok');
         } catch (e) {
@@ -168,7 +168,7 @@ function decksPage(root) {
       const name = field(imp, 'name').value.replace(/\s+/g, ' ').trim();
       if (name) body.name = name;
       if (!body.text.trim()) { err(_('Nothing to import: choose a deck file or paste one in the box.')); return; }
-      if (body.text.length > FILE_LIMIT) { err(_('The file was not imported: it is too long ({n} characters, at most {limit}).', { n: body.text.length, limit: FILE_LIMIT })); return; }
+      if (body.text.length > FILE_LIMIT) { err(ngettext('The file was not imported: it is too long ({n} character, at most {limit}).', 'The file was not imported: it is too long ({n} characters, at most {limit}).', body.text.length, { limit: FILE_LIMIT })); return; }
       const submit = /** @type {HTMLButtonElement} */ ($('#import-submit'));
       submit.disabled = true;
       try {
