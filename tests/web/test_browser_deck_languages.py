@@ -75,6 +75,7 @@ def editor(browser: Any, server: str, account: dict[str, Any], lang: str, deck: 
     visit(page, f"{server}/decks/{deck}")
     if page.evaluate("() => document.documentElement.lang") != lang:
         choose_language(page, lang)  # the player's own setting from now on
+        visit(page, f"{server}/decks/{deck}")  # without the menu's "language changed"
     assert page.evaluate("() => document.documentElement.lang") == lang
     page.wait_for_selector("#deck-stats[data-state=ready] .st-figs")
     return page
