@@ -137,6 +137,23 @@ def test_an_empty_deck_is_pusta_in_polish(browser: Any, server: str, account: di
     assert (page.text_content("#deck-stats [data-stat=armies] h3 .kind") or "").strip() == "leer"
 
 
+def test_an_empty_draw_pile_is_pusta_in_polish(browser: Any, server: str, account: dict[str, Any]) -> None:
+    """The game's deck counter lists the cards left of a deck: none left is the deck's "empty"."""
+    page = editor(browser, server, account, "pl", account["decks"]["standard"])
+    said = page.evaluate(
+        """async () => {
+          const { deckCount } = await import('/static/js/panels.js');
+          let pop = document.getElementById('hover-pop');
+          if (!pop) { pop = document.createElement('div'); pop.id = 'hover-pop'; document.body.append(pop); }
+          const el = deckCount(1, { cards: [], includes_hand: false }, { count: 0, own: true });
+          document.body.append(el);
+          el.dispatchEvent(new Event('focus'));
+          return pop.querySelector('.hp-none').textContent;
+        }"""
+    )
+    assert said == "pusta"
+
+
 COMPASS = {
     "de": (
         ["V", "VR", "R", "HR", "H", "HL", "L", "VL"],

@@ -3,7 +3,7 @@
 
 import { card, cardEl, isCommand } from './cards.js';
 import { h } from './dom.js';
-import { _, ngettext } from './i18n.js';
+import { _, ngettext, pgettext } from './i18n.js';
 import { hoverPop, placePop } from './magnifier.js';
 import { armyLabel, armyWords, nodes } from './words.js';
 
@@ -158,7 +158,7 @@ export function deckCount(p, info, opts) {
         : own ? ngettext('Your deck or hand: {n} card (the hand is hidden)', 'Your deck or hand: {n} cards (the hand is hidden)', n)
           : ngettext("{player}'s deck or hand: {n} card (the hand is hidden)", "{player}'s deck or hand: {n} cards (the hand is hidden)", n, { player: name });
       body = cards.length ? h('div', { class: 'hp-cards deck-cards' }, cards.map((id) => cardEl(id, { colour: opts.colour, extra: 'mini', title: false })))
-        : h('div', { class: 'hp-none', text: _('empty') });
+        : h('div', { class: 'hp-none', text: pgettext('deck', 'empty') }); // a deck's "empty" (Polish "pusta")
     } else {
       title = deckWords(opts.count);
       body = h('div', { class: 'hp-none', text: opts.army ? _('A {army} deck: which cards it holds is not known.', { army: armyWords(opts.army) }) : _('Which cards it holds is not known.') });
