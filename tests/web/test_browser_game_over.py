@@ -108,6 +108,9 @@ def test_abort_before_the_first_turns_and_no_more_after(server: str, players: tu
     state = low(alice).evaluate("() => window.LoW.live.S.game")
     assert state["aborted"] is True and state["result"]["winner"] is None
     shot(alice, "game-abort.png")
+    alice.set_viewport_size(PHONE)
+    shot(alice, "game-abort-390.png")
+    alice.set_viewport_size(WIDE)
     # loaded afresh, the page says it too
     visit(alice, f"{server}/games/{game}")
     alice.wait_for_selector("#result:visible")
@@ -186,7 +189,7 @@ def test_game_over_banner_offers_analyse_and_shows_its_result(
             assert said in text, text
         assert page.get_attribute("#link-analysis", "href") == f"/games/{game}/replay#analysis"
     bob.set_viewport_size(PHONE)
-    shot(bob, "game-over-analysis-phone.png")
+    shot(bob, "game-over-analysis-390.png")
     bob.set_viewport_size(WIDE)
     guest.context.close()
 
@@ -254,8 +257,7 @@ def test_the_lit_opening_square_and_the_damage_badge_cover_nothing(
     assert not overlap(
         alice.evaluate(BOX, '#mat [data-square="c3"] .tmark'), alice.evaluate(BOX, '#mat [data-square="c3"] .opening')
     )
-    if size == WIDE:
-        shot(alice, "game-opening-lit.png")
+    shot(alice, f"game-opening-lit-{size['width']}.png")
     # a unit that took shot damage this turn: the page's mat drawn with it (as the page draws a
     # declared shot's damage), the badge below the unit's name
     low(alice).evaluate("""() => {
@@ -270,6 +272,5 @@ def test_the_lit_opening_square_and_the_damage_badge_cover_nothing(
         badge = alice.evaluate(BOX, f'#mat [data-square="{square}"] .dmg-badge')
         name = alice.evaluate(BOX, f'#mat [data-square="{square}"] .c-name span')
         assert badge[2] > 0 and name[2] > 0 and not overlap(badge, name), (square, badge, name)
-    if size == WIDE:
-        shot(alice, "game-damage-badge.png")
+    shot(alice, f"game-damage-badge-{size['width']}.png")
     alice.set_viewport_size(WIDE)
