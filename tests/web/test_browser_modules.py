@@ -4,6 +4,7 @@ and its state is reached by importing its entry module, the page's own instance.
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from tests.web.test_browser import server, sign_up  # noqa: F401 - the server fixture
@@ -31,8 +32,11 @@ def test_the_game_page_and_the_replay_are_modules_with_no_global(browser: Any, s
     page.wait_for_selector("#game:not(.loading)")
     no_globals(page)
     # the state is the entry module's export: importing it gives the page's own instance
-    state = page.evaluate("async () => { const { live } = await import('/static/js/game.js');"
-                          " return { id: live.S.game.id, legal: live.S.legal.length }; }")
+    read = ("async () => { const { live } = await import('/static/js/game.js');"
+            " return { id: live.S.game.id, legal: live.S.legal.length }; }")
+    deadline = time.monotonic() + 60  # the side is drawn: when the bot opens, wait for its turn to pass
+    while (state := page.evaluate(read))["legal"] == 0 and time.monotonic() < deadline:
+        time.sleep(0.1)
     assert state["id"] == game and state["legal"] > 0
     assert page.evaluate("async () => (await import('/static/js/render.js')).actionText('draw')") == "draw a card"
     page.click("#btn-resign")

@@ -58,7 +58,7 @@
 import { ApiError, getJSON, postJSON } from './api.js';
 import { fmtClock, fmtDeadline } from './clock.js';
 import { $, $$, $button, $input, h, targetOf } from './dom.js';
-import { _, formatDateTime, ngettext } from './i18n.js';
+import { _, formatDateTime, ngettext, pgettext } from './i18n.js';
 import {
   DIRS, DIR_NAMES, applyHighContrast, armyTag, armyWords, cardEl, cardName, card, classWord, closeMagnifier, deckCount, describeText,
   entryEl, entrySquares, fillPanelsButton, fitCellSize, isCustomArmy, loadCards, logHeading, magnify, nodes, noneWord, norm,
@@ -308,7 +308,7 @@ function startLive(root) {
    */
   function squareLabel(name, targets, sources) {
     const u = unitAt(name);
-    let t = name + ', ' + (u ? unitWords(u) : _('empty'));
+    let t = name + ', ' + (u ? unitWords(u) : pgettext('square', 'empty'));
     const lit = targets.get(name);
     if (lit != null) t += ', ' + _('lit: {action}', { action: DO_WORDS[lit] || lit });
     /** @param {string} a @param {string} b */
@@ -483,7 +483,7 @@ function startLive(root) {
       const known = hand.filter((x) => x != null);
       const title = me === p ? _('Your hand') : _("{player}'s hand", { player: N[p] });
       out.push(h('h3', { text: `${title} (${hand.length})` }));
-      if (!hand.length) out.push(h('p', { text: _('empty') }));
+      if (!hand.length) out.push(h('p', { text: pgettext('hand', 'empty') }));
       else if (!known.length) out.push(h('p', { text: ngettext('{n} hidden card', '{n} hidden cards', hand.length) }));
       else out.push(h('ul', null, hand.map((id) => h('li', { text: id == null ? _('a hidden card') : cardWords(id) + (me === p && deployable.has(id) ? ': ' + _('can be deployed now') : '') }))));
     }

@@ -200,7 +200,12 @@ export function named(reason, names) {
  */
 export function resultText(result, names, you) {
   if (!result) return '';
+  const reason = result.reason || '';
+  if (reason.startsWith('aborted: ')) { // an early ending that aborted the game: no result (rules.engine.ABORTED)
+    return _('Game aborted · {reason}', { reason: named(reason.slice('aborted: '.length), names) });
+  }
   const why = named(result.reason, names);
+  if (reason.startsWith('aborted by ')) return _('Game aborted · {reason}', { reason: why });
   if (result.winner == null) return _('Draw · {reason}', { reason: why });
   const w = (names && names[result.winner]) || playerWord(result.winner);
   if (you) return result.winner === you ? _('You won · {reason}', { reason: why }) : _('You lost · {reason}', { reason: why });
