@@ -71,6 +71,30 @@ def sign_up(browser: Any, server: str, name: str) -> Any:
     return page
 
 
+class Api:
+    """A player signed up and signed in through the JSON API (in ``language``)."""
+
+    def __init__(self, base: str, name: str, language: str = "en"):
+        self.name = name
+        self.http = httpx.Client(base_url=base, timeout=30, headers={"Accept-Language": language})
+        self.csrf = self.http.get("/api/session").json()["csrf"]
+        r = self.post("/api/signup", {"name": name, "password": "password-123"})
+        assert r.status_code == 201, r.text
+        self.csrf = self.http.get("/api/session").json()["csrf"]
+
+    def post(self, path: str, body: Any = None) -> httpx.Response:
+        return self.http.post(path, json=body or {}, headers={"X-CSRF-Token": self.csrf})
+
+
+def rated_game(a: Api, b: Api, **options: Any) -> int:
+    """A rated game of a (side 1) against b, started through an accepted challenge; its id."""
+    r = a.post("/api/invitations", {"opponent": b.name, "options": {"creator_side": "1", "rated": True, **options}})
+    assert r.status_code == 201, r.text
+    r = b.post(f"/api/invitations/{r.json()['invitation']}/accept")
+    assert r.status_code == 200, r.text
+    return int(r.json()["game"])
+
+
 def visit(page: Any, url: str) -> None:
     """Open ``url``. An open lobby reloads itself when its lists change, and a reload that starts
     while Playwright navigates aborts that navigation (net::ERR_ABORTED): leave such a page for a

@@ -12,10 +12,10 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-import httpx
 import pytest
 
 from tests.web.server import chromium_path, running_server
+from tests.web.test_browser import Api, rated_game
 
 pytestmark = pytest.mark.skipif(chromium_path() is None, reason="Debian's chromium is not installed (scripts/install-browser)")
 
@@ -30,36 +30,13 @@ WATCH = """() => {
 EXPECTED_404 = re.compile(r"http://127\.0\.0\.1:[0-9]+/api/games/[0-9]+/analysis")
 
 
-class Api:
-    """A player signed in through the JSON API."""
-
-    def __init__(self, base: str, name: str):
-        self.name = name
-        self.http = httpx.Client(base_url=base, timeout=30)
-        self.csrf = self.http.get("/api/session").json()["csrf"]
-        r = self.post("/api/signup", {"name": name, "password": "password-123"})
-        assert r.status_code == 201, r.text
-        self.csrf = self.http.get("/api/session").json()["csrf"]
-
-    def post(self, path: str, body: Any = None) -> httpx.Response:
-        return self.http.post(path, json=body or {}, headers={"X-CSRF-Token": self.csrf})
-
-
-def game(a: Api, b: Api, **options: Any) -> int:
-    r = a.post("/api/invitations", {"opponent": b.name, "options": {"creator_side": "1", "rated": True, **options}})
-    assert r.status_code == 201, r.text
-    r = b.post(f"/api/invitations/{r.json()['invitation']}/accept")
-    assert r.status_code == 200, r.text
-    return int(r.json()["game"])
-
-
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     data = tmp_path_factory.mktemp("csp")
     with running_server(data, LOW_SMTP_URL="smtp://127.0.0.1:9") as base:
         alice, bob = Api(base, "alice"), Api(base, "bob")
-        playing = game(alice, bob, creator_army="lizardmen", opponent_army="undead")
-        over = game(alice, bob, creator_army="orcs", opponent_army="dwarves")
+        playing = rated_game(alice, bob, creator_army="lizardmen", opponent_army="undead")
+        over = rated_game(alice, bob, creator_army="orcs", opponent_army="dwarves")
         for player in (alice, alice, bob, bob):  # each player's first turn (a deployment, a draw)
             state = player.http.get(f"/api/games/{over}").json()
             r = player.post(f"/api/games/{over}/actions", {"action": state["legal"][0], "version": state["game"]["version"]})

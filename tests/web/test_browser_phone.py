@@ -12,11 +12,10 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-import httpx
 import pytest
 
 from tests.web.server import running_server
-from tests.web.test_browser import visit
+from tests.web.test_browser import Api, rated_game, visit
 
 PHONE = {"width": 390, "height": 844}
 
@@ -48,29 +47,6 @@ OVERFLOW = """() => {
 }"""
 
 
-class Api:
-    """A player signed in through the JSON API."""
-
-    def __init__(self, base: str, name: str, language: str = "en"):
-        self.name = name
-        self.http = httpx.Client(base_url=base, timeout=30, headers={"Accept-Language": language})
-        self.csrf = self.http.get("/api/session").json()["csrf"]
-        r = self.post("/api/signup", {"name": name, "password": "password-123"})
-        assert r.status_code == 201, r.text
-        self.csrf = self.http.get("/api/session").json()["csrf"]
-
-    def post(self, path: str, body: Any = None) -> httpx.Response:
-        return self.http.post(path, json=body or {}, headers={"X-CSRF-Token": self.csrf})
-
-
-def game(a: Api, b: Api, **options: Any) -> int:
-    r = a.post("/api/invitations", {"opponent": b.name, "options": {"creator_side": "1", "rated": True, **options}})
-    assert r.status_code == 201, r.text
-    r = b.post(f"/api/invitations/{r.json()['invitation']}/accept")
-    assert r.status_code == 200, r.text
-    return int(r.json()["game"])
-
-
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     """A server with one of everything to show; the addresses of the pages."""
@@ -79,8 +55,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
     with running_server(data, LOW_SMTP_URL="smtp://127.0.0.1:9") as base:
         # names as long as the sign-up allows: the longest a page has to fit
         alice, bob = Api(base, "alexandria_of_the_north"), Api(base, "bartholomew-the-bold")
-        playing = game(alice, bob, creator_army="lizardmen", opponent_army="undead")
-        over = game(alice, bob, creator_army="orcs", opponent_army="dwarves")
+        playing = rated_game(alice, bob, creator_army="lizardmen", opponent_army="undead")
+        over = rated_game(alice, bob, creator_army="orcs", opponent_army="dwarves")
         for p in (alice, bob):  # each makes a first turn: the game is rated, not aborted
             for step in ("deploy", "draw"):
                 state = p.http.get(f"/api/games/{over}").json()

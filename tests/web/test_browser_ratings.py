@@ -17,24 +17,9 @@ from typing import Any
 import httpx
 
 from tests.web.conftest import play_opening_in_pages
-from tests.web.test_browser import server, shot, sign_up, visit, wait_live  # noqa: F401 - fixtures
+from tests.web.test_browser import Api, server, shot, sign_up, visit, wait_live  # noqa: F401 - fixtures
 
 SHOTS = Path(os.environ["LOW_SCREENSHOT_DIR"]) if os.environ.get("LOW_SCREENSHOT_DIR") else None
-
-
-class Api:
-    """A player signed in through the JSON API."""
-
-    def __init__(self, base: str, name: str):
-        self.name = name
-        self.http = httpx.Client(base_url=base, timeout=30)
-        self.csrf = self.http.get("/api/session").json()["csrf"]
-        r = self.post("/api/signup", {"name": name, "password": "password-123"})
-        assert r.status_code == 201, r.text
-        self.csrf = self.http.get("/api/session").json()["csrf"]
-
-    def post(self, path: str, body: Any = None) -> httpx.Response:
-        return self.http.post(path, json=body or {}, headers={"X-CSRF-Token": self.csrf})
 
 
 def rated_result(a: Api, b: Api, outcome: str, mode: str = "live") -> None:
