@@ -8,8 +8,8 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 import httpx
@@ -43,6 +43,26 @@ def free_port() -> int:
 def running_server(data: Path, port: int | None = None, **env: str) -> Iterator[str]:
     """Start the server (on a free port unless given) with its own SQLite file in ``data``;
     yield its base URL; stop it."""
+    with server_process(data, port, **env) as (_proc, base):
+        yield base
+
+
+@contextmanager
+def running_servers(root: Path, names: Sequence[str] = ("a", "b"), **env: str) -> Iterator[list[str]]:
+    """Start one server per name, each with its folder ``root / name`` (pass LOW_DATABASE_URL
+    to put them all on one database); yield their base URLs in order; stop them."""
+    with ExitStack() as stack:
+        bases = []
+        for name in names:
+            data = root / name
+            data.mkdir()
+            bases.append(stack.enter_context(running_server(data, **env)))
+        yield bases
+
+
+@contextmanager
+def server_process(data: Path, port: int | None = None, **env: str) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
+    """As running_server, yielding the process too (a test may kill it) with the base URL."""
     port = port or free_port()
     environ = {
         **os.environ,
@@ -74,12 +94,13 @@ def running_server(data: Path, port: int | None = None, **env: str) -> Iterator[
             if time.monotonic() > deadline:
                 raise RuntimeError("the server did not answer within 30 s")
             time.sleep(0.1)
-        yield base
+        yield proc, base
     finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
         log.close()

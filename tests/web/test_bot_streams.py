@@ -8,12 +8,9 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
 import time
 import uuid
-from collections.abc import Iterator
-from contextlib import ExitStack, contextmanager, suppress
+from contextlib import ExitStack, suppress
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +21,7 @@ from fastapi.testclient import TestClient
 from lordsofwar.web import botapi
 from lordsofwar.web.app import create_app
 from tests.web.conftest import Player, database, new_game, settings_for
-from tests.web.server import free_port, running_server
+from tests.web.server import running_server, server_process
 from tests.web.test_bot_api import Human, Stream, bot_account
 
 REDIS = os.environ.get("LOW_TEST_REDIS", "redis://127.0.0.1:6379/0")
@@ -59,48 +56,6 @@ def refused(response: httpx.Response) -> dict[str, Any]:
     body = dict(response.json())
     close(response)
     return body
-
-
-@contextmanager
-def process(data: Path, **env: str) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
-    """A server process of its own (as tests.web.server.running_server), which a test may kill."""
-    port = free_port()
-    environ = {
-        **os.environ,
-        "LOW_ARGON2_TIME_COST": "1",
-        "LOW_ARGON2_MEMORY_KIB": "8192",
-        "LOW_SIGNUPS_PER_HOUR": "10000",
-        **env,
-    }
-    log = open(data / "server.log", "wb")  # noqa: SIM115 - closed below
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "lordsofwar", "serve", "--host", "127.0.0.1", "--port", str(port)],
-        env=environ,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            assert proc.poll() is None, (data / "server.log").read_text()[-2000:]
-            try:
-                if httpx.get(base + "/api/session", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert time.monotonic() < deadline, "the server did not answer within 30 s"
-            time.sleep(0.1)
-        yield proc, base
-    finally:
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-        log.close()
 
 
 # --- the cap, in one process ----------------------------------------------------------------------------
@@ -197,8 +152,8 @@ def test_the_cap_holds_across_processes_and_a_killed_process_frees_its_places(tm
     with database("postgresql", tmp_path) as url, ExitStack() as stack:
         (tmp_path / "a").mkdir()
         (tmp_path / "b").mkdir()
-        proc_a, here = stack.enter_context(process(tmp_path / "a", LOW_DATABASE_URL=url, **env))
-        _proc_b, there = stack.enter_context(process(tmp_path / "b", LOW_DATABASE_URL=url, **env))
+        proc_a, here = stack.enter_context(server_process(tmp_path / "a", LOW_DATABASE_URL=url, **env))
+        _proc_b, there = stack.enter_context(server_process(tmp_path / "b", LOW_DATABASE_URL=url, **env))
         _owner, token = bot_account(here, "farcap")
         kept = [open_stream(here, token), open_stream(here, token)]
         assert [r.status_code for r in kept] == [200, 200]

@@ -10,7 +10,6 @@ import random
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,7 @@ import httpx
 import pytest
 
 from tests.web.conftest import database
-from tests.web.server import running_server
+from tests.web.server import running_servers
 from tests.web.test_two_processes import Client
 
 TRIALS = 6
@@ -27,13 +26,7 @@ TRIALS = 6
 @pytest.fixture(params=["sqlite", "postgresql"])
 def servers(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, str]]:
     """Two server processes on one database."""
-    with ExitStack() as stack:
-        url = stack.enter_context(database(request.param, tmp_path))
-        bases = []
-        for name in ("a", "b"):
-            data = tmp_path / name
-            data.mkdir()
-            bases.append(stack.enter_context(running_server(data, LOW_DATABASE_URL=url)))
+    with database(request.param, tmp_path) as url, running_servers(tmp_path, LOW_DATABASE_URL=url) as bases:
         yield bases[0], bases[1]
 
 

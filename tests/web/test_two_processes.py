@@ -8,7 +8,6 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Iterator
-from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +19,7 @@ from lordsofwar.web.models import RatingChange, TournamentPairing
 from lordsofwar.web.ratings import service as ratings
 from lordsofwar.web.settings import Settings
 from tests.web.conftest import database
-from tests.web.server import running_server
+from tests.web.server import running_servers
 
 
 class Client:
@@ -77,13 +76,7 @@ def at_once(*posts: tuple[Client, str]) -> list[httpx.Response]:
 
 @pytest.fixture(params=["sqlite", "postgresql"])
 def two_processes(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, str, str]]:
-    with ExitStack() as stack:
-        url = stack.enter_context(database(request.param, tmp_path))
-        bases = []
-        for name in ("a", "b"):
-            data = tmp_path / name
-            data.mkdir()
-            bases.append(stack.enter_context(running_server(data, LOW_DATABASE_URL=url)))
+    with database(request.param, tmp_path) as url, running_servers(tmp_path, LOW_DATABASE_URL=url) as bases:
         yield url, bases[0], bases[1]
 
 
