@@ -71,6 +71,15 @@ def sign_up(browser: Any, server: str, name: str) -> Any:
     return page
 
 
+def sign_in(page: Any, server: str, name: str) -> None:
+    """Sign ``page`` in as ``name`` (an account made beforehand) through the sign-in form."""
+    visit(page, server + "/signin")
+    page.fill("input[name=name]", name)
+    page.fill("input[name=password]", "password-123")
+    page.click("#signin-submit")
+    page.wait_for_selector("#new-game-form")
+
+
 class Api:
     """A player signed up and signed in through the JSON API (in ``language``)."""
 

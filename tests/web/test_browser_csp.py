@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tests.web.server import chromium_path, running_server
-from tests.web.test_browser import Api, rated_game
+from tests.web.test_browser import Api, rated_game, sign_in
 
 pytestmark = pytest.mark.skipif(chromium_path() is None, reason="Debian's chromium is not installed (scripts/install-browser)")
 
@@ -113,14 +113,6 @@ class Watched:
         return [f"{url}: {p}" for p in [*violations, *self.errors]]
 
 
-def sign_in(page: Any, base: str) -> None:
-    page.goto(base + "/signin")
-    page.fill("input[name=name]", "alice")
-    page.fill("input[name=password]", "password-123")
-    page.click("form.stack button")
-    page.wait_for_selector("#new-game-form")
-
-
 def test_every_page_works_under_the_policy_signed_out(browser: Any, site: dict[str, Any]) -> None:
     w = Watched(browser.new_context())
     problems = [p for url in site["public"] for p in w.visit(site["base"] + url)]
@@ -130,7 +122,7 @@ def test_every_page_works_under_the_policy_signed_out(browser: Any, site: dict[s
 
 def test_every_page_works_under_the_policy_signed_in(browser: Any, site: dict[str, Any]) -> None:
     w = Watched(browser.new_context())
-    sign_in(w.page, site["base"])
+    sign_in(w.page, site["base"], "alice")
     problems = [p for url in site["signed_in"] for p in w.visit(site["base"] + url)]
     problems += [p for url in site["errors"] for p in w.visit(site["base"] + url, expect_error_status=True)]
     assert problems == [], "\n".join(problems)
@@ -141,7 +133,7 @@ def test_the_pages_scripts_ran(browser: Any, site: dict[str, Any]) -> None:
     replay's mat, the deck editor's cards and card browser, the deck statistics, the nav's turn
     counter, the profile's results bars), and still nothing is reported."""
     w = Watched(browser.new_context())
-    sign_in(w.page, site["base"])
+    sign_in(w.page, site["base"], "alice")
     playing, replay = site["signed_in"][1], site["signed_in"][3]
     deck = next(u for u in site["signed_in"] if u.startswith("/decks/"))
     drawn = {

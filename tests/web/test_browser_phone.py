@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from tests.web.server import running_server
-from tests.web.test_browser import Api, rated_game, visit
+from tests.web.test_browser import Api, rated_game, sign_in, visit
 
 PHONE = {"width": 390, "height": 844}
 
@@ -126,11 +126,7 @@ def test_every_page_fits_a_phone_signed_in(browser: Any, site: dict[str, Any]) -
     context = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True, has_touch=True)
     page = context.new_page()
     page.set_default_timeout(30_000)
-    visit(page, site["base"] + "/signin")
-    page.fill("input[name=name]", "alexandria_of_the_north")
-    page.fill("input[name=password]", "password-123")
-    page.click("form.stack button")
-    page.wait_for_selector("#new-game-form")
+    sign_in(page, site["base"], "alexandria_of_the_north")
     problems = [p for p in (check(page, site["base"] + url) for url in site["signed_in"]) if p]
     # a refused form keeps its page: the settings form with a bad address
     visit(page, site["base"] + "/settings")
@@ -174,11 +170,7 @@ INLINE = """() => [...document.querySelectorAll('#mail-settings input[type=radio
 @pytest.mark.parametrize("width", [390, 1366])
 def test_the_settings_radio_buttons_sit_beside_their_words(browser: Any, site: dict[str, Any], width: int) -> None:
     page = browser.new_context(viewport={"width": width, "height": 844}).new_page()
-    visit(page, site["base"] + "/signin")
-    page.fill("input[name=name]", "alexandria_of_the_north")
-    page.fill("input[name=password]", "password-123")
-    page.click("form.stack button")
-    page.wait_for_selector("#new-game-form")
+    sign_in(page, site["base"], "alexandria_of_the_north")
     visit(page, site["base"] + "/settings")
     found = page.evaluate(INLINE)
     assert len(found) == 3 and all(f == {"beside": True, "level": True} for f in found), found
@@ -197,11 +189,7 @@ FITS = """() => [...document.querySelectorAll('.browser-card')].slice(0, 40).map
 def test_the_deck_editors_add_button_fits_its_card_in_german(browser: Any, site: dict[str, Any], width: int) -> None:
     page = browser.new_context(viewport={"width": width, "height": 844}, locale="de-DE").new_page()
     page.set_default_timeout(30_000)
-    visit(page, site["base"] + "/signin")
-    page.fill("input[name=name]", "greta")
-    page.fill("input[name=password]", "password-123")
-    page.click("form.stack button")
-    page.wait_for_selector("#new-game-form")
+    sign_in(page, site["base"], "greta")
     visit(page, site["base"] + site["german_deck"])
     page.wait_for_selector(".browser-card .add-card")
     found = page.evaluate(FITS)
