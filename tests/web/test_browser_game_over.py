@@ -71,6 +71,15 @@ def new_game(server: str, alice: Any, bob: Any) -> int:
     return game
 
 
+def new_game_at(server: str, players: tuple[Any, Any], size: dict[str, int]) -> Any:
+    """A new game of the two players; alice's page, at ``size`` and drawn again at that size."""
+    alice, bob = players
+    new_game(server, alice, bob)
+    alice.set_viewport_size(size)
+    low(alice).evaluate("() => window.LoW.live.render()")
+    return alice
+
+
 def overlap(a: list[float], b: list[float]) -> bool:
     return a[0] < b[0] + b[2] and b[0] < a[0] + a[2] and a[1] < b[1] + b[3] and b[1] < a[1] + a[3]
 
@@ -214,10 +223,7 @@ LONG = (
 def test_the_mat_keeps_its_place_whatever_the_status_says(
     server: str, players: tuple[Any, Any], size: dict[str, int]
 ) -> None:
-    alice, bob = players
-    new_game(server, alice, bob)
-    alice.set_viewport_size(size)
-    low(alice).evaluate("() => window.LoW.live.render()")
+    alice = new_game_at(server, players, size)
     alice.wait_for_timeout(200)
     one = alice.evaluate(BOX, "#mat")
     alice.evaluate("() => { document.querySelector('#status').textContent = 'Your move'; }")
@@ -242,10 +248,7 @@ def test_the_mat_keeps_its_place_whatever_the_status_says(
 def test_the_lit_opening_square_and_the_damage_badge_cover_nothing(
     server: str, players: tuple[Any, Any], size: dict[str, int]
 ) -> None:
-    alice, bob = players
-    new_game(server, alice, bob)
-    alice.set_viewport_size(size)
-    low(alice).evaluate("() => window.LoW.live.render()")
+    alice = new_game_at(server, players, size)
     alice.click("#hand-bottom .hand-card >> nth=0")
     alice.wait_for_selector('#mat [data-square="c3"].target .tmark')
     assert alice.inner_text('#mat [data-square="c3"] .opening') == "1"
