@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -93,6 +94,26 @@ class Api:
 
     def post(self, path: str, body: Any = None) -> httpx.Response:
         return self.http.post(path, json=body or {}, headers={"X-CSRF-Token": self.csrf})
+
+
+def finished_tournament(organiser: Api, other: Api, name: str) -> int:
+    """A rated live Swiss tournament of one round between the two, played out (the loser of its
+    one game resigns); its id."""
+    done = organiser.post("/api/tournaments", {"name": name, "kind": "swiss", "rounds": 1, "options": {"mode": "live", "rated": True}})
+    assert done.status_code == 201, done.text
+    tid = int(done.json()["tournament"])
+    assert other.post(f"/api/tournaments/{tid}/join", {"army": "orcs"}).status_code == 200
+    assert organiser.post(f"/api/tournaments/{tid}/join", {"army": "elves"}).status_code == 200
+    started = organiser.post(f"/api/tournaments/{tid}/start")
+    assert started.status_code == 200, started.text
+    board = started.json()["rounds_played"][0]["boards"][0]
+    loser = organiser if board["white"] == organiser.name else other
+    assert loser.post(f"/api/games/{board['game']}/resign").status_code == 200
+    deadline = time.monotonic() + 20  # the tournament finishes right after its last game
+    while organiser.http.get(f"/api/tournaments/{tid}").json()["status"] != "finished":
+        assert time.monotonic() < deadline, "the tournament did not finish"
+        time.sleep(0.2)
+    return tid
 
 
 def rated_game(a: Api, b: Api, **options: Any) -> int:

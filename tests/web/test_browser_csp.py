@@ -8,14 +8,13 @@ The header and the markup are checked without a browser in tests/web/test_csp.py
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from tests.web.server import chromium_path, running_server
-from tests.web.test_browser import Api, rated_game, sign_in
+from tests.web.test_browser import Api, finished_tournament, rated_game, sign_in
 
 pytestmark = pytest.mark.skipif(chromium_path() is None, reason="Debian's chromium is not installed (scripts/install-browser)")
 
@@ -50,19 +49,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
         opts = {"mode": "live", "rated": True}
         upcoming = alice.post("/api/tournaments", {"name": "Upcoming cup", "kind": "swiss", "rounds": 3, "options": opts})
         assert upcoming.status_code == 201, upcoming.text
-        done = alice.post("/api/tournaments", {"name": "Finished cup", "kind": "swiss", "rounds": 1, "options": opts})
-        tid = done.json()["tournament"]
-        assert bob.post(f"/api/tournaments/{tid}/join", {"army": "orcs"}).status_code == 200
-        assert alice.post(f"/api/tournaments/{tid}/join", {"army": "elves"}).status_code == 200
-        started = alice.post(f"/api/tournaments/{tid}/start")
-        assert started.status_code == 200, started.text
-        board = started.json()["rounds_played"][0]["boards"][0]
-        loser = alice if board["white"] == alice.name else bob
-        assert loser.post(f"/api/games/{board['game']}/resign").status_code == 200
-        deadline = time.monotonic() + 20  # the tournament finishes right after its last game
-        while alice.http.get(f"/api/tournaments/{tid}").json()["status"] != "finished":
-            assert time.monotonic() < deadline, "the tournament did not finish"
-            time.sleep(0.2)
+        tid = finished_tournament(alice, bob, "Finished cup")
         common = [
             "/", f"/games/{playing}", f"/games/{over}", f"/games/{over}/replay", "/tournaments",
             f"/tournaments/{tid}", f"/tournaments/{upcoming.json()['tournament']}", "/leaderboard",

@@ -8,14 +8,13 @@ settings form, and the error pages (404 of a page and of a game, a refused form)
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from tests.web.server import running_server
-from tests.web.test_browser import Api, rated_game, sign_in, visit
+from tests.web.test_browser import Api, finished_tournament, rated_game, sign_in, visit
 
 PHONE = {"width": 390, "height": 844}
 
@@ -75,19 +74,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
         opts = {"mode": "live", "rated": True}
         upcoming = alice.post("/api/tournaments", {"name": "Upcoming phone cup", "kind": "swiss", "rounds": 3, "options": opts})
         assert upcoming.status_code == 201, upcoming.text
-        done = alice.post("/api/tournaments", {"name": "Finished phone cup", "kind": "swiss", "rounds": 1, "options": opts})
-        tid = done.json()["tournament"]
-        assert bob.post(f"/api/tournaments/{tid}/join", {"army": "orcs"}).status_code == 200
-        assert alice.post(f"/api/tournaments/{tid}/join", {"army": "elves"}).status_code == 200
-        started = alice.post(f"/api/tournaments/{tid}/start")
-        assert started.status_code == 200, started.text
-        board = started.json()["rounds_played"][0]["boards"][0]
-        loser = alice if board["white"] == alice.name else bob
-        assert loser.post(f"/api/games/{board['game']}/resign").status_code == 200
-        deadline = time.monotonic() + 20  # the tournament finishes right after its last game
-        while alice.http.get(f"/api/tournaments/{tid}").json()["status"] != "finished":
-            assert time.monotonic() < deadline, "the tournament did not finish"
-            time.sleep(0.2)
+        tid = finished_tournament(alice, bob, "Finished phone cup")
         yield {
             "base": base,
             "public": [
