@@ -55,6 +55,19 @@ def rated_game(a: Client, b: Client) -> int:
     return int(r.json()["game"])
 
 
+def opened_game(a: Client, b: Client) -> int:
+    """A rated game of ``a`` (player 1) and ``b`` past both first turns (a deployment, then a
+    draw, each): an ending after them is rated, not aborted."""
+    game = rated_game(a, b)
+    for player in (a, b):
+        for _ in range(2):
+            state = player.http.get(f"/api/games/{game}").json()
+            r = player.post(f"/api/games/{game}/actions", {"action": state["legal"][0], "version": state["game"]["version"]})
+            assert r.status_code == 200, r.text
+    assert not b.http.get(f"/api/games/{game}").json()["game"]["abortable"]
+    return game
+
+
 def at_once(*posts: tuple[Client, str]) -> list[httpx.Response]:
     """POST each (client, path) from its own thread, the threads released together; the
     answers in order."""
@@ -84,7 +97,7 @@ def test_ratings_change_exactly_once_across_two_processes(two_processes: tuple[s
     url, a, b = two_processes
     alice, bob, carol = (Client(a).signup(name) for name in ("alice", "bob", "carol"))
     for _ in range(3):
-        g1, g2, g3 = rated_game(alice, bob), rated_game(alice, carol), rated_game(bob, carol)
+        g1, g2, g3 = opened_game(alice, bob), opened_game(alice, carol), opened_game(bob, carol)
         carol_b = carol.elsewhere(b)
         # Two games of alice end at the same moment, one in each process.
         r1, r2 = at_once((bob, f"/api/games/{g1}/resign"), (carol_b, f"/api/games/{g2}/resign"))
