@@ -20,7 +20,7 @@ from tests.web.conftest import database
 from tests.web.server import running_servers
 from tests.web.test_two_processes import Client
 
-TRIALS = 6
+TRIALS = 4
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
