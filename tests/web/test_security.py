@@ -16,10 +16,12 @@ import httpx
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from sqlalchemy import select
 
 from lordsofwar.web.accounts import service as accounts
 from lordsofwar.web.app import create_app
 from lordsofwar.web.games.service import Behind
+from lordsofwar.web.models import Heartbeat, utcnow
 from tests.web.conftest import Player, new_game, settings_for, until
 
 
@@ -59,7 +61,9 @@ def test_one_address_may_make_only_a_few_accounts_an_hour(db_url: str) -> None:
 
     async def main() -> None:
         async with running(app), Browser(app, "10.0.0.1") as flood, Browser(app, "10.0.0.2") as other:
-            answers = [await flood.post("/api/signup", {"name": f"flood{i}", "password": "password-1"}) for i in range(6)]
+            answers = [
+                await flood.post("/api/signup", {"name": f"flood{i}", "password": "password-1"}) for i in range(6)
+            ]
             assert [r.status_code for r in answers] == [201, 201, 201, 429, 429, 429]
             assert "too many new accounts from your address" in answers[3].json()["detail"]
             assert answers[3].headers["retry-after"]
@@ -98,7 +102,10 @@ def test_password_hashes_run_one_at_a_time_and_a_flood_beyond_the_queue_is_refus
             for b in browsers:
                 await b.__aenter__()
             answers = await asyncio.gather(
-                *(b.post("/api/signup", {"name": f"burst{i}", "password": "password-1"}) for i, b in enumerate(browsers))
+                *(
+                    b.post("/api/signup", {"name": f"burst{i}", "password": "password-1"})
+                    for i, b in enumerate(browsers)
+                )
             )
             for b in browsers:
                 await b.__aexit__()
@@ -145,7 +152,9 @@ def test_a_guesser_spread_over_many_addresses_is_still_slowed_per_name(db_url: s
             statuses = []
             for i in range(25):
                 async with Browser(app, f"10.3.1.{i}") as guesser:
-                    statuses.append((await guesser.post("/api/signin", {"name": "pete", "password": "nope-nope"})).status_code)
+                    statuses.append(
+                        (await guesser.post("/api/signin", {"name": "pete", "password": "nope-nope"})).status_code
+                    )
             assert statuses[:20] == [401] * 20 and statuses[20:] == [429] * 5
 
     asyncio.run(main())
@@ -244,7 +253,21 @@ def test_heartbeats_written_at_once_by_many_processes_never_collide(db_url: str)
 
     async def main() -> None:
         services = [app.state.service for app in apps]
-        await asyncio.gather(*(s.heartbeat() for s in services for _ in range(5)))
+        before = utcnow()
+        results = await asyncio.gather(*(s.heartbeat() for s in services for _ in range(5)), return_exceptions=True)
+        after = utcnow()
+        assert results == [None] * 20, [r for r in results if r is not None]
+        async with services[0].sessions() as db:
+            rows = (await db.execute(select(Heartbeat.name, Heartbeat.at))).all()
+        assert len(rows) == 1, rows  # one row for the whole site, however many wrote it
+        name, at = rows[0]
+        assert name == "server"
+        assert before <= at <= after
+        await services[2].heartbeat()  # a later beat moves the one row on
+        async with services[0].sessions() as db:
+            assert await db.scalar(select(Heartbeat.at).where(Heartbeat.name == "server")) >= after
+        # so a worker starting now sees that a server was up a moment ago: no downtime to credit
+        assert await services[1].credit_downtime() == 0.0
         for s in services:
             await s.close()
             await s.engine.dispose()
