@@ -13,6 +13,7 @@ import warnings
 
 from lordsofwar.core.batching import SKIP
 from lordsofwar.core.encoding import FRAME, FrameError
+from lordsofwar.core.protocol import BatchProtocol, GameProtocol
 
 
 class CoreFallbackWarning(RuntimeWarning):
@@ -20,6 +21,8 @@ class CoreFallbackWarning(RuntimeWarning):
 
 
 IMPLEMENTATION: str
+Game: type[GameProtocol]
+Batch: type[BatchProtocol]
 FALLBACK_REASON: str | None = None
 
 if os.environ.get("LOW_CORE") == "python":
@@ -31,13 +34,14 @@ else:
         FALLBACK_REASON = f"the compiled extension is not installed ({exc})"
 
 if FALLBACK_REASON is None:
-    from lordsofwar.core._batch import Batch
-    from lordsofwar.core._native import Game
+    from lordsofwar.core import _batch, _native
 
+    Game, Batch = _native.Game, _batch.Batch
     IMPLEMENTATION = "native"
 else:
-    from lordsofwar.core._python import Batch, Game  # type: ignore[assignment]
+    from lordsofwar.core import _python
 
+    Game, Batch = _python.Game, _python.Batch
     IMPLEMENTATION = "python"
     warnings.warn(
         f"lordsofwar.core runs on the Python engine, about 100 times slower: {FALLBACK_REASON}",
@@ -45,4 +49,14 @@ else:
         stacklevel=2,
     )
 
-__all__ = ["FRAME", "IMPLEMENTATION", "SKIP", "Batch", "CoreFallbackWarning", "FrameError", "Game"]
+__all__ = [
+    "FRAME",
+    "IMPLEMENTATION",
+    "SKIP",
+    "Batch",
+    "BatchProtocol",
+    "CoreFallbackWarning",
+    "FrameError",
+    "Game",
+    "GameProtocol",
+]

@@ -8,7 +8,8 @@ engine's explanation (docs/core.md).
 from __future__ import annotations
 
 import contextlib
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -83,7 +84,7 @@ class Game:
 
     __slots__ = ("_s", "_t", "armies", "cards", "variant")
 
-    FRAME = FRAME
+    FRAME: ClassVar[tuple[int, int]] = FRAME
 
     def __init__(self, state: Any, tab: _Table, variant: Variant, armies: list[str]):
         self._s = state
@@ -131,11 +132,11 @@ class Game:
     @classmethod
     def deal(
         cls,
-        decks: Any,
+        decks: Sequence[Sequence[str]],
         seed: int,
         variant: Variant | None = None,
         cards: CardSet | None = None,
-        armies: Any = None,
+        armies: Sequence[str] | None = None,
     ) -> Game:
         """The opening position of :func:`lordsofwar.rules.notation.deal` (the same shuffle)."""
         return cls.from_position(notation.deal(decks, seed, variant, cards or CORE, armies))
@@ -397,11 +398,11 @@ class Game:
         hand1, deck1, hand2, deck2 = self._s.hidden
         return {1: {"hand": hand1, "deck": deck1}, 2: {"hand": hand2, "deck": deck2}}
 
-    def fill(self, cards_by_player: Any) -> Game:
+    def fill(self, cards_by_player: Mapping[int, Mapping[str, Sequence[str]]]) -> Game:
         """A full game: this view's unknown entries replaced, in order (docs/core.md)."""
         return type(self).from_position(encoding.fill_position(self.to_position(), cards_by_player))
 
-    def determinize(self, seed: int, pools: Any = None) -> Game:
+    def determinize(self, seed: int, pools: Mapping[int, Sequence[str]] | None = None) -> Game:
         """A sampled world consistent with this view (docs/core.md)."""
         return type(self).from_position(encoding.determinize_position(self.to_position(), seed, pools))
 
