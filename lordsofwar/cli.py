@@ -502,7 +502,7 @@ def _print_card_table(cards: list[Card], army: str | None) -> None:
     from rich.table import Table
 
     table = Table(title=f"{army or 'all armies'}: {len(cards)} cards")
-    for header in ("id", "name", "rank", "class", "defence", "arrows", "ranged", "moves"):
+    for header in ("id", "name", "rank", "class", "defence", "attacks", "ranged", "moves"):
         table.add_column(
             header,
             justify="right" if header == "defence" else "left",
@@ -511,10 +511,10 @@ def _print_card_table(cards: list[Card], army: str | None) -> None:
         )
     for card in cards:
         facts = card.facts()
-        arrows = " ".join(f"{d}{v}" for d, v in facts["attacks"].items())
+        attacks = " ".join(f"{d}{v}" for d, v in facts["attacks"].items())
         ranged = "" if card.ranged is None else f"{card.ranged.damage} dmg, {len(card.ranged.targets)} squares"
         table.add_row(
-            card.id, escape(card.name), card.rank, card.cls, str(card.defence), arrows, ranged, " ".join(card.moves)
+            card.id, escape(card.name), card.rank, card.cls, str(card.defence), attacks, ranged, " ".join(card.moves)
         )
     console = Console()
     if not console.is_terminal:

@@ -138,8 +138,8 @@ def short_name(name: str, width: int) -> str:
     return name if len(name) <= width else name[: width - 1] + "…"
 
 
-def world_arrows(card: Card, owner: int) -> dict[tuple[int, int], int]:
-    """The card's arrows as world-frame steps (notation.md section 2: player 2 faces -y)."""
+def world_attacks(card: Card, owner: int) -> dict[tuple[int, int], int]:
+    """The card's attacks as world-frame steps (notation.md section 2: player 2 faces -y)."""
     f = mat.facing(owner)
     out: dict[tuple[int, int], int] = {}
     for d, value in card.attacks.items():
@@ -149,13 +149,13 @@ def world_arrows(card: Card, owner: int) -> dict[tuple[int, int], int]:
     return out
 
 
-ARROW_ORDER: tuple[str, ...] = ("FL", "F", "FR", "L", "R", "BL", "B", "BR")
-"""Reading order of a card's arrows, as the card files write them."""
+ATTACK_ORDER: tuple[str, ...] = ("FL", "F", "FR", "L", "R", "BL", "B", "BR")
+"""Reading order of a card's attacks, as the card files write them."""
 
 
-def arrows_text(card: Card) -> str:
-    """The arrows as in the card files, in the card's own frame: ``FL5 F5 FR5``."""
-    return " ".join(f"{d}{card.attacks[d]}" for d in ARROW_ORDER if card.attacks.get(d))
+def attacks_text(card: Card) -> str:
+    """The attacks as the card files write them, in the card's own frame: ``FL5 F5 FR5``."""
+    return " ".join(f"{d}{card.attacks[d]}" for d in ATTACK_ORDER if card.attacks.get(d))
 
 
 def _line(parts: Sequence[tuple[str, str, str]], width: int, base: str) -> Text:
@@ -207,10 +207,10 @@ def unit_cell(
     """
     base, strong, rank_style = _unit_styles(card, owner, background)
     hot = set(engaging)
-    arrows = world_arrows(card, owner)
+    attacks = world_attacks(card, owner)
 
     def arrow(step: tuple[int, int]) -> tuple[str, str]:
-        value = arrows.get(step)
+        value = attacks.get(step)
         if not value:
             return "", base
         return f"{ARROW[step]}{value}", (f"bold {base} underline" if step in hot else base)
@@ -256,7 +256,7 @@ def compact_cell(
     base, strong, rank_style = _unit_styles(card, owner, background)
     dim = f"grey42 {background}".strip()
     hot = set(engaging)
-    arrows = world_arrows(card, owner)
+    attacks = world_attacks(card, owner)
     room = width - 4
     rank = RANK_LETTER.get(card.rank, "?")
     defence = f"D{card.defence} {RANGED_MARK}{card.ranged.damage}" if card.ranged else f"D{card.defence}"
@@ -273,7 +273,7 @@ def compact_cell(
             if (dx, dy) == (0, 0):
                 line.append(rank, rank_style)
                 continue
-            value = arrows.get((dx, dy))
+            value = attacks.get((dx, dy))
             if value:
                 line.append(str(value), f"bold {base} underline" if (dx, dy) in hot else base)
             else:
@@ -341,7 +341,7 @@ def card_line(card: Card, owner: int | None = None) -> Text:
     text = Text()
     text.append(f"{card.id} ", "grey62")
     text.append(card.name, f"bold {style}".strip())
-    text.append(f"  {card.rank} {card.cls} D{card.defence}  {arrows_text(card)}", style)
+    text.append(f"  {card.rank} {card.cls} D{card.defence}  {attacks_text(card)}", style)
     if card.ranged:
         text.append(f"  {RANGED_MARK}{card.ranged.damage}", style)
     return text
@@ -360,7 +360,7 @@ def render_card(card: Card, owner: int | None = None, square: str | None = None)
     facts.add_row("rank", rank)
     facts.add_row("class", cls)
     facts.add_row("defence", str(card.defence))
-    facts.add_row("arrows", arrows_text(card) or "none")
+    facts.add_row("attacks", attacks_text(card) or "none")
     if card.ranged:
         facts.add_row("ranged", f"{RANGED_MARK}{card.ranged.damage} damage to one target on its grid")
     if card.moves:
@@ -490,7 +490,7 @@ def render_mat(
                 cells.append(tiny_cell(unit.card, unit.owner, width=cell_width, background=bg))
                 continue
             hot = []
-            for step in world_arrows(unit.card, unit.owner):
+            for step in world_attacks(unit.card, unit.owner):
                 other = board.get(sq + mat.delta(*step))
                 if other is not None and other.owner != unit.owner:
                     hot.append(step)
@@ -1300,7 +1300,7 @@ __all__ = [
     "LEGEND",
     "PLAYER_COLOUR",
     "EventNarrator",
-    "arrows_text",
+    "attacks_text",
     "card_line",
     "describe_events",
     "empty_cell",
@@ -1321,5 +1321,5 @@ __all__ = [
     "target_grid",
     "threshold_style",
     "unit_cell",
-    "world_arrows",
+    "world_attacks",
 ]

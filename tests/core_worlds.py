@@ -51,7 +51,7 @@ RAIDERS_PACK: dict[str, Any] = {
             "rank": "general",
             "class": "cavalry",
             "defence": 6,
-            "arrows": "F4 FL3 FR3 L2 R2",
+            "attacks": "F4 FL3 FR3 L2 R2",
             "moves": "F FL FR L R",
         },
         {
@@ -60,7 +60,7 @@ RAIDERS_PACK: dict[str, Any] = {
             "rank": "command",
             "class": "berserker",
             "defence": 5,
-            "arrows": "F4 FL3 FR3",
+            "attacks": "F4 FL3 FR3",
             "moves": "F",
         },
         {
@@ -69,7 +69,7 @@ RAIDERS_PACK: dict[str, Any] = {
             "rank": "command",
             "class": "ranged",
             "defence": 4,
-            "arrows": "B2",
+            "attacks": "B2",
             # Corners two squares out, behind as well as in front.
             "ranged": {"damage": 4, "grid": ["#...#", ".....", "..U..", ".....", "#...#"]},
         },
@@ -79,7 +79,7 @@ RAIDERS_PACK: dict[str, Any] = {
             "rank": "special",
             "class": "spear",
             "defence": 4,
-            "arrows": "F3 FL2 FR2",
+            "attacks": "F3 FL2 FR2",
             "moves": "F B",
         },
         {
@@ -88,7 +88,7 @@ RAIDERS_PACK: dict[str, Any] = {
             "rank": "special",
             "class": "cavalry",
             "defence": 3,
-            "arrows": "FL2 FR2 BL1 BR1",
+            "attacks": "FL2 FR2 BL1 BR1",
             "moves": "F FR R BR B BL L FL",
         },
         {
@@ -97,7 +97,7 @@ RAIDERS_PACK: dict[str, Any] = {
             "rank": "elite",
             "class": "ranged",
             "defence": 3,
-            "arrows": "F1",
+            "attacks": "F1",
             "moves": "L R",
             # Five rows ahead in the middle, and two squares out on the diagonals of row three.
             "ranged": {"damage": 3, "grid": ["..#..", ".....", "#...#", ".....", ".....", "..U.."]},
@@ -108,7 +108,7 @@ RAIDERS_PACK: dict[str, Any] = {
             "rank": "elite",
             "class": "berserker",
             "defence": 4,
-            "arrows": "F3 R2 L2",
+            "attacks": "F3 R2 L2",
             "moves": "F FL FR",
         },
         {
@@ -117,7 +117,7 @@ RAIDERS_PACK: dict[str, Any] = {
             "rank": "veteran",
             "class": "spear",
             "defence": 5,
-            "arrows": "F2",
+            "attacks": "F2",
         },
         {
             "id": "raiders:09",
@@ -135,7 +135,7 @@ RAIDERS_PACK: dict[str, Any] = {
             "rank": "regular",
             "class": "infantry",
             "defence": 3,
-            "arrows": "F3 FL1 FR1",
+            "attacks": "F3 FL1 FR1",
             "moves": "F",
         },
         {
@@ -152,7 +152,7 @@ RAIDERS_PACK: dict[str, Any] = {
             "rank": "recruit",
             "class": "infantry",
             "defence": 0,
-            "arrows": "F2 B0",
+            "attacks": "F2 B0",
             "moves": "FL FR",
         },
         {
@@ -161,7 +161,7 @@ RAIDERS_PACK: dict[str, Any] = {
             "rank": "recruit",
             "class": "berserker",
             "defence": 2,
-            "arrows": "F2 FL1 FR1 B1",
+            "attacks": "F2 FL1 FR1 B1",
             "moves": "F L R",
         },
     ],

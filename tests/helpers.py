@@ -146,7 +146,7 @@ STRIDER: dict[str, Any] = {
     "rank": "regular",
     "class": "infantry",
     "defence": 3,
-    "arrows": "F2 L1",
+    "attacks": "F2 L1",
     "moves": "F FR R BR B BL L FL",
 }
 """A pack card (card file schema) that moves in every direction: the core cards have no mover."""

@@ -20,7 +20,7 @@ RUNNER = {
     "rank": "recruit",
     "class": "infantry",
     "defence": 2,
-    "arrows": "F3 FL1 B0",
+    "attacks": "F3 FL1 B0",
     "moves": "F L R",
 }
 SLINGER = {
@@ -29,7 +29,7 @@ SLINGER = {
     "rank": "regular",
     "class": "ranged",
     "defence": 2,
-    "arrows": "F1",
+    "attacks": "F1",
     # Top row is furthest forward; 'U' is the unit itself.
     "ranged": {"damage": 3, "grid": ["#..", "...", ".#.", ".U#"]},
 }
@@ -157,13 +157,14 @@ CARD_ERRORS: list[tuple[str, Callable[[dict[str, Any]], None], str, str]] = [
     ("missing-rank", _del(1, "rank"), "goblins:02", "rank"),
     ("defence-not-a-number", _set(0, "defence", "three"), "goblins:01", "defence"),
     ("defence-null", _set(0, "defence", None), "goblins:01", "defence"),
-    ("arrows-not-a-string", _set(0, "arrows", 5), "goblins:01", "arrows"),
+    ("attacks-not-a-string", _set(0, "attacks", 5), "goblins:01", "attacks"),
     ("name-not-a-string", _set(0, "name", ["Goblin"]), "goblins:01", "name"),
     ("negative-defence", _set(0, "defence", -1), "goblins:01", "defence"),
     ("unknown-rank", _set(0, "rank", "captain"), "goblins:01", "rank"),
     ("unknown-class", _set(0, "class", "wizard"), "goblins:01", "class"),
-    ("bad-arrow-token", _set(0, "arrows", "F3 X3"), "goblins:01", "arrows"),
-    ("duplicate-arrow-direction", _set(0, "arrows", "F3 FL1 F2"), "goblins:01", "arrows"),
+    ("bad-attack-token", _set(0, "attacks", "F3 X3"), "goblins:01", "attacks"),
+    ("duplicate-attack-direction", _set(0, "attacks", "F3 FL1 F2"), "goblins:01", "attacks"),
+    ("attacks-under-the-old-name", _set(0, "arrows", "F3"), "goblins:01", "arrows"),
     ("bad-moves-token", _set(0, "moves", "F UP"), "goblins:01", "moves"),
     ("duplicate-moves-direction", _set(0, "moves", "F F"), "goblins:01", "moves"),
     ("grid-two-units", _grid(["#U.", "...", ".U."]), "goblins:02", "grid"),
@@ -193,6 +194,23 @@ def test_malformed_card_names_file_card_and_field(
     assert path.name in message
     assert card_id in message
     assert field in message
+
+
+@pytest.mark.parametrize("with_attacks", [False, True], ids=["alone", "beside-attacks"])
+def test_the_old_key_arrows_is_refused_with_its_new_name(tmp_path: Path, with_attacks: bool) -> None:
+    """A pack written for the first schema (``arrows``) is refused, the message saying what to write."""
+
+    def rename(doc: dict[str, Any]) -> None:
+        card = doc["cards"][0]
+        card["arrows"] = card["attacks"] if with_attacks else card.pop("attacks")
+
+    path = write_pack(tmp_path, edited(rename))
+    with pytest.raises(CardPackError) as err:
+        load_card_set([path])
+    assert str(err.value) == (
+        f"{path}: card 'goblins:01': field 'arrows': the old name of 'attacks': write 'attacks' instead"
+        " (the same value, e.g. 'F4 FR2')"
+    )
 
 
 @pytest.mark.parametrize("value", ["3", True], ids=["string-digits", "boolean"])

@@ -35,7 +35,7 @@ PACK = {
             "rank": "elite",
             "class": "cavalry",
             "defence": 4,
-            "arrows": "FL2 F3 FR2",
+            "attacks": "FL2 F3 FR2",
             "moves": "F L R",
         },
         {
@@ -44,7 +44,7 @@ PACK = {
             "rank": "regular",
             "class": "ranged",
             "defence": 2,
-            "arrows": "F1",
+            "attacks": "F1",
             "ranged": {"damage": 3, "grid": ["#.#", ".U."]},
         },
     ],
@@ -116,7 +116,7 @@ def test_cards_json_of_one_army() -> None:
 
 def test_cards_table_shows_each_card() -> None:
     out = ok(run("cards", "--army", "orcs", env={"COLUMNS": "200"}))
-    for header in ("id", "name", "rank", "class", "defence", "arrows", "ranged", "moves"):
+    for header in ("id", "name", "rank", "class", "defence", "attacks", "ranged", "moves"):
         assert header in out
     assert "Gonke Longtooth" in out
     assert "FL5" in out

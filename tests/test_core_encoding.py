@@ -53,7 +53,7 @@ LONGBOW = {
     "rank": "regular",
     "class": "ranged",
     "defence": 2,
-    "arrows": "F1",
+    "attacks": "F1",
     "moves": "F B",
     "ranged": {"damage": 3, "grid": ["#...", "....", "...#", ".U.."]},
 }

@@ -77,7 +77,7 @@ RIDERS_PACK: Doc = {
             "rank": "elite",
             "class": "cavalry",
             "defence": 4,
-            "arrows": "FL2 F3 FR2",
+            "attacks": "FL2 F3 FR2",
             "moves": "F L R",
         },
         {
@@ -86,7 +86,7 @@ RIDERS_PACK: Doc = {
             "rank": "veteran",
             "class": "ranged",
             "defence": 2,
-            "arrows": "F1",
+            "attacks": "F1",
             "ranged": {"damage": 2, "grid": ["###", ".U."]},
             "moves": "F B L R FL FR BL BR",
         },
@@ -96,7 +96,7 @@ RIDERS_PACK: Doc = {
             "rank": "regular",
             "class": "berserker",
             "defence": 3,
-            "arrows": "FL3 F3 FR3",
+            "attacks": "FL3 F3 FR3",
             "moves": "F",
         },
     ],
@@ -239,6 +239,7 @@ KEYS = [
     "rank",
     "class",
     "defence",
+    "attacks",
     "arrows",
     "ranged",
     "moves",
@@ -993,8 +994,8 @@ def test_card_packs_refuse_bad_shapes() -> None:
             "defence": 2,
             "ranged": {"damage": 1, "grid": [""]},
         },
-        {"id": "riders:01", "name": "x", "rank": "elite", "class": "cavalry", "defence": 2, "arrows": "F\u0665"},
-        {"id": "riders:01", "name": "x", "rank": "elite", "class": "cavalry", "defence": 2, "arrows": "F1 F2"},
+        {"id": "riders:01", "name": "x", "rank": "elite", "class": "cavalry", "defence": 2, "attacks": "F\u0665"},
+        {"id": "riders:01", "name": "x", "rank": "elite", "class": "cavalry", "defence": 2, "attacks": "F1 F2"},
         {"id": "riders:01", "name": "x", "rank": "elite", "class": "cavalry", "defence": 2, "moves": "F F"},
         {"id": "\uff52iders:01", "name": "x", "rank": "elite", "class": "cavalry", "defence": 2},
     ]
@@ -1072,7 +1073,7 @@ def test_bug_cli_card_pack_with_huge_numbers_and_deep_nesting(tmp_path: Path, te
 
 
 def test_bug_card_ids_with_a_trailing_newline_are_refused() -> None:
-    card = {"id": "riders:01\n", "name": "Rider", "rank": "elite", "class": "cavalry", "defence": 4, "arrows": "F3"}
+    card = {"id": "riders:01\n", "name": "Rider", "rank": "elite", "class": "cavalry", "defence": 4, "attacks": "F3"}
     text = json.dumps({"format": "lordsofwar-cards", "version": 1, "cards": [card]})
     # accepted today: 'lordsofwar legal' then prints 'deploy riders:01' and ' c3' on two lines
     with pytest.raises(CardPackError):

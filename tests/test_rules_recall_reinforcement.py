@@ -199,7 +199,7 @@ STRIDER = {
     "rank": "regular",
     "class": "infantry",
     "defence": 3,
-    "arrows": "F4",
+    "attacks": "F4",
     "moves": "F L",
 }
 PACK = card_set_with(STRIDER)
@@ -312,7 +312,7 @@ def test_card_pack_file_adds_a_unit_with_backward_movement(tmp_path):
                         "rank": "recruit",
                         "class": "spear",
                         "defence": 2,
-                        "arrows": "F1",
+                        "attacks": "F1",
                         "moves": "B BR",
                     }
                 ],
@@ -335,7 +335,7 @@ def test_card_pack_with_a_bad_movement_arrow_is_refused_naming_card_and_field(tm
         "rank": "recruit",
         "class": "infantry",
         "defence": 2,
-        "arrows": "F1",
+        "attacks": "F1",
         "moves": "UP",
     }
     pack.write_text(json.dumps({"format": "lordsofwar-cards", "version": 1, "cards": [card]}), encoding="utf-8")

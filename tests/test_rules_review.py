@@ -63,7 +63,7 @@ SLINGER = {
     "rank": "regular",
     "class": "ranged",
     "defence": 3,
-    "arrows": "F4",
+    "attacks": "F4",
     "ranged": {"damage": 4, "grid": ["###", "###", "###", ".U."]},
     "moves": "F",
 }
@@ -73,7 +73,7 @@ STRIDER = {
     "rank": "regular",
     "class": "infantry",
     "defence": 3,
-    "arrows": "F4",
+    "attacks": "F4",
     "moves": "F L",
 }
 RAGER = {
@@ -82,7 +82,7 @@ RAGER = {
     "rank": "regular",
     "class": "berserker",
     "defence": 2,
-    "arrows": "F5",
+    "attacks": "F5",
     "moves": "F",
 }
 PACK = card_set_with(SLINGER, STRIDER, RAGER)

@@ -284,7 +284,7 @@ def plain(renderable: object, width: int = 140) -> str:
 
 def test_unit_cell_shows_gonke_longtooths_arrows_in_world_orientation() -> None:
     gonke = CORE["orcs:01"]
-    assert render.arrows_text(gonke) == "FL5 F5 FR5"
+    assert render.attacks_text(gonke) == "FL5 F5 FR5"
     top, name, middle, bottom = render.unit_cell(gonke, 1).plain.split("\n")
     assert top.split() == ["↖5", "↑5", "↗5"]
     assert "G" in name and "Longtooth" in name

@@ -16,13 +16,14 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic_core import PydanticCustomError
 
 from lordsofwar.rules.errors import CardPackError, DeckError, UnknownCardError, read_json
 from lordsofwar.rules.i18n import N_, _
 
 DIRECTIONS: tuple[str, ...] = ("F", "FR", "R", "BR", "B", "BL", "L", "FL")
-"""The eight arrow directions, in the card's own frame, clockwise from the front."""
+"""The eight directions of attacks and moves, in the card's own frame, clockwise from the front."""
 
 RANKS: tuple[str, ...] = ("general", "command", "special", "elite", "veteran", "regular", "recruit")
 CLASSES: tuple[str, ...] = ("infantry", "cavalry", "berserker", "spear", "ranged")
@@ -59,7 +60,7 @@ def rank_word(rank: str) -> str:
 
 
 CARD_ID_RE = re.compile(r"^([a-z][a-z0-9_-]{0,31}):([0-9]{2,3})$")
-_ARROW_RE = re.compile(r"^(FR|FL|BR|BL|F|B|L|R)([0-9]+)$")
+_ATTACK_RE = re.compile(r"^(FR|FL|BR|BL|F|B|L|R)([0-9]+)$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +73,7 @@ class Ranged:
 
 @dataclass(frozen=True, slots=True)
 class Card:
-    """One printed card design. ``attacks`` holds only arrows with a value above 0."""
+    """One printed card design. ``attacks`` holds only directions with a value above 0."""
 
     id: str
     army: str
@@ -145,7 +146,7 @@ class _CardModel(BaseModel):
     rank: Literal["general", "command", "special", "elite", "veteran", "regular", "recruit"]
     cls: Literal["infantry", "cavalry", "berserker", "spear", "ranged"] = Field(alias="class")
     defence: int = Field(ge=0, le=99)
-    arrows: str = Field(default="", max_length=80)
+    attacks: str = Field(default="", max_length=80)
     ranged: _RangedModel | None = None
     moves: str = Field(default="", max_length=40)
     erratum: str | None = Field(default=None, max_length=500)
@@ -157,18 +158,29 @@ class _CardModel(BaseModel):
             raise ValueError("must look like '<army>:<nn>', e.g. 'orcs:07'")
         return value
 
-    @field_validator("arrows")
+    @model_validator(mode="before")
     @classmethod
-    def _arrows_shape(cls, value: str) -> str:
+    def _old_key(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "arrows" in data:
+            raise PydanticCustomError(
+                "renamed_field",
+                "the old name of '{new}': write '{new}' instead (the same value, e.g. 'F4 FR2')",
+                {"old": "arrows", "new": "attacks"},
+            )
+        return data
+
+    @field_validator("attacks")
+    @classmethod
+    def _attacks_shape(cls, value: str) -> str:
         seen: set[str] = set()
         for token in value.split():
-            m = _ARROW_RE.fullmatch(token)
+            m = _ATTACK_RE.fullmatch(token)
             if not m:
-                raise ValueError(f"bad arrow {token!r}: write a direction and a value, e.g. 'FL3'")
+                raise ValueError(f"bad attack {token!r}: write a direction and a value, e.g. 'FL3'")
             if m.group(1) in seen:
                 raise ValueError(f"direction {m.group(1)} appears twice")
             if not 0 <= int(m.group(2)) <= 99:
-                raise ValueError(f"arrow value out of range in {token!r}")
+                raise ValueError(f"attack value out of range in {token!r}")
             seen.add(m.group(1))
         return value
 
@@ -206,8 +218,8 @@ def _card_from_model(m: _CardModel) -> Card:
     match = CARD_ID_RE.fullmatch(m.id)
     assert match is not None
     attacks: dict[str, int] = {}
-    for token in m.arrows.split():
-        am = _ARROW_RE.fullmatch(token)
+    for token in m.attacks.split():
+        am = _ATTACK_RE.fullmatch(token)
         assert am is not None
         if int(am.group(2)) > 0:
             attacks[am.group(1)] = int(am.group(2))
@@ -247,6 +259,8 @@ def _describe_validation_error(source: str, doc: Any, err: ValidationError) -> s
     field_name = ".".join(str(p) if not isinstance(p, int) else f"[{p}]" for p in loc) or "(card)"
     if field_name == "cls":
         field_name = "class"
+    if first["type"] == "renamed_field":
+        field_name = first["ctx"]["old"]
     msg = first["msg"].removeprefix("Value error, ")
     if first["type"] == "missing":
         msg = "is missing"
