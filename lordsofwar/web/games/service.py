@@ -19,7 +19,7 @@ import secrets
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -37,6 +37,7 @@ from lordsofwar.rules.knowledge import deck_cards, known_hands
 from lordsofwar.rules.state import LENGTHS, Position, Result, Variant
 from lordsofwar.web.db import sqlite_engine, upsert
 from lordsofwar.web.fields import WholeNumber
+from lordsofwar.web.games import clock
 from lordsofwar.web.games.analysis import Analyses
 from lordsofwar.web.games.botpool import BotPool, BotPoolError
 from lordsofwar.web.models import Game, Heartbeat, User, utcnow
@@ -53,9 +54,6 @@ ACTION_MAX = 100
 LIVE_DECISIONS_LEFT = 30
 """A bot in a live game spends at most its clock divided by this (plus half the increment) on a
 decision, and never more than its level's budget."""
-OPENING_MS = 5 * 60_000
-"""Live games: the openings (turns 1 and 2) use no clock time, but must be played within this
-(or the whole clock, if longer): a player who accepted a challenge and left loses by deadline."""
 RUNTIME_CACHE = 5000
 
 
@@ -214,10 +212,6 @@ def job_seed(key: bytes, label: str, game_id: int, version: int, seat: int = 0) 
     return int.from_bytes(digest[:8], "big") & (2**63 - 1)
 
 
-def _ms(delta: timedelta) -> int:
-    return int(delta.total_seconds() * 1000)
-
-
 def _iso(t: datetime | None) -> str | None:
     return None if t is None else t.isoformat().replace("+00:00", "Z")
 
@@ -241,8 +235,8 @@ def game_meta(rt: Runtime, seat: int | None, now: datetime | None = None) -> dic
     running = g.status == "running"
     waiting = g.waiting_for if running else None
     clocks = {"1": g.clock1_ms, "2": g.clock2_ms}
-    if g.mode == "live" and waiting is not None and rt.pos.turn > 2:  # openings use no clock time
-        clocks[str(waiting)] = max(0, clocks[str(waiting)] - _ms(now - g.since))
+    if waiting is not None:
+        clocks[str(waiting)] = clock.remaining_ms(clocks[str(waiting)], g.mode, rt.pos.turn, g.since, now)
     tc: dict[str, Any] = (
         {"mode": "live", "initial_s": g.initial_ms // 1000, "increment_s": g.increment_ms // 1000}
         if g.mode == "live"
@@ -257,7 +251,7 @@ def game_meta(rt: Runtime, seat: int | None, now: datetime | None = None) -> dic
         "players": {str(p): {"name": rt.names[p], "bot": rt.bot_of(p)} for p in (1, 2)},
         "time_control": tc,
         "clocks": clocks if g.mode == "live" else None,
-        "clock_running": waiting if g.mode == "turn" or rt.pos.turn > 2 else None,  # openings use no clock time
+        "clock_running": waiting if clock.time_runs(g.mode, rt.pos.turn) else None,
         "deadline": _iso(g.deadline_at) if running else None,
         "server_time": _iso(now),
         "draw_offer": g.draw_offer,
@@ -759,10 +753,8 @@ class GameService:
         values: dict[str, Any] = {}
         if g.mode == "live":
             key = f"clock{seat}_ms"
-            left = getattr(g, key) - (0 if pos.turn <= 2 else _ms(now - g.since))
-            if new.turn != pos.turn and new.result is None:
-                left += g.increment_ms
-            values[key] = left
+            turn_ended = new.turn != pos.turn and new.result is None
+            values[key] = clock.after_action(getattr(g, key), g.increment_ms, g.mode, pos.turn, g.since, now, turn_ended)
             values["since"] = now
         elif new.decider != pos.decider or new.turn != pos.turn:
             values["since"] = now
@@ -772,11 +764,7 @@ class GameService:
         """When the player to act loses on time (None: a bot, never out of time)."""
         if (g.bot1 if pos.decider == 1 else g.bot2) is not None:
             return None
-        if g.mode == "turn":
-            return since + timedelta(milliseconds=g.turn_ms)
-        if pos.turn <= 2:
-            return since + timedelta(milliseconds=max(left_ms, OPENING_MS))
-        return since + timedelta(milliseconds=left_ms)
+        return clock.deadline(g.mode, pos.turn, since, left_ms, g.turn_ms)
 
     def _finish_values(self, new: Position, now: datetime) -> dict[str, Any]:
         assert new.result is not None
@@ -932,9 +920,9 @@ class GameService:
         events = engine.abort(new, ending) if engine.abortable(rt.pos) else engine.end_early(new, ending)
         entry = {"n": len(rt.log) + 1, "turn": new.turn, "player": by, "action": None, "events": events}
         values: dict[str, Any] = {"since": now}
-        if g.mode == "live" and g.waiting_for is not None and rt.pos.turn > 2:
+        if g.waiting_for is not None and clock.clock_runs(g.mode, rt.pos.turn):
             key = f"clock{g.waiting_for}_ms"  # the clock that was running stops where it is
-            values[key] = max(0, getattr(g, key) - _ms(now - g.since))
+            values[key] = clock.remaining_ms(getattr(g, key), g.mode, rt.pos.turn, g.since, now)
         if ending[0] == "time" and ending[1] is not None:
             values[f"clock{ending[1]}_ms"] = 0
         await self._commit(rt, new, values, [entry])
@@ -942,13 +930,12 @@ class GameService:
     async def _expire(self, rt: Runtime, now: datetime) -> bool:
         """End the game when the player who must act is out of time; True if it ended."""
         g = rt.game
-        if g.status != "running" or g.deadline_at is None or now < g.deadline_at or g.waiting_for is None:
+        if g.status != "running" or not clock.timed_out(g.deadline_at, now) or g.waiting_for is None:
             return False
         if rt.bot_of(g.waiting_for) is not None:
             return False  # a bot is never out of time: it answers as soon as it runs
         loser = g.waiting_for
-        how = "time" if g.mode == "live" and rt.pos.turn > 2 else "deadline"
-        await self._end(rt, (how, loser), loser, now)
+        await self._end(rt, (clock.timeout_reason(g.mode, rt.pos.turn), loser), loser, now)
         return True
 
     async def sweep(self) -> int:
@@ -1130,10 +1117,10 @@ class GameService:
         """A live game's bot keeps to its clock: at most 1/LIVE_DECISIONS_LEFT of what is left
         (plus half the increment); None elsewhere (the level's own budget)."""
         g = rt.game
-        if g.mode != "live" or rt.pos.turn <= 2:
+        if not clock.clock_runs(g.mode, rt.pos.turn):
             return None
-        left = getattr(g, f"clock{seat}_ms") - _ms(utcnow() - g.since)
-        return max(0.02, (max(left, 0) / LIVE_DECISIONS_LEFT + g.increment_ms / 2) / 1000)
+        left = clock.remaining_ms(getattr(g, f"clock{seat}_ms"), g.mode, rt.pos.turn, g.since, utcnow())
+        return max(0.02, (left / LIVE_DECISIONS_LEFT + g.increment_ms / 2) / 1000)
 
     async def close(self) -> None:
         await self.analyses.close()
