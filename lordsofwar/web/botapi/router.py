@@ -23,9 +23,9 @@ from lordsofwar.web.botapi.streams import Slot, StreamSlots
 from lordsofwar.web.deps import Csrf, Db, SignedIn, Svc, check_csrf, client_ip
 from lordsofwar.web.errors import COMMON, MEANING, refusals
 from lordsofwar.web.fields import Declared
-from lordsofwar.web.games.router import ActionBody, DrawBody, GameId, visible
-from lordsofwar.web.games.schemas import GameState
-from lordsofwar.web.games.service import GameOptions, state_doc
+from lordsofwar.web.games.router import GameId, visible
+from lordsofwar.web.games.schemas import ActionBody, DrawBody, GameOptions, GameState
+from lordsofwar.web.games.service import state_doc
 from lordsofwar.web.lobby import service as lobby
 from lordsofwar.web.lobby.schemas import Answered, NewInvitation, some_army
 from lordsofwar.web.problem import Problem

@@ -12,7 +12,6 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Request, WebSocket, WebSocketDisconnect
 from fastapi.responses import HTMLResponse, Response
-from pydantic import BaseModel, ConfigDict, Field
 
 from lordsofwar.i18n import _, result_reason
 from lordsofwar.rules import notation
@@ -20,12 +19,13 @@ from lordsofwar.rules.cards import CORE
 from lordsofwar.web import pages
 from lordsofwar.web.deps import Csrf, Db, MaybeUser, Services, SignedIn, Svc, current_user, services
 from lordsofwar.web.errors import COMMON, refusals
-from lordsofwar.web.fields import Declared, WholeNumber
 from lordsofwar.web.games.hub import Connection
 from lordsofwar.web.games.schemas import (
+    ActionBody,
     Analysis,
     AnalysisStarted,
     CardFacts,
+    DrawBody,
     GameState,
     Hint,
     RematchOffered,
@@ -33,7 +33,6 @@ from lordsofwar.web.games.schemas import (
     Replay,
 )
 from lordsofwar.web.games.service import (
-    ACTION_MAX,
     GameError,
     Runtime,
     Stale,
@@ -53,21 +52,7 @@ WS_MESSAGE_LIMIT = 4096
 router = APIRouter(responses=COMMON)
 SEEN = refusals(403, 404)
 ACTING = refusals(400, 401, 403, 404, 409, 503)
-DRAW_OPS = ("offer", "accept", "decline")
 CARDS_JSON = json.dumps([card.facts() for army in CORE.armies for card in CORE.army(army)])
-
-
-class ActionBody(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
-    action: str = Field(max_length=ACTION_MAX, description="an action in notation, e.g. 'deploy orcs:07 d3'")
-    version: WholeNumber = Field(description="the version of the game you chose it on")
-
-
-class DrawBody(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
-    op: Annotated[str, Declared(lambda: {"enum": list(DRAW_OPS)})] = Field(
-        max_length=20, description="'offer', 'accept' or 'decline'"
-    )
 
 
 async def visible(svc: Services, game_id: int, user: User | None) -> tuple[Runtime, int | None]:

@@ -17,9 +17,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Generic, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, RootModel, with_config
+from pydantic import BaseModel, ConfigDict, Field, RootModel, model_validator, with_config
 from pydantic.json_schema import models_json_schema
 from typing_extensions import TypedDict
+
+from lordsofwar.i18n import _, ngettext
+from lordsofwar.rules import state as rules_state
+from lordsofwar.web.fields import Declared, WholeNumber
+from lordsofwar.web.words import army_word, hands_words, option_word
 
 T = TypeVar("T")
 Seat = Literal[1, 2]
@@ -412,3 +417,85 @@ class CardFacts(BaseModel):
     attacks: dict[str, int] = Field(description="attack values by direction (F, FR, R, BR, B, BL, L, FL)")
     ranged: Ranged | None
     moves: list[str]
+
+
+# --- what a client sends: a game's options, an action, a draw -------------------------------------
+
+CoreArmy = Literal["orcs", "dwarves", "elves", "lizardmen", "templars", "undead"]
+Army = Literal["orcs", "dwarves", "elves", "lizardmen", "templars", "undead", "random"]
+ACTION_MAX = 100
+"""The longest action a request may send, in characters."""
+DRAW_OPS = ("offer", "accept", "decline")
+
+
+def _core_armies() -> list[CoreArmy]:
+    return ["orcs", "dwarves", "elves", "lizardmen", "templars", "undead"]
+
+
+class GameOptions(BaseModel):
+    """Everything an invitation fixes (Yucata's invitation options plus the time control).
+    Strict: a JSON body must send numbers as numbers and flags as true/false (forms are read
+    with ``strict=False``, their fields being text)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    rules: Literal["basic", "intermediate"] = "intermediate"
+    hands: Literal["hidden", "visible"] = "hidden"
+    mat: Literal["bordered", "unbordered"] = "bordered"
+    length: Literal["15/3", "20/4", "25/5"] = "20/4"
+    creator_army: Army = "random"
+    opponent_army: Army = "random"
+    custom_decks: bool = False
+    custom_armies: list[CoreArmy] = Field(default_factory=lambda: _core_armies(), max_length=6)
+    mode: Literal["live", "turn"] = "live"
+    minutes: WholeNumber = Field(default=10, ge=1, le=180)
+    increment: WholeNumber = Field(default=10, ge=0, le=180)
+    days: WholeNumber = Field(default=3, ge=1, le=7)
+    creator_side: Literal["1", "2", "random"] = "random"
+    public: bool = True
+    rated: bool = False
+    """Rated: the result changes both players' ratings in the pool of the time control (games
+    against bots are always casual)."""
+    hints: bool = False
+    """Hints allowed: in a game against a bot, the player may ask the top search level for its
+    preferred action (computed from the player's own view). Not in games between players."""
+
+    @model_validator(mode="after")
+    def _some_army(self) -> GameOptions:
+        if self.custom_decks and not self.custom_armies:
+            raise ValueError(_("custom decks need at least one army whose cards they may use: tick one"))
+        return self
+
+    def variant(self) -> rules_state.Variant:
+        units, commands = rules_state.LENGTHS[self.length]
+        return rules_state.Variant(
+            rules=self.rules, hands=self.hands, mat=self.mat, units_to_win=units, commands_to_win=commands
+        )
+
+    def summary(self) -> str:
+        """The options in a few words, in the current language."""
+        if self.mode == "live":
+            clock = f"{self.minutes}+{self.increment}"
+        else:
+            clock = ngettext("{n} day/turn", "{n} days/turn", self.days).format(n=self.days)
+        rated = option_word("rated" if self.rated else "casual")
+        parts = [rated, option_word(self.rules), hands_words(self.hands), option_word(self.mat), self.length, clock]
+        if self.hints:
+            parts.append(option_word("hints"))
+        if self.custom_decks:
+            armies = ", ".join(army_word(a) for a in self.custom_armies)
+            parts.append(_("custom decks: {armies}").format(armies=armies))
+        return " · ".join(parts)
+
+
+class ActionBody(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    action: str = Field(max_length=ACTION_MAX, description="an action in notation, e.g. 'deploy orcs:07 d3'")
+    version: WholeNumber = Field(description="the version of the game you chose it on")
+
+
+class DrawBody(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    op: Annotated[str, Declared(lambda: {"enum": list(DRAW_OPS)})] = Field(
+        max_length=20, description="'offer', 'accept' or 'decline'"
+    )

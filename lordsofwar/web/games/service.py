@@ -19,101 +19,37 @@ import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal
+from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
 from sqlalchemy import Table, select
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from lordsofwar import decks
 from lordsofwar.bots import BOTS, make_bot
-from lordsofwar.i18n import _, ngettext, result_reason
+from lordsofwar.i18n import _, result_reason
 from lordsofwar.rules import engine, notation
 from lordsofwar.rules.cards import CORE, CORE_ARMIES, CardSet
 from lordsofwar.rules.errors import LordsOfWarError
 from lordsofwar.rules.knowledge import deck_cards, known_hands
-from lordsofwar.rules.state import LENGTHS, Position, Result, Variant
+from lordsofwar.rules.state import LENGTHS, Position, Result
 from lordsofwar.web.db import upsert
-from lordsofwar.web.fields import WholeNumber
 from lordsofwar.web.games import clock
 from lordsofwar.web.games.analysis import Analyses
 from lordsofwar.web.games.botpool import BotPool, BotPoolError
+from lordsofwar.web.games.schemas import ACTION_MAX, GameOptions
 from lordsofwar.web.games.writer import CHANGING, BatchWriter, Then, run_steps
 from lordsofwar.web.models import Game, Heartbeat, User, utcnow
 from lordsofwar.web.ratings import service as ratings
 from lordsofwar.web.settings import Settings
 from lordsofwar.web.tournaments import results as tournament_results
-from lordsofwar.web.words import BOT_NAMES, army_word, hands_words, option_word
+from lordsofwar.web.words import BOT_NAMES
 
 log = logging.getLogger("lordsofwar.web")
 
-CoreArmy = Literal["orcs", "dwarves", "elves", "lizardmen", "templars", "undead"]
-Army = Literal["orcs", "dwarves", "elves", "lizardmen", "templars", "undead", "random"]
-ACTION_MAX = 100
 LIVE_DECISIONS_LEFT = 30
 """A bot in a live game spends at most its clock divided by this (plus half the increment) on a
 decision, and never more than its level's budget."""
 RUNTIME_CACHE = 5000
-
-
-def _core_armies() -> list[CoreArmy]:
-    return ["orcs", "dwarves", "elves", "lizardmen", "templars", "undead"]
-
-
-class GameOptions(BaseModel):
-    """Everything an invitation fixes (Yucata's invitation options plus the time control).
-    Strict: a JSON body must send numbers as numbers and flags as true/false (forms are read
-    with ``strict=False``, their fields being text)."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-    rules: Literal["basic", "intermediate"] = "intermediate"
-    hands: Literal["hidden", "visible"] = "hidden"
-    mat: Literal["bordered", "unbordered"] = "bordered"
-    length: Literal["15/3", "20/4", "25/5"] = "20/4"
-    creator_army: Army = "random"
-    opponent_army: Army = "random"
-    custom_decks: bool = False
-    custom_armies: list[CoreArmy] = Field(default_factory=lambda: _core_armies(), max_length=6)
-    mode: Literal["live", "turn"] = "live"
-    minutes: WholeNumber = Field(default=10, ge=1, le=180)
-    increment: WholeNumber = Field(default=10, ge=0, le=180)
-    days: WholeNumber = Field(default=3, ge=1, le=7)
-    creator_side: Literal["1", "2", "random"] = "random"
-    public: bool = True
-    rated: bool = False
-    """Rated: the result changes both players' ratings in the pool of the time control (games
-    against bots are always casual)."""
-    hints: bool = False
-    """Hints allowed: in a game against a bot, the player may ask the top search level for its
-    preferred action (computed from the player's own view). Not in games between players."""
-
-    @model_validator(mode="after")
-    def _some_army(self) -> GameOptions:
-        if self.custom_decks and not self.custom_armies:
-            raise ValueError(_("custom decks need at least one army whose cards they may use: tick one"))
-        return self
-
-    def variant(self) -> Variant:
-        units, commands = LENGTHS[self.length]
-        return Variant(
-            rules=self.rules, hands=self.hands, mat=self.mat, units_to_win=units, commands_to_win=commands
-        )
-
-    def summary(self) -> str:
-        """The options in a few words, in the current language."""
-        if self.mode == "live":
-            clock = f"{self.minutes}+{self.increment}"
-        else:
-            clock = ngettext("{n} day/turn", "{n} days/turn", self.days).format(n=self.days)
-        rated = option_word("rated" if self.rated else "casual")
-        parts = [rated, option_word(self.rules), hands_words(self.hands), option_word(self.mat), self.length, clock]
-        if self.hints:
-            parts.append(option_word("hints"))
-        if self.custom_decks:
-            armies = ", ".join(army_word(a) for a in self.custom_armies)
-            parts.append(_("custom decks: {armies}").format(armies=armies))
-        return " · ".join(parts)
 
 
 def _custom_of(game: Game) -> dict[str, Any]:

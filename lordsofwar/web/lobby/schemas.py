@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from lordsofwar.bots import BOTS
 from lordsofwar.web.decks.schemas import DeckSummary
 from lordsofwar.web.fields import AS_WHOLE, Declared, spaces
-from lordsofwar.web.games.service import Army, CoreArmy, GameOptions
+from lordsofwar.web.games.schemas import Army, CoreArmy, GameOptions
 
 DeckNumber = Annotated[int, Field(ge=1, le=2**31 - 1), AS_WHOLE]
 

@@ -16,7 +16,8 @@ from lordsofwar.i18n import N_, _
 from lordsofwar.rules.cards import CORE
 from lordsofwar.web.accounts import service as accounts
 from lordsofwar.web.decks import service as deckweb
-from lordsofwar.web.games.service import GameOptions, GameService, aborted
+from lordsofwar.web.games.schemas import GameOptions
+from lordsofwar.web.games.service import GameService, aborted
 from lordsofwar.web.lobby.schemas import NewInvitation
 from lordsofwar.web.models import Game, Invitation, User, utcnow
 from lordsofwar.web.problem import Problem

@@ -14,7 +14,7 @@ from lordsofwar.rules.cards import CORE_ARMIES
 from lordsofwar.web import pages
 from lordsofwar.web.deps import Csrf, Db, MaybeUser, SignedIn, Svc, check_csrf
 from lordsofwar.web.errors import COMMON, refusals, validation_message
-from lordsofwar.web.games.service import GameOptions
+from lordsofwar.web.games.schemas import GameOptions
 from lordsofwar.web.problem import Problem
 from lordsofwar.web.tournaments import service
 from lordsofwar.web.tournaments.schemas import TournamentCreated, TournamentDetail, TournamentList
