@@ -21,22 +21,37 @@ import asyncio
 import logging
 import time
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
 from lordsofwar.bots.analysis import TOP, decisions_of, summary
 from lordsofwar.i18n import _
+from lordsofwar.rules.cards import CardSet
+from lordsofwar.web.games.botpool import BotPool
+from lordsofwar.web.games.runtime import GameError, Runtime, record_of
 from lordsofwar.web.models import GameAnalysis, utcnow
-
-if TYPE_CHECKING:
-    from lordsofwar.web.games.service import GameService
+from lordsofwar.web.settings import Settings
 
 log = logging.getLogger("lordsofwar.web")
 
 STALE_S = 30.0
 """A ``running`` row unchanged for this long, with no task of this process on it, is restarted."""
+
+
+class Games(Protocol):
+    """What the analyses use of the game service (games.service.GameService), which owns them."""
+
+    settings: Settings
+    sessions: async_sessionmaker[AsyncSession]
+    cards: CardSet
+    bots: BotPool
+
+    async def runtime(self, game_id: int) -> Runtime: ...
+
+    def job_seed(self, label: str, game_id: int, version: int, seat: int = 0) -> int: ...
 
 
 def as_doc(row: GameAnalysis) -> dict[str, Any]:
@@ -53,7 +68,7 @@ def as_doc(row: GameAnalysis) -> dict[str, Any]:
 class Analyses:
     """The analyses this process runs (one task per game at most)."""
 
-    def __init__(self, games: GameService):
+    def __init__(self, games: Games):
         self.games = games
         self.tasks: dict[int, asyncio.Task[None]] = {}
 
@@ -69,8 +84,6 @@ class Analyses:
         """The game's analysis, started now if it has none; (its document, whether it started)."""
         rt = await self.games.runtime(game_id)
         if rt.game.status != "over":
-            from lordsofwar.web.games.service import GameError
-
             raise GameError(_("the game is still running: it can be analysed once it is over"), 409)
         async with self.games.sessions() as db:
             row = await db.get(GameAnalysis, game_id)
@@ -112,8 +125,6 @@ class Analyses:
             await db.commit()
 
     async def _run(self, game_id: int) -> None:
-        from lordsofwar.web.games.service import record_of
-
         games = self.games
         try:
             rt = await games.runtime(game_id)

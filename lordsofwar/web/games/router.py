@@ -20,6 +20,7 @@ from lordsofwar.web import pages
 from lordsofwar.web.deps import Csrf, Db, MaybeUser, Services, SignedIn, Svc, current_user, services
 from lordsofwar.web.errors import COMMON, refusals
 from lordsofwar.web.games.hub import Connection
+from lordsofwar.web.games.runtime import GameError, Runtime, Stale, record_of
 from lordsofwar.web.games.schemas import (
     ActionBody,
     Analysis,
@@ -32,15 +33,7 @@ from lordsofwar.web.games.schemas import (
     RematchStarted,
     Replay,
 )
-from lordsofwar.web.games.service import (
-    GameError,
-    Runtime,
-    Stale,
-    aborted,
-    record_of,
-    rematch_options,
-    state_doc,
-)
+from lordsofwar.web.games.service import aborted, rematch_options, state_doc
 from lordsofwar.web.lobby import service as lobby
 from lordsofwar.web.lobby.schemas import NewInvitation
 from lordsofwar.web.models import User

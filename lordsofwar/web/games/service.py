@@ -11,13 +11,10 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import hashlib
-import hmac
 import logging
 import secrets
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
@@ -31,11 +28,12 @@ from lordsofwar.rules import engine, notation
 from lordsofwar.rules.cards import CORE, CORE_ARMIES, CardSet
 from lordsofwar.rules.errors import LordsOfWarError
 from lordsofwar.rules.knowledge import deck_cards, known_hands
-from lordsofwar.rules.state import LENGTHS, Position, Result
+from lordsofwar.rules.state import LENGTHS, Position
 from lordsofwar.web.db import upsert
 from lordsofwar.web.games import clock
 from lordsofwar.web.games.analysis import Analyses
 from lordsofwar.web.games.botpool import BotPool, BotPoolError
+from lordsofwar.web.games.runtime import Behind, GameError, Runtime, Stale, build, job_seed
 from lordsofwar.web.games.schemas import ACTION_MAX, GameOptions
 from lordsofwar.web.games.writer import CHANGING, BatchWriter, Then, run_steps
 from lordsofwar.web.models import Game, Heartbeat, User, utcnow
@@ -87,76 +85,8 @@ def rematch_options(game: Game, seat: int) -> GameOptions:
     )
 
 
-class GameError(Exception):
-    """A request about a game that is refused; nothing changed."""
-
-    def __init__(self, message: str, status: int = 409):
-        super().__init__(message)
-        self.status = status
-
-
-class Stale(GameError):
-    """The request was made on an older state of the game than the one there is: the client
-    should be sent the current state."""
-
-
-class Behind(Stale):
-    """This process's copy of the game was behind the database when it wrote: nothing changed,
-    and the request is judged again on a fresh copy."""
-
-    def __init__(self) -> None:
-        super().__init__(_("the game changed meanwhile (another tab or server); your board is refreshed"))
-
-
-@dataclass
-class Runtime:
-    """A game as this process knows it: the row's fields, the position and the log."""
-
-    game: Game
-    pos: Position
-    log: list[dict[str, Any]]
-    names: dict[int, str]
-    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
-    action_version: int = 0  # the version right after the last change to the position
-    ratings: list[dict[str, Any]] | None = None  # a finished rated game: its players' changes
-
-    @property
-    def version(self) -> int:
-        return self.game.version
-
-    def seat_of(self, user_id: int | None) -> int | None:
-        if user_id is None:
-            return None
-        if self.game.player1_id == user_id:
-            return 1
-        if self.game.player2_id == user_id:
-            return 2
-        return None
-
-    def bot_of(self, seat: int) -> str | None:
-        return self.game.bot1 if seat == 1 else self.game.bot2
-
-
-def job_seed(key: bytes, label: str, game_id: int, version: int, seat: int = 0) -> int:
-    """The seed of a bot's decision, a hint or an analysis (``label``: ``bot``, ``hint``,
-    ``analysis``) of game ``game_id`` at ``version`` for ``seat``: the first 63 bits of
-    HMAC-SHA256 of the server key over these. Independent of the deal's secret seed (nothing a
-    worker is given lets it work the deal out), and the same for the same key, game, version and
-    seat (a retried job decides alike)."""
-    digest = hmac.new(key, f"lordsofwar {label} {game_id} {version} {seat}".encode(), hashlib.sha256).digest()
-    return int.from_bytes(digest[:8], "big") & (2**63 - 1)
-
-
 def _iso(t: datetime | None) -> str | None:
     return None if t is None else t.isoformat().replace("+00:00", "Z")
-
-
-def build(game: Game, names: dict[int, str], cards: CardSet = CORE) -> Runtime:
-    """Rebuild the position and log of a stored game with the rules engine."""
-    pos = notation.deal(game.decks, game.seed, notation.parse_variant(game.variant), cards, game.armies)
-    result = Result(game.winner, game.reason) if game.status == "over" and game.reason is not None else None
-    entries = list(notation.play_through(pos, game.actions, result))
-    return Runtime(game, pos, entries, names, action_version=game.version)
 
 
 def view_doc(rt: Runtime, seat: int | None) -> dict[str, Any]:
@@ -231,19 +161,6 @@ def state_doc(rt: Runtime, seat: int | None, log: list[dict[str, Any]] | None = 
 
 def update_doc(rt: Runtime, seat: int | None, entries: list[dict[str, Any]]) -> dict[str, Any]:
     return {"type": "update", **state_doc(rt, seat, entries)}
-
-
-def record_of(rt: Runtime) -> notation.GameRecord:
-    """The game record (notation.md section 5) of a game."""
-    g = rt.game
-    return notation.GameRecord(
-        [list(d) for d in g.decks],
-        g.seed,
-        notation.parse_variant(g.variant),
-        [rt.names[1], rt.names[2]],
-        list(g.actions),
-        None if g.status != "over" else Result(g.winner, g.reason or ""),
-    )
 
 
 Listener = Callable[[Runtime, list[dict[str, Any]]], Awaitable[None]]
@@ -458,7 +375,7 @@ class GameService:
             raise GameError(_("version: expected the integer version of the game you saw"), 400)
 
         async def attempt(rt: Runtime) -> Runtime:
-            seat = self._seat(rt, user_id)
+            seat = rt.player_seat(user_id)
             return await self._apply(rt, seat, text, version)
 
         rt = await self.runtime(game_id)
@@ -609,18 +526,12 @@ class GameService:
             except Exception:  # a listener's fault must not undo a committed change
                 log.exception("game listener failed")
 
-    def _seat(self, rt: Runtime, user_id: int) -> int:
-        seat = rt.seat_of(user_id)
-        if seat is None:
-            raise GameError(_("you are not playing in this game"), 403)
-        return seat
-
     async def resign(self, game_id: int, user_id: int) -> Runtime:
         """Resign: judged on the newest state, so a resignation racing an action (on another
         process) is applied after it, never lost."""
 
         async def attempt(rt: Runtime) -> Runtime:
-            seat = self._seat(rt, user_id)
+            seat = rt.player_seat(user_id)
             await self._end(rt, ("resign", seat), seat)
             return rt
 
@@ -631,7 +542,7 @@ class GameService:
         made their first turn); refused (409) after that, and once the game is over."""
 
         async def attempt(rt: Runtime) -> Runtime:
-            seat = self._seat(rt, user_id)
+            seat = rt.player_seat(user_id)
             if rt.game.status != "running":
                 raise GameError(_("the game is over ({reason})").format(reason=result_reason(rt.game.reason)))
             if not engine.abortable(rt.pos):
@@ -647,7 +558,7 @@ class GameService:
         return await self._judged(game_id, await self.runtime(game_id), lambda rt: self._draw(rt, user_id, op))
 
     async def _draw(self, rt: Runtime, user_id: int, op: Any) -> Runtime:
-        seat = self._seat(rt, user_id)
+        seat = rt.player_seat(user_id)
         g = rt.game
         if g.status != "running":
             raise GameError(_("the game is over ({reason})").format(reason=result_reason(g.reason)))
@@ -836,7 +747,7 @@ class GameService:
         player's view alone, in a game against a bot created with hints allowed. One search per
         decision: asking again gives the same answer without searching again."""
         rt = await self.runtime(game_id)
-        seat = self._seat(rt, user_id)
+        seat = rt.player_seat(user_id)
         g = rt.game
         if rt.bot_of(3 - seat) is None or not (g.options or {}).get("hints"):
             raise GameError(
