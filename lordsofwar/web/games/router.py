@@ -157,7 +157,7 @@ async def api_hint(game_id: GameId, user: SignedIn, svc: Svc) -> dict[str, Any]:
     your decision now, searched from your own view (about a second), with the squares it names,
     its estimated win probability and the runners-up."""
     await visible(svc, game_id, user)
-    return await svc.games.hint(game_id, user.id)
+    return await svc.games.hints.ask(game_id, user.id)
 
 
 @router.post(

@@ -13,7 +13,6 @@ import asyncio
 import functools
 import logging
 import secrets
-import time
 from collections.abc import Awaitable, Callable
 from datetime import datetime
 from typing import Any
@@ -22,17 +21,18 @@ from sqlalchemy import Table, select
 from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from lordsofwar import decks
-from lordsofwar.bots import BOTS, make_bot
+from lordsofwar.bots import BOTS
 from lordsofwar.i18n import _, result_reason
 from lordsofwar.rules import engine, notation
 from lordsofwar.rules.cards import CORE, CORE_ARMIES, CardSet
 from lordsofwar.rules.errors import LordsOfWarError
-from lordsofwar.rules.knowledge import deck_cards, known_hands
+from lordsofwar.rules.knowledge import deck_cards
 from lordsofwar.rules.state import LENGTHS, Position
 from lordsofwar.web.db import upsert
 from lordsofwar.web.games import clock
 from lordsofwar.web.games.analysis import Analyses
-from lordsofwar.web.games.botpool import BotPool, BotPoolError
+from lordsofwar.web.games.botpool import BotPool
+from lordsofwar.web.games.bots import BotTurns, Hints
 from lordsofwar.web.games.runtime import Behind, GameError, Runtime, Stale, build, job_seed
 from lordsofwar.web.games.schemas import ACTION_MAX, GameOptions
 from lordsofwar.web.games.writer import CHANGING, BatchWriter, Then, run_steps
@@ -44,9 +44,6 @@ from lordsofwar.web.words import BOT_NAMES
 
 log = logging.getLogger("lordsofwar.web")
 
-LIVE_DECISIONS_LEFT = 30
-"""A bot in a live game spends at most its clock divided by this (plus half the increment) on a
-decision, and never more than its level's budget."""
 RUNTIME_CACHE = 5000
 
 
@@ -182,13 +179,12 @@ class GameService:
         self.cards = cards
         self.runtimes: dict[int, Runtime] = {}
         self.listeners: list[Listener] = []
-        self.tasks: set[asyncio.Task[None]] = set()
         self._load_locks: dict[int, asyncio.Lock] = {}
         self.watched: Callable[[int], bool] = lambda _game_id: False
         self.bots = BotPool(settings.bot_workers)
         self.analyses = Analyses(self)
-        self.bot_times: list[float] = []  # seconds of the latest bot decisions in the workers (for benchmarks)
-        self._hints: dict[int, tuple[int, asyncio.Future[dict[str, Any]]]] = {}  # game -> (version, search)
+        self.bot_turns = BotTurns(self)
+        self.hints = Hints(self)
         self.key: bytes | None = None
         """The server key (accounts.server_key), set when the application starts: bots', hints' and
         analyses' seeds are derived from it (:func:`job_seed`)."""
@@ -361,7 +357,7 @@ class GameService:
 
     def started(self, game: Game) -> None:
         """Call after the new game is committed: a bot that moves first starts thinking."""
-        self.schedule_bot(game.id)
+        self.bot_turns.schedule(game.id)
 
     # --- changes ----------------------------------------------------------------------------------
 
@@ -517,7 +513,7 @@ class GameService:
         rt.log.extend(entries)
         await self._notify(rt, entries)
         if new.result is None:
-            self.schedule_bot(g.id)
+            self.bot_turns.schedule(g.id)
 
     async def _notify(self, rt: Runtime, entries: list[dict[str, Any]]) -> None:
         for listener in self.listeners:
@@ -668,137 +664,10 @@ class GameService:
             )
             for game_id, waiting, bot1, bot2 in rows:
                 if (waiting == 1 and bot1) or (waiting == 2 and bot2):
-                    self.schedule_bot(game_id)
-
-    # --- bots -----------------------------------------------------------------------------------
-
-    def schedule_bot(self, game_id: int) -> None:
-        rt = self.runtimes.get(game_id)
-        if rt is not None and (rt.game.status != "running" or rt.bot_of(rt.pos.decider) is None):
-            return
-        task = asyncio.get_running_loop().create_task(self._bot_turn(game_id))
-        self.tasks.add(task)
-        task.add_done_callback(self.tasks.discard)
-
-    async def _bot_turn(self, game_id: int, attempt: int = 0) -> None:
-        """The bot to act chooses from its own view (it never sees hidden cards) and acts.
-
-        Should the bot fail, a random legal action of its view is played instead; should that
-        fail too, the turn is tried again a little later (a bot never loses on time).
-        """
-        try:
-            if self.settings.bot_delay > 0:
-                await asyncio.sleep(self.settings.bot_delay)
-            rt = await self.runtime(game_id)
-            if rt.game.status != "running":
-                return
-            seat = rt.pos.decider
-            name = rt.bot_of(seat)
-            if name is None:
-                return
-            version = rt.game.version
-            view = notation.view(rt.pos, seat)
-            seed = self.job_seed("bot", game_id, version, seat)  # never from the deal's seed
-            known = known_hands((e for entry in rt.log for e in entry["events"]), seat)
-            try:
-                budget = self._bot_budget(rt, seat)
-                asked = time.perf_counter()
-                text, spent = await self.bots.choose(
-                    name, seed, notation.view_json(rt.pos, seat), known, rt.game.decks[seat - 1], budget
-                )
-                self._note_bot_time(name, spent, time.perf_counter() - asked, budget)
-                action: Any = text
-            except BotPoolError:
-                raise  # no worker to think (one died, or the server is stopping): later, never a random move
-            except Exception:
-                log.exception("bot %s failed in game %s; a random action instead", name, game_id)
-                action = make_bot("random", seed).choose(view)
-            async with rt.lock:
-                if rt.game.version != version or rt.game.status != "running":
-                    return
-                await self._apply(rt, seat, str(action), version)
-        except asyncio.CancelledError:
-            raise
-        except Behind:
-            # another process moved the game on (it may have played this very turn): catch up
-            # and let the bot look again; a race lost is no error
-            log.info("bot turn in game %s lost a race; looking again", game_id)
-            if attempt < 5:
-                await self.reload(game_id)
-                await self._bot_turn(game_id, attempt + 1)
-        except GameError as exc:
-            log.warning("bot turn in game %s refused: %s", game_id, exc)
-        except BotPoolError as exc:
-            # A worker died (the pool starts new ones) or the pool is closing with the server:
-            # the turn is tried again a little later; a server that stops leaves it to its next
-            # start (resume_bots). The bot never plays a move it did not choose because of it.
-            log.warning("bot turn in game %s: %s; trying again (attempt %s)", game_id, exc, attempt + 1)
-            if attempt < 5:
-                await asyncio.sleep(2.0 * (attempt + 1))
-                await self._bot_turn(game_id, attempt + 1)
-        except Exception:
-            log.exception("bot turn in game %s failed (attempt %s)", game_id, attempt + 1)
-            if attempt < 5:
-                await asyncio.sleep(2.0 * (attempt + 1))
-                await self._bot_turn(game_id, attempt + 1)
-
-    async def hint(self, game_id: int, user_id: int) -> dict[str, Any]:
-        """The top search level's preferred action for ``user_id``'s decision now, from that
-        player's view alone, in a game against a bot created with hints allowed. One search per
-        decision: asking again gives the same answer without searching again."""
-        rt = await self.runtime(game_id)
-        seat = rt.player_seat(user_id)
-        g = rt.game
-        if rt.bot_of(3 - seat) is None or not (g.options or {}).get("hints"):
-            raise GameError(
-                _("hints are off in this game: they are allowed only in games against a bot created with hints"), 403
-            )
-        if g.status != "running":
-            raise GameError(_("the game is over ({reason}): no more hints").format(reason=result_reason(g.reason)), 409)
-        if rt.pos.decider != seat:
-            raise GameError(_("it is not your turn: {name} must act now").format(name=rt.names[rt.pos.decider]), 409)
-        version = g.version
-        cached = self._hints.get(game_id)
-        if cached is not None and cached[0] == version:
-            return {**(await asyncio.shield(cached[1])), "version": version}
-        events = (e for entry in rt.log for e in entry["events"])
-        seed = self.job_seed("hint", game_id, version, seat)
-        job = asyncio.ensure_future(
-            self.bots.hint(notation.view_json(rt.pos, seat), known_hands(events, seat), g.decks[seat - 1], seed)
-        )
-        self._hints[game_id] = (version, job)
-        try:
-            found = await asyncio.shield(job)
-        except Exception:
-            self._hints.pop(game_id, None)
-            log.exception("hint for game %s failed", game_id)
-            raise GameError(_("the hint could not be computed; try again"), 503) from None
-        return {**found, "version": version}
-
-    def _note_bot_time(self, name: str, spent: float, wall: float, budget: float | None) -> None:
-        self.bot_times.append(spent)
-        del self.bot_times[:-10_000]
-        if self.settings.bot_times_file:
-            try:
-                with open(self.settings.bot_times_file, "a") as out:
-                    out.write(f"{name} {spent:.4f} {wall:.4f} {'-' if budget is None else f'{budget:.3f}'}\n")
-            except OSError:
-                log.warning("cannot write the bot times to %s", self.settings.bot_times_file)
-
-    def _bot_budget(self, rt: Runtime, seat: int) -> float | None:
-        """A live game's bot keeps to its clock: at most 1/LIVE_DECISIONS_LEFT of what is left
-        (plus half the increment); None elsewhere (the level's own budget)."""
-        g = rt.game
-        if not clock.clock_runs(g.mode, rt.pos.turn):
-            return None
-        left = clock.remaining_ms(getattr(g, f"clock{seat}_ms"), g.mode, rt.pos.turn, g.since, utcnow())
-        return max(0.02, (left / LIVE_DECISIONS_LEFT + g.increment_ms / 2) / 1000)
+                    self.bot_turns.schedule(game_id)
 
     async def close(self) -> None:
         await self.analyses.close()
         self.bots.close()
-        for task in list(self.tasks):
-            task.cancel()
-        if self.tasks:
-            await asyncio.gather(*self.tasks, return_exceptions=True)
+        await self.bot_turns.close()
         await self.writer.close()
