@@ -20,6 +20,7 @@ from lordsofwar.web import pages
 from lordsofwar.web.deps import Csrf, Db, MaybeUser, Services, SignedIn, Svc, current_user, services
 from lordsofwar.web.errors import COMMON, refusals
 from lordsofwar.web.games.hub import Connection
+from lordsofwar.web.games.rematch import rematch
 from lordsofwar.web.games.runtime import GameError, Runtime, Stale, record_of
 from lordsofwar.web.games.schemas import (
     ActionBody,
@@ -33,9 +34,7 @@ from lordsofwar.web.games.schemas import (
     RematchStarted,
     Replay,
 )
-from lordsofwar.web.games.service import aborted, rematch_options, state_doc
-from lordsofwar.web.lobby import service as lobby
-from lordsofwar.web.lobby.schemas import NewInvitation
+from lordsofwar.web.games.service import aborted, state_doc
 from lordsofwar.web.models import User
 from lordsofwar.web.problem import Problem
 
@@ -197,29 +196,8 @@ async def api_analysis(game_id: GameId, user: MaybeUser, svc: Svc) -> dict[str, 
 async def api_rematch(game_id: GameId, db: Db, user: SignedIn, svc: Svc) -> dict[str, Any]:
     """A new game with the same options and the sides swapped: at once against a bot, else
     a challenge to the opponent (it waits in their lobby)."""
-    rt, seat = await visible(svc, game_id, user)
-    if seat is None:
-        raise Problem(403, _("only the players of a game can ask for a rematch"))
-    g = rt.game
-    if g.status != "over":
-        raise Problem(409, _("the game is still running"))
-    options = rematch_options(g, seat)
-    bot = rt.bot_of(3 - seat)
-    kept = None  # a custom deck is played again, as it was in this game
-    if g.armies[seat - 1] not in CORE.armies:
-        kept = {"name": g.armies[seat - 1], "cards": list(g.decks[seat - 1])}
-    if bot is not None:
-        body = NewInvitation(options=options, opponent=None, bot=bot, deck=None)
-        _inv, game = await lobby.invite(db, svc.games, user, body, kept)
-        assert game is not None
-        return {"game": game.id}
-    opponent = await db.get(User, g.player2_id if seat == 1 else g.player1_id)
-    if opponent is None:
-        raise Problem(404, _("the opponent's account no longer exists"))
-    body = NewInvitation(options=options, opponent=opponent.name, bot=None, deck=None)
-    inv, _game = await lobby.invite(db, svc.games, user, body, kept)
-    assert inv is not None
-    return {"invitation": inv.id, "opponent": opponent.name}
+    rt, _seat = await visible(svc, game_id, user)
+    return await rematch(db, svc.games, rt, user)
 
 
 @router.get(

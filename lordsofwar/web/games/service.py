@@ -27,7 +27,7 @@ from lordsofwar.rules import engine, notation
 from lordsofwar.rules.cards import CORE, CORE_ARMIES, CardSet
 from lordsofwar.rules.errors import LordsOfWarError
 from lordsofwar.rules.knowledge import deck_cards
-from lordsofwar.rules.state import LENGTHS, Position
+from lordsofwar.rules.state import Position
 from lordsofwar.web.db import upsert
 from lordsofwar.web.games import clock
 from lordsofwar.web.games.analysis import Analyses
@@ -45,41 +45,6 @@ from lordsofwar.web.words import BOT_NAMES
 log = logging.getLogger("lordsofwar.web")
 
 RUNTIME_CACHE = 5000
-
-
-def _custom_of(game: Game) -> dict[str, Any]:
-    """Whether the game allowed custom decks, and from which armies: as its options said (games
-    made before options were kept: as its decks show)."""
-    if game.options:
-        return {"custom_decks": game.options["custom_decks"], "custom_armies": game.options["custom_armies"]}
-    played = sorted({c.split(":")[0] for deck in game.decks for c in deck} & set(CORE_ARMIES))
-    return {"custom_decks": any(a not in CORE_ARMIES for a in game.armies), "custom_armies": played or list(CORE_ARMIES)}
-
-
-def rematch_options(game: Game, seat: int) -> GameOptions:
-    """The options of a finished game for a rematch asked by ``seat``: the same rules, armies
-    and time control, the sides swapped."""
-    variant = notation.parse_variant(game.variant)
-    length = next((k for k, (u, c) in LENGTHS.items() if (u, c) == (variant.units_to_win, variant.commands_to_win)), "20/4")
-    return GameOptions.model_validate(
-        {
-            "rules": variant.rules,
-            "hands": variant.hands,
-            "mat": variant.mat,
-            "length": length,
-            "creator_army": game.armies[seat - 1] if game.armies[seat - 1] in CORE_ARMIES else "random",
-            "opponent_army": game.armies[2 - seat] if game.armies[2 - seat] in CORE_ARMIES else "random",
-            **_custom_of(game),
-            "creator_side": str(3 - seat),
-            "hints": bool((game.options or {}).get("hints")) and (game.bot1 is not None or game.bot2 is not None),
-            "mode": game.mode,
-            "minutes": max(1, game.initial_ms // 60_000) if game.mode == "live" else 10,
-            "increment": game.increment_ms // 1000 if game.mode == "live" else 10,
-            "days": max(1, game.turn_ms // 86_400_000) if game.mode == "turn" else 3,
-            "public": game.public,
-            "rated": game.rated,
-        }
-    )
 
 
 def _iso(t: datetime | None) -> str | None:
