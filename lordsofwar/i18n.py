@@ -16,7 +16,7 @@ from __future__ import annotations
 import io
 import os
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from functools import cache
@@ -27,6 +27,9 @@ from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.numbers import format_decimal
 from babel.support import NullTranslations, Translations
+
+from lordsofwar.rules import result as result_codes
+from lordsofwar.rules.result import Result, Termination
 
 LOCALE_DIR = Path(__file__).parent / "locale"
 DEFAULT = "en"
@@ -56,13 +59,13 @@ def current() -> str:
 def activate(locale: str | None) -> None:
     """Make ``locale`` the language of the running task (unknown or None: unchanged)."""
     if locale in available():
-        _current.set(locale)  # type: ignore[arg-type]
+        _current.set(locale)
 
 
 @contextmanager
 def use(locale: str | None) -> Iterator[None]:
     """Speak ``locale`` inside the block (an unknown one speaks English)."""
-    token = _current.set(locale if locale in available() else DEFAULT)  # type: ignore[arg-type]
+    token = _current.set(locale if locale in available() else DEFAULT)
     try:
         yield
     finally:
@@ -253,60 +256,66 @@ def class_name(key: str) -> str:
     return gettext(CLASSES[key]) if key in CLASSES else key.capitalize()
 
 
-_PLAYER = r"player ([12])"
-_REASONS: list[tuple[re.Pattern[str], Callable[[Any], str]]] = [
-    (re.compile(r"^(\d+) command units eliminated$"),
-     lambda n: ngettext("{n} command unit eliminated", "{n} command units eliminated", n).format(n=n)),
-    (re.compile(r"^(\d+) units eliminated$"),
-     lambda n: ngettext("{n} unit eliminated", "{n} units eliminated", n).format(n=n)),
-    (re.compile(r"^no unit eliminated in (\d+) turns$"),
-     lambda n: ngettext("no unit eliminated in {n} turn", "no unit eliminated in {n} turns", n).format(n=n)),
-    (re.compile(rf"^{_PLAYER} resigned$"), lambda who: gettext("{player} resigned").format(player=who)),
-    (re.compile(rf"^{_PLAYER} ran out of time$"), lambda who: gettext("{player} ran out of time").format(player=who)),
-    (re.compile(rf"^{_PLAYER} missed the turn deadline$"),
-     lambda who: gettext("{player} missed the turn deadline").format(player=who)),
-    (re.compile(r"^draw agreed$"), lambda _x: gettext("draw agreed")),
-    (re.compile(rf"^aborted by {_PLAYER}$"), lambda who: gettext("{player} aborted the game").format(player=who)),
-    (re.compile(r"^neither player can deploy, draw or recall$"),
-     lambda _x: gettext("neither player can deploy, draw or recall")),
-    (re.compile(rf"^both reached a threshold; {_PLAYER} reached the command threshold$"),
-     lambda who: gettext("both reached a threshold; {player} reached the command threshold").format(player=who)),
-    (re.compile(rf"^both reached the unit threshold; {_PLAYER} eliminated more units$"),
-     lambda who: gettext("both reached the unit threshold; {player} eliminated more units").format(player=who)),
-    (re.compile(rf"^both reached the unit threshold; {_PLAYER} eliminated more command units$"),
-     lambda who: gettext("both reached the unit threshold; {player} eliminated more command units").format(player=who)),
-    (re.compile(rf"^both reached the command threshold; {_PLAYER} eliminated more units$"),
-     lambda who: gettext("both reached the command threshold; {player} eliminated more units").format(player=who)),
-    (re.compile(rf"^both reached the command threshold; {_PLAYER} eliminated more command units$"),
-     lambda who: gettext("both reached the command threshold; {player} eliminated more command units").format(
-         player=who)),
-    (re.compile(r"^both reached the unit threshold with equal units and command units$"),
-     lambda _x: gettext("both reached the unit threshold with equal units and command units")),
-    (re.compile(r"^both reached the command threshold with equal units and command units$"),
-     lambda _x: gettext("both reached the command threshold with equal units and command units")),
-]
-"""The rules engine's reasons a game ended (lordsofwar.rules.engine: data, English in records and
-the API), each with the sentence that says it to people: given the count, or the player (by name
-where known). Kept in step with the engine by tests/test_i18n.py; the browser has the same list
-(static/js/i18n.js)."""
+def _more(threshold: Termination | None, more: Termination, who: str) -> str:
+    if threshold is Termination.COMMANDS:
+        if more is Termination.MORE_UNITS:
+            return gettext("both reached the command threshold; {player} eliminated more units").format(player=who)
+        return gettext("both reached the command threshold; {player} eliminated more command units").format(player=who)
+    if more is Termination.MORE_UNITS:
+        return gettext("both reached the unit threshold; {player} eliminated more units").format(player=who)
+    return gettext("both reached the unit threshold; {player} eliminated more command units").format(player=who)
 
 
-def result_reason(reason: str | None, names: dict[int, str] | None = None) -> str:
-    """A game's ending reason in the current language, its players by name where given."""
-    text = reason or ""
-    if text.startswith("aborted: "):  # an early ending that aborted the game (rules.engine.ABORTED)
-        return gettext("game aborted: {reason}").format(reason=result_reason(text[len("aborted: ") :], names))
-    for pattern, say in _REASONS:
-        m = pattern.match(text)
-        if not m:
-            continue
-        if not m.groups():
-            return say(None)
-        if _PLAYER in pattern.pattern:
-            p = int(m.group(1))
-            return say((names or {}).get(p) or gettext("player {n}").format(n=p))
-        return say(int(m.group(1)))
-    return text
+def _sentence(r: Result, who: Callable[[int | None], str]) -> str:  # noqa: C901 - one branch per termination
+    t, n = r.termination, r.count or 0
+    if t is Termination.UNITS:
+        return ngettext("{n} unit eliminated", "{n} units eliminated", n).format(n=n)
+    if t is Termination.COMMANDS:
+        return ngettext("{n} command unit eliminated", "{n} command units eliminated", n).format(n=n)
+    if t is Termination.BOTH_COMMAND_THRESHOLD:
+        return gettext("both reached a threshold; {player} reached the command threshold").format(player=who(r.winner))
+    if t in (Termination.MORE_UNITS, Termination.MORE_COMMANDS):
+        return _more(r.threshold, t, who(r.winner))
+    if t is Termination.EQUAL:
+        if r.threshold is Termination.COMMANDS:
+            return gettext("both reached the command threshold with equal units and command units")
+        return gettext("both reached the unit threshold with equal units and command units")
+    if t is Termination.NO_PROGRESS:
+        return ngettext("no unit eliminated in {n} turn", "no unit eliminated in {n} turns", n).format(n=n)
+    if t is Termination.NO_ACTION:
+        return gettext("neither player can deploy, draw or recall")
+    if t is Termination.RESIGNATION:
+        return gettext("{player} resigned").format(player=who(r.player))
+    if t is Termination.TIMEOUT:
+        return gettext("{player} ran out of time").format(player=who(r.player))
+    if t is Termination.DEADLINE:
+        return gettext("{player} missed the turn deadline").format(player=who(r.player))
+    if t is Termination.DRAW_AGREED:
+        return gettext("draw agreed")
+    if r.ending is None:  # aborted by a player
+        return gettext("{player} aborted the game").format(player=who(r.player))
+    inner = _sentence(Result(None, r.ending, player=r.player), who)
+    return gettext("game aborted: {reason}").format(reason=inner)
+
+
+def result_reason(result: Result | Mapping[str, Any] | None, names: Mapping[int, str] | None = None) -> str:
+    """Why a game ended, in the current language, its players by name where ``names`` has them:
+    written from the result's code and facts (lordsofwar.rules.result), a :class:`Result` or its
+    JSON (``{"winner", "reason", "termination", ...}``, as the API and records give it). A
+    result without a code (None, or an unknown one) is said by its ``reason`` as it is. The
+    browser says the same (static/js/i18n.js ``reasonText``)."""
+    if result is None:
+        return ""
+    if not isinstance(result, Result):
+        try:
+            result = result_codes.from_json(dict(result))
+        except (KeyError, ValueError):
+            return str(result.get("reason") or "")
+
+    def who(p: int | None) -> str:
+        return (names or {}).get(p or 0) or gettext("player {n}").format(n=p)
+
+    return _sentence(result, who)
 
 
 def babel_locale() -> str:

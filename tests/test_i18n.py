@@ -20,6 +20,7 @@ import pytest
 from babel.messages.pofile import read_po
 
 from lordsofwar import i18n
+from lordsofwar.rules.state import Result, Termination
 
 ROOT = Path(__file__).resolve().parents[1]
 LOCALE = ROOT / "lordsofwar" / "locale"
@@ -177,42 +178,58 @@ def test_the_browser_catalogue_is_complete() -> None:
         assert all(isinstance(v, str) or len(v) == (3 if lang == "pl" else 2) for v in cat.values())
 
 
-def _engine_reasons() -> list[str]:
-    """Every ending reason the rules engine can write, with sample values in its placeholders."""
-    source = (ROOT / "lordsofwar" / "rules" / "engine.py").read_text(encoding="utf-8")
-    templates = re.findall(r'Result\([^,]+, f?"([^"]+)"\)', source)
-    templates += re.findall(r'"(player \{p\} [^"]+)", "', source)
-    samples = {"commands[p]": "4", "units[p]": "20", "p": "1", "v.no_progress_turns": "10", "player": "2"}
-    out = []
-    for t in templates:
-        for what, label in (("unit", "units"), ("command", "command units"), ("unit", "command units"),
-                            ("command", "units")):
-            text = t.replace("{what}", what).replace("{label}", label)
-            for k, v in samples.items():
-                text = text.replace("{" + k + "}", v)
-            out.append(text)
-    return sorted(set(out))
+def _results() -> list[Result]:
+    """A result of every termination, with every threshold and every ending an abort stands for."""
+    T = Termination
+    out = [
+        Result(1, T.UNITS, count=20),
+        Result(2, T.COMMANDS, count=4),
+        Result(1, T.BOTH_COMMAND_THRESHOLD),
+        Result(None, T.NO_PROGRESS, count=40),
+        Result(None, T.NO_ACTION),
+        Result(2, T.RESIGNATION, player=1),
+        Result(1, T.TIMEOUT, player=2),
+        Result(2, T.DEADLINE, player=1),
+        Result(None, T.DRAW_AGREED),
+        Result(None, T.ABORTED, player=2),
+        Result(None, T.ABORTED, ending=T.DRAW_AGREED),
+    ]
+    for threshold in (T.UNITS, T.COMMANDS):
+        out += [Result(1, T.MORE_UNITS, threshold=threshold), Result(2, T.MORE_COMMANDS, threshold=threshold)]
+        out.append(Result(None, T.EQUAL, threshold=threshold))
+    out += [Result(None, T.ABORTED, player=1, ending=e) for e in (T.RESIGNATION, T.TIMEOUT, T.DEADLINE)]
+    assert {r.termination for r in out} == set(T)
+    return out
 
 
-def test_every_ending_reason_of_the_engine_has_a_sentence() -> None:
-    reasons = _engine_reasons()
-    assert len(reasons) >= 10 and "player 2 resigned" in reasons and "draw agreed" in reasons
-    js = (ROOT / "lordsofwar" / "web" / "static" / "js" / "i18n.js").read_text(encoding="utf-8")
+def test_every_ending_of_the_engine_has_a_sentence() -> None:
+    results = _results()
     for lang in LANGS:
         with i18n.use(lang):
-            for reason in reasons:
-                said = i18n.result_reason(reason, {1: "alice", 2: "bob"})
-                assert said != reason, (lang, reason)
+            sentences = set()
+            for result in results:
+                said = i18n.result_reason(result, {1: "alice", 2: "bob"})
+                assert said != result.reason, (lang, result)
                 assert "player 1" not in said and "player 2" not in said
-    for singular in [m.group(1) for m in re.finditer(r"N_\(\s*\"([^\"]+)\"", (ROOT / "lordsofwar" / "i18n.py").read_text())]:
-        if "{player}" in singular or "threshold" in singular or "eliminated" in singular or "agreed" in singular:
-            assert f"'{singular}'" in js, f"static/js/i18n.js lacks {singular!r}"
-    # every sentence of the reasons' table and of result_reason (an aborted game's too) is the browser's
+                assert i18n.result_reason(result.to_json(), {1: "alice", 2: "bob"}) == said
+                sentences.add(said)
+            assert len(sentences) == len(results), lang  # no two endings read the same
+    with i18n.use("en"):
+        assert i18n.result_reason(Result(2, Termination.RESIGNATION, player=1)) == "player 1 resigned"
+        assert i18n.result_reason(Result(None, Termination.ABORTED, player=1, ending=Termination.TIMEOUT), {1: "al"}) == (
+            "game aborted: al ran out of time"
+        )
+        assert i18n.result_reason({"winner": 1, "reason": "an ending without a code"}) == "an ending without a code"
+        assert i18n.result_reason(None) == ""
+    # every sentence result_reason says (an aborted game's too) is the browser's
+    js = (ROOT / "lordsofwar" / "web" / "static" / "js" / "i18n.js").read_text(encoding="utf-8")
     source = (ROOT / "lordsofwar" / "i18n.py").read_text(encoding="utf-8")
-    table = source[source.index("_REASONS: list"):source.index("def babel_locale")]
-    sentences = re.findall(r'gettext\("([^"]+)"\)', table)
+    table = source[source.index("def _more("):source.index("def babel_locale")]
+    sentences = re.findall(r'gettext\("([^"]+)"', table)
     assert "{player} aborted the game" in sentences and "game aborted: {reason}" in sentences
+    assert len(sentences) >= 18
     assert [s for s in sentences if f"'{s}'" not in js] == [], "static/js/i18n.js lacks these reasons"
+    assert "RegExp" not in js[js.index("export function reasonText"):]  # the browser reads the code too
 
 
 def test_scores_are_written_as_the_language_writes_numbers() -> None:

@@ -13,7 +13,7 @@ from lordsofwar.rules import notation
 from lordsofwar.rules.cards import CORE
 from lordsofwar.rules.knowledge import deck_cards, side_cards
 from lordsofwar.rules.notation import hand_visible
-from lordsofwar.rules.state import Position, Result, Variant
+from lordsofwar.rules.state import Position, Result, Termination, Variant
 
 ORCS = CORE.standard_deck("orcs")
 ELVES = CORE.standard_deck("elves")
@@ -59,7 +59,7 @@ def test_visible_hands_and_the_end_of_the_game_leave_the_deck_alone() -> None:
     assert side_cards(pos, 1, 2, ELVES, True) == {"cards": sorted(pos.decks[2]), "includes_hand": False}
     hidden = played([ORCS, ELVES], 7, 40)
     assert hand_visible(hidden, 1, 2) is False
-    hidden.result = Result(1, "player 2 resigned")
+    hidden.result = Result(1, Termination.RESIGNATION, player=2)
     assert hand_visible(hidden, 1, 2) is True
     assert side_cards(hidden, 1, 2, ELVES, True) == {"cards": sorted(hidden.decks[2]), "includes_hand": False}
 

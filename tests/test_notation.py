@@ -31,7 +31,7 @@ from lordsofwar.rules.notation import (
     view,
     view_json,
 )
-from lordsofwar.rules.state import Action, Position, Result, Variant
+from lordsofwar.rules.state import Action, Position, Result, Termination, Variant
 
 Doc = dict[str, Any]
 
@@ -205,11 +205,118 @@ def test_finished_position_round_trips() -> None:
 
 def test_draw_result_round_trips() -> None:
     doc = base_doc()
-    doc["result"] = {"winner": None, "reason": "no unit eliminated in 40 turns"}
+    doc["result"] = {
+        "winner": None,
+        "reason": "no unit eliminated in 40 turns",
+        "termination": "no_progress",
+        "count": 40,
+    }
     pos = parse_position(doc)
-    assert pos.result == Result(None, "no unit eliminated in 40 turns")
+    assert pos.result == Result(None, Termination.NO_PROGRESS, count=40)
     assert position_to_json(pos)["result"] == doc["result"]
     assert pos.legal_actions() == []
+
+
+def test_result_is_read_from_its_code_not_its_sentence() -> None:
+    doc = base_doc()
+    doc["result"] = {"winner": 2, "reason": "anything", "termination": "timeout", "player": 1}
+    pos = parse_position(doc)
+    assert pos.result == Result(2, Termination.TIMEOUT, player=1)
+    assert position_to_json(pos)["result"]["reason"] == "player 1 ran out of time"
+
+
+@pytest.mark.parametrize(
+    ("result", "field"),
+    [
+        ({"winner": 1, "termination": "checkmate"}, "result.termination"),
+        ({"winner": 1, "termination": "units"}, "result.count"),
+        ({"winner": 1, "termination": "units", "count": "20"}, "result.count"),
+        ({"winner": 1, "termination": "units", "count": -1}, "result.count"),
+        ({"winner": None, "termination": "units", "count": 20}, "result.winner"),
+        ({"winner": 1, "termination": "resignation", "player": 1}, "result.winner"),
+        ({"winner": 2, "termination": "resignation"}, "result.player"),
+        ({"winner": 1, "termination": "more_units"}, "result.threshold"),
+        ({"winner": 1, "termination": "more_units", "threshold": "equal"}, "result.threshold"),
+        ({"winner": None, "termination": "aborted", "player": 1, "ending": "units"}, "result.ending"),
+        ({"winner": None, "termination": "no_action", "ending": "resignation"}, "result.ending"),
+        ({"winner": 1, "reason": "20 units eliminated", "count": 20}, "result.count"),
+        ({"winner": 1, "reason": "20 units lost"}, "result.reason"),
+    ],
+)
+def test_result_that_does_not_fit_its_termination_is_refused(result: dict[str, Any], field: str) -> None:
+    doc = base_doc()
+    doc["result"] = result
+    with pytest.raises(NotationError) as err:
+        parse_position(doc)
+    assert str(err.value).startswith(field), err.value
+
+
+LEGACY_RESULTS = [
+    ({"winner": 1, "reason": "20 units eliminated"}, Result(1, Termination.UNITS, count=20)),
+    ({"winner": 2, "reason": "4 command units eliminated"}, Result(2, Termination.COMMANDS, count=4)),
+    (
+        {"winner": 2, "reason": "both reached a threshold; player 2 reached the command threshold"},
+        Result(2, Termination.BOTH_COMMAND_THRESHOLD),
+    ),
+    (
+        {"winner": 1, "reason": "both reached the unit threshold; player 1 eliminated more command units"},
+        Result(1, Termination.MORE_COMMANDS, threshold=Termination.UNITS),
+    ),
+    (
+        {"winner": 2, "reason": "both reached the command threshold; player 2 eliminated more units"},
+        Result(2, Termination.MORE_UNITS, threshold=Termination.COMMANDS),
+    ),
+    (
+        {"winner": None, "reason": "both reached the command threshold with equal units and command units"},
+        Result(None, Termination.EQUAL, threshold=Termination.COMMANDS),
+    ),
+    ({"winner": None, "reason": "no unit eliminated in 40 turns"}, Result(None, Termination.NO_PROGRESS, count=40)),
+    ({"winner": None, "reason": "neither player can deploy, draw or recall"}, Result(None, Termination.NO_ACTION)),
+    ({"winner": 1, "reason": "player 2 resigned"}, Result(1, Termination.RESIGNATION, player=2)),
+    ({"winner": 2, "reason": "player 1 ran out of time"}, Result(2, Termination.TIMEOUT, player=1)),
+    ({"winner": 1, "reason": "player 2 missed the turn deadline"}, Result(1, Termination.DEADLINE, player=2)),
+    ({"winner": None, "reason": "draw agreed"}, Result(None, Termination.DRAW_AGREED)),
+    ({"winner": None, "reason": "aborted by player 2"}, Result(None, Termination.ABORTED, player=2)),
+    (
+        {"winner": None, "reason": "aborted: player 1 resigned"},
+        Result(None, Termination.ABORTED, player=1, ending=Termination.RESIGNATION),
+    ),
+    (
+        {"winner": None, "reason": "aborted: player 2 missed the turn deadline"},
+        Result(None, Termination.ABORTED, player=2, ending=Termination.DEADLINE),
+    ),
+    (
+        {"winner": None, "reason": "aborted: draw agreed"},
+        Result(None, Termination.ABORTED, ending=Termination.DRAW_AGREED),
+    ),
+]
+"""Results as positions and records wrote them before the codes (winner and sentence only)."""
+
+
+@pytest.mark.parametrize(("old", "result"), LEGACY_RESULTS, ids=[r.termination.value for _o, r in LEGACY_RESULTS])
+def test_position_written_before_the_codes_reads_its_result_as_a_code(old: dict[str, Any], result: Result) -> None:
+    doc = base_doc()
+    doc["result"] = old
+    pos = parse_position(json.loads(json.dumps(doc)))
+    assert pos.result == result
+    assert pos.result.reason == old["reason"]
+    written = position_to_json(pos)["result"]
+    assert written["termination"] == result.termination.value
+    assert {k: written[k] for k in ("winner", "reason")} == old
+    assert parse_position({**doc, "result": written}).result == result
+
+
+def test_record_written_before_the_codes_replays_with_its_code() -> None:
+    record, _ = played_record(9)
+    old = record.to_json()
+    old["actions"] = old["actions"][:25]
+    old["result"] = {"winner": 1, "reason": "player 2 resigned"}
+    final = replay(parse_record(old))[-1]
+    assert final.result == Result(1, Termination.RESIGNATION, player=2)
+    old["actions"] = old["actions"][:2]
+    old["result"] = {"winner": None, "reason": "aborted: player 1 ran out of time"}
+    final = replay(parse_record(old))[-1]
+    assert final.result == Result(None, Termination.ABORTED, player=1, ending=Termination.TIMEOUT)
 
 
 def test_turn_state_is_present_exactly_mid_turn() -> None:
@@ -376,11 +483,15 @@ BAD_POSITIONS: list[tuple[str, Callable[[Doc], None], list[str]]] = [
     ("variant-no-progress-negative", _set(("variant",), {"no_progress_turns": -1}), ["variant.no_progress_turns"]),
     ("variant-unknown-field", _set(("variant",), {"speed": "fast"}), ["variant", "speed"]),
     ("variant-not-an-object", _set(("variant",), "basic"), ["variant"]),
-    ("result-winner-3", _set(("result",), {"winner": 3, "reason": "x"}), ["result.winner"]),
-    ("result-missing-winner", _set(("result",), {"reason": "x"}), ["result.winner"]),
+    ("result-winner-3", _set(("result",), {"winner": 3, "reason": "player 1 resigned"}), ["result.winner"]),
+    ("result-missing-winner", _set(("result",), {"reason": "draw agreed"}), ["result.winner"]),
     ("result-not-an-object", _set(("result",), "player 1"), ["result"]),
     ("result-reason-not-a-string", _set(("result",), {"winner": 1, "reason": 20}), ["result.reason"]),
-    ("result-unknown-field", _set(("result",), {"winner": 1, "reason": "x", "score": 3}), ["result", "score"]),
+    (
+        "result-unknown-field",
+        _set(("result",), {"winner": 1, "reason": "player 2 resigned", "score": 3}),
+        ["result", "score"],
+    ),
     ("turn-state-unknown-phase", _set(("turn_state",), {"phase": "combat", "decider": 1}), ["turn_state.phase"]),
     ("turn-state-decider-mismatch", _set(("turn_state",), {"phase": "pre", "decider": 2}), ["turn_state.decider"]),
     (
@@ -407,7 +518,9 @@ BAD_POSITIONS: list[tuple[str, Callable[[Doc], None], list[str]]] = [
     ),
     (
         "turn-state-in-finished-game",
-        lambda d: d.update(result={"winner": 1, "reason": "x"}, turn_state={"phase": "post", "decider": 1}),
+        lambda d: d.update(
+            result={"winner": 1, "reason": "player 2 resigned"}, turn_state={"phase": "post", "decider": 1}
+        ),
         ["turn_state"],
     ),
 ]
@@ -809,7 +922,7 @@ def test_record_with_an_unknown_deck_card_names_it() -> None:
         (_del(("players", "1", "deck")), "players.1.deck"),
         (_del(("players", "2")), "players.2"),
         (_set(("actions",), "draw"), "actions"),
-        (_set(("result",), {"winner": 0, "reason": "x"}), "result.winner"),
+        (_set(("result",), {"winner": 0, "reason": "draw agreed"}), "result.winner"),
         (_set(("speed",), 1), "speed"),
     ],
     ids=[
@@ -839,27 +952,38 @@ def test_bad_record_is_refused_naming_the_field(change: Callable[[Doc], None], f
 def test_resignation_record_replays_to_a_finished_game(loser: int) -> None:
     record, _ = played_record(9)
     record.actions = record.actions[:25]
-    record.result = Result(3 - loser, f"player {loser} resigned")
+    record.result = Result(3 - loser, Termination.RESIGNATION, player=loser)
     doc = json.loads(dumps(record.to_json()))
     positions = replay(parse_record(doc))
     final = positions[-1]
     assert final.is_over
-    assert final.result == Result(3 - loser, f"player {loser} resigned")
+    assert final.result == Result(3 - loser, Termination.RESIGNATION, player=loser)
     assert final.legal_actions() == []
     assert not positions[-2].is_over  # the actions end mid-game
-    assert position_to_json(final)["result"] == {"winner": 3 - loser, "reason": f"player {loser} resigned"}
+    assert position_to_json(final)["result"] == {
+        "winner": 3 - loser,
+        "reason": f"player {loser} resigned",
+        "termination": "resignation",
+        "player": loser,
+    }
 
 
 @pytest.mark.parametrize(
-    ("winner", "reason"),
-    [(2, "player 1 ran out of time"), (1, "player 2 missed the turn deadline"), (None, "draw agreed")],
+    ("result", "reason"),
+    [
+        (Result(2, Termination.TIMEOUT, player=1), "player 1 ran out of time"),
+        (Result(1, Termination.DEADLINE, player=2), "player 2 missed the turn deadline"),
+        (Result(None, Termination.DRAW_AGREED), "draw agreed"),
+    ],
 )
-def test_platform_endings_replay_to_a_finished_game(winner: int | None, reason: str) -> None:
+def test_platform_endings_replay_to_a_finished_game(result: Result, reason: str) -> None:
     record, _ = played_record(9)
     record.actions = record.actions[:30]
-    record.result = Result(winner, reason)
-    positions = replay(parse_record(json.loads(dumps(record.to_json()))))
-    assert positions[-1].result == Result(winner, reason)
+    record.result = result
+    doc = json.loads(dumps(record.to_json()))
+    assert doc["result"]["reason"] == reason and doc["result"]["termination"] == result.termination.value
+    positions = replay(parse_record(doc))
+    assert positions[-1].result == result
     assert positions[-1].legal_actions() == []
     assert not positions[-2].is_over
 
@@ -871,17 +995,33 @@ def test_platform_endings_replay_to_a_finished_game(winner: int | None, reason: 
 def test_platform_ending_that_does_not_fit_its_winner_is_refused(winner: int | None, reason: str) -> None:
     record, _ = played_record(9)
     record.actions = record.actions[:30]
-    record.result = Result(winner, reason)
+    doc = record.to_json()
+    doc["result"] = {"winner": winner, "reason": reason}  # as written before the codes
     with pytest.raises(NotationError, match="result"):
-        replay(parse_record(record.to_json()))
+        replay(parse_record(doc))
+    doc["result"] = {"winner": winner, "termination": "timeout" if "time" in reason else "draw_agreed", "player": 1}
+    with pytest.raises(NotationError, match="result"):
+        replay(parse_record(doc))
 
 
 def test_resignation_with_the_wrong_winner_is_refused() -> None:
     record, _ = played_record(9)
     record.actions = record.actions[:25]
-    record.result = Result(1, "player 1 resigned")
+    doc = record.to_json()
+    doc["result"] = {"winner": 1, "termination": "resignation", "player": 1}
     with pytest.raises(NotationError, match="result"):
-        replay(parse_record(record.to_json()))
+        replay(parse_record(doc))
+
+
+def test_record_whose_result_names_another_ending_than_its_actions_is_refused() -> None:
+    record, _ = played_record(3)
+    assert record.result is not None and record.result.winner is not None
+    replay(parse_record(record.to_json()))
+    doc = record.to_json()
+    winner = record.result.winner
+    doc["result"] = {"winner": winner, "termination": "resignation", "player": 3 - winner}
+    with pytest.raises(NotationError, match="the replay ends with"):
+        replay(parse_record(doc))
 
 
 def test_replay_conserves_cards_at_every_step() -> None:
@@ -904,7 +1044,7 @@ def test_spectator_view_hides_both_hidden_hands_and_both_decks() -> None:
 def test_play_through_yields_each_step_with_its_events() -> None:
     record, _ = played_record(9)
     record.actions = record.actions[:20]
-    record.result = Result(2, "player 1 resigned")
+    record.result = Result(2, Termination.RESIGNATION, player=1)
     pos = record.start()
     entries = list(play_through(pos, record.actions, record.result))
     assert [e["action"] for e in entries] == [*record.actions, None]

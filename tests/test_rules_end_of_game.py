@@ -8,7 +8,7 @@ from helpers import events_of, legal, make_position, play
 from lordsofwar.rules import engine
 from lordsofwar.rules.errors import IllegalActionError
 from lordsofwar.rules.notation import position_to_json
-from lordsofwar.rules.state import LENGTHS
+from lordsofwar.rules.state import LENGTHS, Result, Termination
 
 ORC_COMMANDS = ["orcs:01", "orcs:16", "orcs:17", "orcs:18", "orcs:23", "orcs:27"]
 DWARF_COMMANDS = ["dwarves:01", "dwarves:05", "dwarves:10", "dwarves:18", "dwarves:31", "dwarves:32"]
@@ -55,8 +55,10 @@ def test_eliminating_units_to_win_enemy_units_wins(length):
     play(pos, "deploy orcs:09 d3")
     assert pos.result is None  # checked at the end of the turn
     events = play(pos, "draw")
-    assert pos.result is not None and pos.result.winner == 1
-    assert [e["winner"] for e in events_of(events, "result")] == [1]
+    assert pos.result == Result(1, Termination.UNITS, count=units)
+    assert events_of(events, "result") == [
+        {"type": "result", "winner": 1, "reason": f"{units} units eliminated", "termination": "units", "count": units}
+    ]
 
 
 @pytest.mark.parametrize("length", sorted(LENGTHS))
@@ -84,7 +86,8 @@ def test_eliminating_commands_to_win_enemy_command_units_wins(length):
         variant=length_variant(length),
     )
     play(pos, "deploy orcs:01 d3", "draw")
-    assert pos.result is not None and pos.result.winner == 1
+    assert pos.result == Result(1, Termination.COMMANDS, count=commands)
+    assert pos.result.reason == f"{commands} command units eliminated"
 
 
 @pytest.mark.parametrize("length", sorted(LENGTHS))
@@ -108,7 +111,7 @@ def test_command_units_count_towards_the_unit_threshold():
         lost={2: dwarf_losses(3, 16)},
     )
     play(pos, "deploy orcs:09 d3", "draw")
-    assert pos.result is not None and pos.result.winner == 1
+    assert pos.result == Result(1, Termination.UNITS, count=20)
 
 
 def test_general_counts_as_a_command_unit():
@@ -119,7 +122,7 @@ def test_general_counts_as_a_command_unit():
         lost={2: dwarf_losses(3, 0)},
     )
     play(pos, "deploy orcs:04 c3", "draw")
-    assert pos.result is not None and pos.result.winner == 1
+    assert pos.result == Result(1, Termination.COMMANDS, count=4)
 
 
 def test_win_ends_the_game_before_the_extra_turn_and_turn_and_to_move_stay():
@@ -135,6 +138,7 @@ def test_win_ends_the_game_before_the_extra_turn_and_turn_and_to_move_stay():
     assert legal(pos) == set()
     doc = position_to_json(pos)
     assert doc["result"]["winner"] == 1 and "turn_state" not in doc
+    assert doc["result"]["termination"] == "commands" and doc["result"]["count"] == 4
     with pytest.raises(IllegalActionError, match="over"):
         pos.push("draw")
 
@@ -142,33 +146,89 @@ def test_win_ends_the_game_before_the_extra_turn_and_turn_and_to_move_stay():
 # --- 8.2 both players past a threshold ----------------------------------------------------------
 
 
+U, C = Termination.UNITS, Termination.COMMANDS
+
+
 @pytest.mark.parametrize(
-    ("by_1", "by_2", "winner"),
+    ("by_1", "by_2", "want"),
     [
         pytest.param((0, 5), (0, 5), None, id="nobody_reached"),
-        pytest.param((0, 20), (0, 5), 1, id="only_player1_reached_units"),
-        pytest.param((0, 5), (4, 0), 2, id="only_player2_reached_commands"),
-        pytest.param((0, 25), (4, 0), 2, id="command_threshold_beats_unit_threshold_p2"),
-        pytest.param((4, 0), (3, 30), 1, id="command_threshold_beats_unit_threshold_p1"),
-        pytest.param((4, 18), (4, 16), 1, id="both_commands_more_units_wins_p1"),
-        pytest.param((4, 10), (4, 12), 2, id="both_commands_more_units_wins_p2"),
-        pytest.param((5, 15), (4, 16), 1, id="both_commands_equal_units_more_commands_wins"),
-        pytest.param((4, 16), (4, 16), None, id="both_commands_all_equal_draw"),
-        pytest.param((3, 17), (2, 19), 1, id="both_units_more_commands_wins_before_units"),
-        pytest.param((1, 20), (3, 17), 2, id="both_units_more_commands_wins_p2"),
-        pytest.param((2, 19), (2, 18), 1, id="both_units_equal_commands_more_units_wins"),
-        pytest.param((2, 18), (2, 18), None, id="both_units_all_equal_draw"),
+        pytest.param((0, 20), (0, 5), Result(1, U, count=20), id="only_player1_reached_units"),
+        pytest.param((0, 5), (4, 0), Result(2, C, count=4), id="only_player2_reached_commands"),
+        pytest.param(
+            (0, 25),
+            (4, 0),
+            Result(2, Termination.BOTH_COMMAND_THRESHOLD),
+            id="command_threshold_beats_unit_threshold_p2",
+        ),
+        pytest.param(
+            (4, 0),
+            (3, 30),
+            Result(1, Termination.BOTH_COMMAND_THRESHOLD),
+            id="command_threshold_beats_unit_threshold_p1",
+        ),
+        pytest.param(
+            (4, 18), (4, 16), Result(1, Termination.MORE_UNITS, threshold=C), id="both_commands_more_units_wins_p1"
+        ),
+        pytest.param(
+            (4, 10), (4, 12), Result(2, Termination.MORE_UNITS, threshold=C), id="both_commands_more_units_wins_p2"
+        ),
+        pytest.param(
+            (5, 15),
+            (4, 16),
+            Result(1, Termination.MORE_COMMANDS, threshold=C),
+            id="both_commands_equal_units_more_commands_wins",
+        ),
+        pytest.param((4, 16), (4, 16), Result(None, Termination.EQUAL, threshold=C), id="both_commands_all_equal_draw"),
+        pytest.param(
+            (3, 17),
+            (2, 19),
+            Result(1, Termination.MORE_COMMANDS, threshold=U),
+            id="both_units_more_commands_wins_before_units",
+        ),
+        pytest.param(
+            (1, 20), (3, 17), Result(2, Termination.MORE_COMMANDS, threshold=U), id="both_units_more_commands_wins_p2"
+        ),
+        pytest.param(
+            (2, 19),
+            (2, 18),
+            Result(1, Termination.MORE_UNITS, threshold=U),
+            id="both_units_equal_commands_more_units_wins",
+        ),
+        pytest.param((2, 18), (2, 18), Result(None, Termination.EQUAL, threshold=U), id="both_units_all_equal_draw"),
     ],
 )
-def test_threshold_tie_breaks(by_1, by_2, winner):
+def test_threshold_tie_breaks(by_1, by_2, want):
     """``by_p`` = (command units, other units) that player p has eliminated."""
     pos = make_position(lost={2: dwarf_losses(*by_1), 1: orc_losses(*by_2)})
-    result = engine.threshold_result(pos)
-    if by_1 == (0, 5) and by_2 == (0, 5):
-        assert result is None
-    else:
-        assert result is not None
-        assert result.winner == winner
+    assert engine.threshold_result(pos) == want
+
+
+@pytest.mark.parametrize(
+    ("result", "reason"),
+    [
+        (
+            Result(2, Termination.BOTH_COMMAND_THRESHOLD),
+            "both reached a threshold; player 2 reached the command threshold",
+        ),
+        (
+            Result(1, Termination.MORE_UNITS, threshold=C),
+            "both reached the command threshold; player 1 eliminated more units",
+        ),
+        (
+            Result(2, Termination.MORE_COMMANDS, threshold=U),
+            "both reached the unit threshold; player 2 eliminated more command units",
+        ),
+        (
+            Result(None, Termination.EQUAL, threshold=U),
+            "both reached the unit threshold with equal units and command units",
+        ),
+        (Result(None, Termination.NO_PROGRESS, count=40), "no unit eliminated in 40 turns"),
+        (Result(None, Termination.NO_ACTION), "neither player can deploy, draw or recall"),
+    ],
+)
+def test_the_reason_sentence_is_written_from_the_code(result, reason):
+    assert result.reason == reason
 
 
 def test_both_reaching_the_unit_threshold_in_one_turn_is_decided_at_its_end():
@@ -182,7 +242,7 @@ def test_both_reaching_the_unit_threshold_in_one_turn_is_decided_at_its_end():
     play(pos, "deploy orcs:09 d3")
     assert pos.result is None
     play(pos, "draw")
-    assert pos.result is not None and pos.result.winner == 2
+    assert pos.result == Result(2, Termination.MORE_COMMANDS, threshold=Termination.UNITS)
 
 
 # --- 8.3 termination ------------------------------------------------------------------------------
@@ -216,8 +276,10 @@ def test_no_progress_draw_when_quiet_turns_reach_the_limit():
     )
     events = play(pos, "deploy orcs:30 d3", "draw")
     assert pos.quiet_turns == 3
-    assert pos.result is not None and pos.result.winner is None
-    assert [e["winner"] for e in events_of(events, "result")] == [None]
+    assert pos.result == Result(None, Termination.NO_PROGRESS, count=3)
+    assert [(e["winner"], e["termination"], e["count"]) for e in events_of(events, "result")] == [
+        (None, "no_progress", 3)
+    ]
     assert (pos.turn, pos.to_move) == (9, 1)
 
 
@@ -232,7 +294,7 @@ def test_threshold_is_checked_before_the_no_progress_draw():
         variant={"no_progress_turns": 3},
     )
     play(pos, "deploy orcs:30 d3", "draw")
-    assert pos.result is not None and pos.result.winner == 1
+    assert pos.result == Result(1, Termination.UNITS, count=20)
 
 
 def test_no_progress_draw_one_turn_earlier_does_not_happen():
@@ -266,7 +328,7 @@ def test_nobody_can_act_draw():
     )
     assert legal(pos) == {"pass"}
     play(pos, "pass")
-    assert pos.result is not None and pos.result.winner is None
+    assert pos.result == Result(None, Termination.NO_ACTION)
     assert (pos.turn, pos.to_move) == (9, 1)
 
 
@@ -296,8 +358,10 @@ def test_resignation_ends_the_game_at_once():
     pos = make_position(board={"d4": ("dwarves:28", 2)}, hands={1: ["orcs:30"]})
     play(pos, "deploy orcs:30 d3")  # mid-turn
     events = engine.resign(pos, 1)
-    assert pos.result is not None and pos.result.winner == 2
-    assert [e["winner"] for e in events_of(events, "result")] == [2]
+    assert pos.result == Result(2, Termination.RESIGNATION, player=1)
+    assert events_of(events, "result") == [
+        {"type": "result", "winner": 2, "reason": "player 1 resigned", "termination": "resignation", "player": 1}
+    ]
     assert legal(pos) == set()
     with pytest.raises(IllegalActionError):
         engine.resign(pos, 2)
@@ -306,5 +370,47 @@ def test_resignation_ends_the_game_at_once():
 def test_player_not_to_move_may_resign():
     pos = make_position(board={"d4": ("dwarves:28", 2)}, hands={1: ["orcs:30"]})
     engine.resign(pos, 2)
-    assert pos.result is not None and pos.result.winner == 1
+    assert pos.result == Result(1, Termination.RESIGNATION, player=2)
     assert (pos.turn, pos.to_move) == (9, 1)
+
+
+@pytest.mark.parametrize(
+    ("how", "player", "want", "reason"),
+    [
+        ("time", 1, Result(2, Termination.TIMEOUT, player=1), "player 1 ran out of time"),
+        ("deadline", 2, Result(1, Termination.DEADLINE, player=2), "player 2 missed the turn deadline"),
+        ("agreed", None, Result(None, Termination.DRAW_AGREED), "draw agreed"),
+    ],
+)
+def test_platform_endings_have_their_codes(how, player, want, reason):
+    pos = make_position(board={"d4": ("dwarves:28", 2)}, hands={1: ["orcs:30"]})
+    events = engine.end_by_platform(pos, how, player)
+    assert pos.result == want and pos.result.reason == reason
+    assert events_of(events, "result")[0]["termination"] == want.termination.value
+    assert engine.early_ending(want) == (how, player)
+
+
+@pytest.mark.parametrize(
+    ("ending", "want", "reason"),
+    [
+        (("abort", 2), Result(None, Termination.ABORTED, player=2), "aborted by player 2"),
+        (
+            ("resign", 1),
+            Result(None, Termination.ABORTED, player=1, ending=Termination.RESIGNATION),
+            "aborted: player 1 resigned",
+        ),
+        (
+            ("time", 2),
+            Result(None, Termination.ABORTED, player=2, ending=Termination.TIMEOUT),
+            "aborted: player 2 ran out of time",
+        ),
+        (("agreed", None), Result(None, Termination.ABORTED, ending=Termination.DRAW_AGREED), "aborted: draw agreed"),
+    ],
+)
+def test_an_aborted_game_keeps_who_and_which_ending_aborted_it(ending, want, reason):
+    pos = make_position(turn=2, to_move=2)
+    engine.abort(pos, ending)
+    assert pos.result == want and pos.result.reason == reason
+    assert engine.is_aborted(pos.result)
+    how, player = ending
+    assert engine.early_ending(want) == (how if how == "abort" else "abort:" + how, player)

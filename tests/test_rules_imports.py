@@ -143,7 +143,7 @@ import {module}
 from lordsofwar.rules.cards import CORE
 from lordsofwar.rules.engine import Event, legal_actions
 from lordsofwar.rules.notation import deal, parse_action, position_to_json
-from lordsofwar.rules.state import DRAW, HAND_LIMIT, PASS, Action, Position, Result, Variant
+from lordsofwar.rules.state import DRAW, HAND_LIMIT, PASS, Action, Position, Result, Termination, Variant
 
 pos = deal([CORE.standard_deck("orcs"), CORE.standard_deck("dwarves")], 7, Variant())
 assert type(pos) is Position and type(pos.copy()) is Position
@@ -155,7 +155,7 @@ assert type(after) is Position and events[0]["type"] == "deploy" and pos.turn ==
 events = pos.push(first)
 assert position_to_json(pos) == position_to_json(after)
 assert DRAW in pos.legal_actions() and DRAW.kind == "draw" and PASS.kind == "pass"
-assert len(pos.hands[1]) < HAND_LIMIT and pos.result is None and Result(1, "r").winner == 1
+assert len(pos.hands[1]) < HAND_LIMIT and pos.result is None and Result(1, Termination.UNITS, 20).winner == 1
 assert isinstance(events[0], dict) and Event is not None
 """
 

@@ -21,7 +21,7 @@ from lordsofwar.cli import cli
 from lordsofwar.rules import notation
 from lordsofwar.rules.cards import CORE, DECK_SIZE, RANK_COUNTS
 from lordsofwar.rules.knowledge import known_hands
-from lordsofwar.rules.state import Position, Result, Variant
+from lordsofwar.rules.state import Position, Result, Termination, Variant
 
 pytestmark = pytest.mark.skipif(core.IMPLEMENTATION != "native", reason="the search bots need the compiled core")
 
@@ -91,7 +91,8 @@ def test_every_choice_is_legal_in_every_variant(variant: Variant) -> None:
     for level in ("recruit", "veteran"):
         outcome = play_game({1: make_bot(level, 1), 2: make_bot("greedy", 2)}, 40 + len(level), variant)
         assert outcome.winner in (1, 2, None) and outcome.actions  # ask() refused nothing illegal
-        result = Result(outcome.winner, outcome.reason)
+        result = outcome.result
+        assert result is not None and result.winner == outcome.winner and result.reason == outcome.reason
         decks = deal_for(40 + len(level), variant)[0]
         replayed = notation.replay(notation.GameRecord(decks, 40 + len(level), variant, ["a", "b"], outcome.actions, result))
         assert replayed[-1].result == result
@@ -196,7 +197,7 @@ def test_match_command_prints_the_score_with_its_interval() -> None:
 def test_analysis_judges_every_decision_from_the_players_knowledge(tmp_path: Any) -> None:
     outcome = play_game({1: make_bot("random", 1), 2: make_bot("greedy", 2)}, 9)
     decks, _ = deal_for(9)
-    record = notation.GameRecord(decks, 9, Variant(), ["r", "g"], outcome.actions, Result(outcome.winner, outcome.reason))
+    record = notation.GameRecord(decks, 9, Variant(), ["r", "g"], outcome.actions, outcome.result)
     found = analyse_record(record, iterations=150)
     assert len(found["decisions"]) == len(outcome.actions)
     assert len(found["graph"]) == len(outcome.actions) + 1
@@ -232,7 +233,7 @@ def test_the_stored_ladder_names_known_levels() -> None:
 def test_a_search_bot_needs_legal_actions() -> None:
     pos, _e, _d = midgame(2)
     finished = pos.copy()
-    finished.result = Result(1, "test")
+    finished.result = Result(1, Termination.RESIGNATION, player=2)
     bot = SearchBot(LEVELS["recruit"], 0)
     with pytest.raises(ValueError):
         bot.choose(notation.view(finished, 1))

@@ -25,13 +25,13 @@ from lordsofwar.rules import notation
 from lordsofwar.rules.cards import CORE, CardSet
 from lordsofwar.rules.errors import LordsOfWarError
 from lordsofwar.rules.knowledge import known_hands
-from lordsofwar.rules.state import Action, Position, Variant
+from lordsofwar.rules.state import Action, Event, Position, Result, Variant
 
 MAX_ACTIONS = 5000
 """A game longer than this is a bug (the no-progress rule ends games long before)."""
 
 
-def ask(bot: Bot, pos: Position, events: Sequence[dict[str, Any]], deck: Sequence[str] | None = None) -> Action:
+def ask(bot: Bot, pos: Position, events: Sequence[Event], deck: Sequence[str] | None = None) -> Action:
     """The action of ``bot`` for the player who decides at ``pos``: it is shown that player's view,
     the hand cards the opponent showed in ``events`` (the game's public events so far, in order)
     and ``deck``, that player's own deck list. The answer is checked against the real position."""
@@ -54,6 +54,8 @@ class GameOutcome:
     actions: list[str]
     decisions: dict[int, list[float]] = field(default_factory=lambda: {1: [], 2: []})
     """Per seat, the seconds each real decision took (one with more than one legal action)."""
+    result: Result | None = None
+    """The game's result (its termination code and facts; ``winner`` and ``reason`` repeat it)."""
 
 
 def derived_seed(seed: int, label: str, *parts: int) -> int:
@@ -79,7 +81,7 @@ def play_game(
 ) -> GameOutcome:
     """A whole game from the deal of ``seed`` (armies drawn from it), ``bots[1]`` against ``bots[2]``."""
     decks, pos = deal_for(seed, variant, cards)
-    events: list[dict[str, Any]] = []
+    events: list[Event] = []
     out = GameOutcome(seed, None, "", 0, [])
     while pos.result is None:
         if len(out.actions) >= MAX_ACTIONS:
@@ -95,7 +97,7 @@ def play_game(
         events.extend(pos.push(action))
         if on_action is not None:
             on_action(pos, text)
-    out.winner, out.reason, out.turns = pos.result.winner, pos.result.reason, pos.turn
+    out.winner, out.reason, out.turns, out.result = pos.result.winner, pos.result.reason, pos.turn, pos.result
     return out
 
 

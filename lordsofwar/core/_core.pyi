@@ -1,5 +1,5 @@
 from collections.abc import Sequence
-from typing import Annotated
+from typing import Annotated, overload
 
 import numpy
 from numpy.typing import NDArray
@@ -11,31 +11,292 @@ class Illegal(ValueError):
 class Hidden(ValueError):
     pass
 
+class CardSpec:
+    """One card as the core needs it; its traits come from the card data."""
+
+    def __init__(self) -> None: ...
+
+    @property
+    def id(self) -> str: ...
+
+    @id.setter
+    def id(self, arg: str, /) -> None: ...
+
+    @property
+    def cls(self) -> int:
+        """the index of its class in lordsofwar.rules.cards.CLASSES"""
+
+    @cls.setter
+    def cls(self, arg: int, /) -> None: ...
+
+    @property
+    def berserker(self) -> bool: ...
+
+    @berserker.setter
+    def berserker(self, arg: bool, /) -> None: ...
+
+    @property
+    def cavalry(self) -> bool: ...
+
+    @cavalry.setter
+    def cavalry(self, arg: bool, /) -> None: ...
+
+    @property
+    def spear(self) -> bool: ...
+
+    @spear.setter
+    def spear(self, arg: bool, /) -> None: ...
+
+    @property
+    def support(self) -> bool: ...
+
+    @support.setter
+    def support(self, arg: bool, /) -> None: ...
+
+    @property
+    def general(self) -> bool: ...
+
+    @general.setter
+    def general(self, arg: bool, /) -> None: ...
+
+    @property
+    def command(self) -> bool: ...
+
+    @command.setter
+    def command(self, arg: bool, /) -> None: ...
+
+    @property
+    def defence(self) -> int: ...
+
+    @defence.setter
+    def defence(self, arg: int, /) -> None: ...
+
+    @property
+    def attacks(self) -> list[tuple[int, int]]:
+        """
+        (direction, value) in the card's order, directions 0-7 from F clockwise
+        """
+
+    @attacks.setter
+    def attacks(self, arg: Sequence[tuple[int, int]], /) -> None: ...
+
+    @property
+    def damage(self) -> int:
+        """ranged damage, 0 for none"""
+
+    @damage.setter
+    def damage(self, arg: int, /) -> None: ...
+
+    @property
+    def targets(self) -> list[tuple[int, int]]:
+        """(right, forward) of each target square"""
+
+    @targets.setter
+    def targets(self, arg: Sequence[tuple[int, int]], /) -> None: ...
+
+    @property
+    def moves(self) -> list[int]:
+        """directions 0-7 from F clockwise"""
+
+    @moves.setter
+    def moves(self, arg: Sequence[int], /) -> None: ...
+
 class Cards:
-    def __init__(self, arg: Sequence[tuple[str, str, str, int, Sequence[tuple[int, int]], int, Sequence[tuple[int, int]], Sequence[int]]], /) -> None:
-        """
-        One tuple per card: (id, rank, class, defence, [(direction, value)], damage, [(right, forward)], [direction]), directions 0-7 from F clockwise.
-        """
+    def __init__(self, specs: Sequence[CardSpec]) -> None:
+        """The cards of one card set, in its order."""
 
     @property
     def shot_offsets(self) -> list[tuple[int, int]]: ...
 
     def __len__(self) -> int: ...
 
+class UnitRecord:
+    """One unit of a Record: where, which card, whose, and its turn state."""
+
+    @overload
+    def __init__(self) -> None: ...
+
+    @overload
+    def __init__(self, square: int, card: int, owner: int, flags: int = 0, shot_damage: int = -1, shot_target: int = 0, has_target: bool = False) -> None: ...
+
+    @property
+    def square(self) -> int: ...
+
+    @square.setter
+    def square(self, arg: int, /) -> None: ...
+
+    @property
+    def card(self) -> int: ...
+
+    @card.setter
+    def card(self, arg: int, /) -> None: ...
+
+    @property
+    def owner(self) -> int: ...
+
+    @owner.setter
+    def owner(self, arg: int, /) -> None: ...
+
+    @property
+    def flags(self) -> int: ...
+
+    @flags.setter
+    def flags(self, arg: int, /) -> None: ...
+
+    @property
+    def shot_damage(self) -> int:
+        """-1: none waiting"""
+
+    @shot_damage.setter
+    def shot_damage(self, arg: int, /) -> None: ...
+
+    @property
+    def shot_target(self) -> int: ...
+
+    @shot_target.setter
+    def shot_target(self, arg: int, /) -> None: ...
+
+    @property
+    def has_target(self) -> bool: ...
+
+    @has_target.setter
+    def has_target(self, arg: bool, /) -> None: ...
+
+class AdvanceRecord:
+    """The berserker advance under way (position.AdvanceRound)."""
+
+    def __init__(self) -> None: ...
+
+    @property
+    def owners(self) -> list[int]: ...
+
+    @owners.setter
+    def owners(self, arg: Sequence[int], /) -> None: ...
+
+    @property
+    def candidates(self) -> list[tuple[int, list[int]]]:
+        """(berserker's square, [squares it may take]) in order"""
+
+    @candidates.setter
+    def candidates(self, arg: Sequence[tuple[int, Sequence[int]]], /) -> None: ...
+
+    @property
+    def taken(self) -> list[int]: ...
+
+    @taken.setter
+    def taken(self, arg: Sequence[int], /) -> None: ...
+
+    @property
+    def advanced(self) -> bool: ...
+
+    @advanced.setter
+    def advanced(self, arg: bool, /) -> None: ...
+
+class Record:
+    """
+    A position by name (Game::load, Game::record): units in the order they were placed; hands, decks (top first) and lost piles per player (index 0: player 1), -1 a hidden card.
+    """
+
+    def __init__(self) -> None: ...
+
+    @property
+    def turn(self) -> int: ...
+
+    @turn.setter
+    def turn(self, arg: int, /) -> None: ...
+
+    @property
+    def to_move(self) -> int: ...
+
+    @to_move.setter
+    def to_move(self, arg: int, /) -> None: ...
+
+    @property
+    def quiet_turns(self) -> int: ...
+
+    @quiet_turns.setter
+    def quiet_turns(self, arg: int, /) -> None: ...
+
+    @property
+    def units(self) -> list[UnitRecord]: ...
+
+    @units.setter
+    def units(self, arg: Sequence[UnitRecord], /) -> None: ...
+
+    @property
+    def hands(self) -> list[list[int]]: ...
+
+    @hands.setter
+    def hands(self, arg: Sequence[Sequence[int]], /) -> None: ...
+
+    @property
+    def decks(self) -> list[list[int]]: ...
+
+    @decks.setter
+    def decks(self, arg: Sequence[Sequence[int]], /) -> None: ...
+
+    @property
+    def lost(self) -> list[list[int]]: ...
+
+    @lost.setter
+    def lost(self, arg: Sequence[Sequence[int]], /) -> None: ...
+
+    @property
+    def result(self) -> object:
+        """
+        None while the game runs, else (winner, termination, count, player, threshold, ending).
+        """
+
+    @result.setter
+    def result(self, value: tuple[int, str, int, int, str, str] | None) -> None: ...
+
+    @property
+    def phase(self) -> int: ...
+
+    @phase.setter
+    def phase(self, arg: int, /) -> None: ...
+
+    @property
+    def generals_lost(self) -> int:
+        """bit p: player p's general was eliminated this turn"""
+
+    @generals_lost.setter
+    def generals_lost(self, arg: int, /) -> None: ...
+
+    @property
+    def eliminated(self) -> bool: ...
+
+    @eliminated.setter
+    def eliminated(self, arg: bool, /) -> None: ...
+
+    @property
+    def forced(self) -> bool: ...
+
+    @forced.setter
+    def forced(self, arg: bool, /) -> None: ...
+
+    @property
+    def in_turn(self) -> bool: ...
+
+    @in_turn.setter
+    def in_turn(self, arg: bool, /) -> None: ...
+
+    @property
+    def advance(self) -> AdvanceRecord | None: ...
+
+    @advance.setter
+    def advance(self, value: AdvanceRecord | None) -> None: ...
+
 class State:
     def __init__(self, arg0: Cards, arg1: tuple[bool, bool, bool, int, int, int], /) -> None: ...
 
     def clone(self) -> State: ...
 
-    def load(self, turn: int, to_move: int, quiet: int, board: Sequence[tuple[int, int, int]], hands: Sequence[Sequence[int]], decks: Sequence[Sequence[int]], lost: Sequence[Sequence[int]], result: tuple[int, str] | None) -> None:
-        """Set up a start-of-turn position: units in the order they were placed."""
+    def load(self, record: Record) -> None:
+        """Set up the position of a Record (a fresh State only)."""
 
-    def load_turn(self, phase: int, units: Sequence[tuple[int, int, int, int, bool]], generals_lost: int, eliminated: bool, forced: bool, in_turn: bool, advance: tuple[Sequence[int], Sequence[tuple[int, Sequence[int]]], Sequence[int], bool] | None) -> None:
-        """
-        Set the turn under way: (square, flags, shot damage or -1, shot target, has target) per unit.
-        """
-
-    def export(self) -> tuple: ...
+    def record(self) -> Record:
+        """The position as a Record."""
 
     @property
     def over(self) -> bool: ...
@@ -44,7 +305,7 @@ class State:
     def winner(self) -> int: ...
 
     @property
-    def reason(self) -> str: ...
+    def result(self) -> object: ...
 
     @property
     def turn(self) -> int: ...

@@ -16,11 +16,11 @@ import numpy as np
 import lordsofwar.core._core as _core
 from lordsofwar.core import encoding
 from lordsofwar.core.encoding import FRAME
-from lordsofwar.rules import engine, mat, notation
+from lordsofwar.rules import engine, notation
 from lordsofwar.rules.actions import Action, Event, parse_action
-from lordsofwar.rules.cards import CORE, DIRECTIONS, CardSet
+from lordsofwar.rules.cards import CLASSES, CORE, DIRECTIONS, CardSet
 from lordsofwar.rules.errors import HiddenInformationError, IllegalActionError, InvalidActionError
-from lordsofwar.rules.position import FLAG_NAMES, AdvanceRound, Result, Variant, unit_kind
+from lordsofwar.rules.position import AdvanceRound, Result, Termination, Variant, unit_kind
 from lordsofwar.rules.state import Position
 
 IMPLEMENTATION = "native"
@@ -30,6 +30,25 @@ _KIND_INDEX = {k: i for i, k in enumerate(_KINDS)}
 _PHASES = ("pre", "advance", "post", "over")
 _PHASE_INDEX = {p: i for i, p in enumerate(_PHASES)}
 _POLICIES = {"uniform": 0, "greedy": 1}
+
+
+def _result_to_core(r: Result) -> tuple[int, str, int, int, str, str]:
+    """A result as the core holds it: (winner, termination, count, player, threshold, ending)."""
+    threshold = "" if r.threshold is None else r.threshold.value
+    ending = "" if r.ending is None else r.ending.value
+    return (r.winner or 0, r.termination.value, -1 if r.count is None else r.count, r.player or 0, threshold, ending)
+
+
+def _result_from_core(t: tuple[int, str, int, int, str, str]) -> Result:
+    winner, termination, count, player, threshold, ending = t
+    return Result(
+        winner or None,
+        Termination(termination),
+        None if count < 0 else count,
+        player or None,
+        Termination(threshold) if threshold else None,
+        Termination(ending) if ending else None,
+    )
 
 
 class _Table:
@@ -45,18 +64,18 @@ class _Table:
         specs = []
         for card_id in self.ids:
             c = cards[card_id]
-            specs.append(
-                (
-                    c.id,
-                    c.rank,
-                    c.cls,
-                    c.defence,
-                    [(DIRECTIONS.index(d), v) for d, v in c.attacks.items()],
-                    c.ranged.damage if c.ranged else 0,
-                    list(c.ranged.targets) if c.ranged else [],
-                    [DIRECTIONS.index(d) for d in c.moves],
-                )
-            )
+            spec = _core.CardSpec()
+            spec.id = c.id
+            spec.cls = CLASSES.index(c.cls)
+            k = unit_kind(c, 1)  # the rules' traits of the card (the owner does not change them)
+            spec.berserker, spec.cavalry, spec.spear = k.is_berserker, k.is_cavalry, k.is_spear
+            spec.support, spec.command, spec.general = k.is_support, k.is_command, k.is_general
+            spec.defence = c.defence
+            spec.attacks = [(DIRECTIONS.index(d), v) for d, v in c.attacks.items()]
+            spec.damage = c.ranged.damage if c.ranged else 0
+            spec.targets = list(c.ranged.targets) if c.ranged else []
+            spec.moves = [DIRECTIONS.index(d) for d in c.moves]
+            specs.append(spec)
         self.core = _core.Cards(specs)
 
     def names(self, indices: list[int]) -> list[str | None]:
@@ -100,28 +119,29 @@ class Game:
         """The game at ``pos`` (a position or a view), mid-turn state included."""
         tab = table(pos.cards)
         index = tab.index
-        s = _core.State(tab.core, _variant_tuple(pos.variant))
-        board = [(sq, index[k.id], k.owner) for sq, k in pos.board.items()]
-        hands = [[index[c] for c in pos.hands[p]] for p in (1, 2)]
-        decks = [[index[c] for c in pos.decks[p]] for p in (1, 2)]
-        lost = [[index[c] for c in pos.lost[p]] for p in (1, 2)]
-        result = None if pos.result is None else (pos.result.winner or 0, pos.result.reason)
-        s.load(pos.turn, pos.to_move, pos.quiet_turns, board, hands, decks, lost, result)
-        if pos.result is None:
-            squares = set(pos.flags) | set(pos.shot_damage) | set(pos.shot_target)
-            units = [
-                (sq, pos.flags.get(sq, 0), pos.shot_damage.get(sq, -1), pos.shot_target.get(sq, 0), sq in pos.shot_target)
-                for sq in squares
-            ]
+        r = _core.Record()
+        r.turn, r.to_move, r.quiet_turns = pos.turn, pos.to_move, pos.quiet_turns
+        flags, damage, target = pos.flags, pos.shot_damage, pos.shot_target
+        r.units = [
+            _core.UnitRecord(
+                sq, index[k.id], k.owner, flags.get(sq, 0), damage.get(sq, -1), target.get(sq, 0), sq in target
+            )
+            for sq, k in pos.board.items()
+        ]
+        r.hands = [[index[c] for c in pos.hands[p]] for p in (1, 2)]
+        r.decks = [[index[c] for c in pos.decks[p]] for p in (1, 2)]
+        r.lost = [[index[c] for c in pos.lost[p]] for p in (1, 2)]
+        r.result = None if pos.result is None else _result_to_core(pos.result)
+        r.phase = _PHASE_INDEX[pos.phase]
+        r.generals_lost, r.eliminated, r.forced, r.in_turn = pos.generals_lost, pos.eliminated, pos.forced, pos.in_turn
+        if pos.advance is not None:
             adv = pos.advance
-            advance = (
-                None
-                if adv is None
-                else (list(adv.owners), [(b, list(ts)) for b, ts in adv.candidates.items()], list(adv.taken), adv.advanced)
-            )
-            s.load_turn(
-                _PHASE_INDEX[pos.phase], units, pos.generals_lost, pos.eliminated, pos.forced, pos.in_turn, advance
-            )
+            a = _core.AdvanceRecord()
+            a.owners, a.taken, a.advanced = list(adv.owners), list(adv.taken), adv.advanced
+            a.candidates = [(b, list(ts)) for b, ts in adv.candidates.items()]
+            r.advance = a
+        s = _core.State(tab.core, _variant_tuple(pos.variant))
+        s.load(r)
         return cls(s, tab, pos.variant, list(pos.armies))
 
     @classmethod
@@ -153,89 +173,49 @@ class Game:
     # --- reading it out ---------------------------------------------------------------------
 
     def to_json(self) -> dict[str, Any]:
-        """The position as :func:`lordsofwar.rules.notation.position_to_json` writes it."""
-        head, units, hands, decks, lost, result, adv = self._s.export()
-        turn, to_move, quiet, phase, generals_lost, eliminated, forced, in_turn = head
-        names = self._t.names
-        ids = self._t.ids
-        name = mat.name
-        doc: dict[str, Any] = {
-            "format": notation.POSITION_FORMAT,
-            "version": notation.VERSION,
-            "variant": self.variant.to_json(),
-            "turn": turn,
-            "to_move": to_move,
-            "quiet_turns": quiet,
-            "board": [{"square": name(u[0]), "card": ids[u[1]], "owner": u[2]} for u in sorted(units)],
-            "players": {
-                str(p): {
-                    "army": self.armies[p],
-                    "hand": names(hands[p - 1]),
-                    "deck": len(decks[p - 1]) if -1 in decks[p - 1] else names(decks[p - 1]),
-                    "lost": names(lost[p - 1]),
-                }
-                for p in (1, 2)
-            },
-            "result": None if result is None else {"winner": result[0] or None, "reason": result[1]},
-        }
-        if in_turn and result is None:
-            ts: dict[str, Any] = {"phase": _PHASES[phase], "decider": self._s.decider}
-            by_square = sorted(units)
-            for bit, label in FLAG_NAMES.items():
-                ts[label] = [name(u[0]) for u in by_square if u[3] & bit]
-            ts["shot_damage"] = {name(u[0]): u[4] for u in by_square if u[4] >= 0}
-            ts["shots"] = {name(u[0]): name(u[5]) for u in by_square if u[6]}
-            ts["generals_lost"] = [p for p in (1, 2) if generals_lost & (1 << p)]
-            ts["eliminated"] = eliminated
-            ts["forced"] = forced
-            if adv is not None:
-                owners, candidates, taken, advanced = adv
-                ts["advance"] = {
-                    "owners": list(owners),
-                    "candidates": {name(b): [name(t) for t in squares] for b, squares in sorted(candidates)},
-                    "taken": [name(t) for t in sorted(taken)],
-                    "advanced": advanced,
-                }
-            doc["turn_state"] = ts
-        return doc
+        """The position as :func:`lordsofwar.rules.notation.position_to_json` writes it (the one
+        writer of the position notation, fed from the core's :meth:`to_position`)."""
+        return notation.position_to_json(self.to_position())
 
     def to_position(self) -> Position:
         """The same state as a :class:`lordsofwar.rules.state.Position`."""
-        head, units, hands, decks, lost, result, adv = self._s.export()
-        turn, to_move, quiet, phase, generals_lost, eliminated, forced, in_turn = head
+        r = self._s.record()
         tab = self._t
-        pos = Position(self.cards, self.variant, turn=turn, to_move=to_move, quiet_turns=quiet)
-        for sq, card, owner, *_ in units:
-            pos.place(sq, unit_kind(self.cards[tab.ids[card]], owner))
-        for p in (1, 2):
-            pos.hands[p] = tab.names(hands[p - 1])
-            pos.decks[p] = tab.names(decks[p - 1])
-            pos.lost[p] = [c for c in tab.names(lost[p - 1]) if c is not None]
+        cards = self.cards
+        pos = Position(cards, self.variant, turn=r.turn, to_move=r.to_move, quiet_turns=r.quiet_turns)
+        units = r.units
+        for u in units:
+            pos.place(u.square, unit_kind(cards[tab.ids[u.card]], u.owner))
+        for p, hand, deck, lost in zip((1, 2), r.hands, r.decks, r.lost, strict=True):
+            pos.hands[p] = tab.names(hand)
+            pos.decks[p] = tab.names(deck)
+            pos.lost[p] = [c for c in tab.names(lost) if c is not None]
         pos.armies = list(self.armies)
+        result = r.result
         if result is not None:
-            pos.result = Result(result[0] or None, result[1])
+            pos.result = _result_from_core(result)
             pos.phase = "over"
             pos.deploys = []
             return pos
         engine.start_turn(pos)
-        pos.phase = _PHASES[phase]
-        pos.flags = {u[0]: u[3] for u in units if u[3]}
-        pos.shot_damage = {u[0]: u[4] for u in units if u[4] >= 0}
-        pos.shot_target = {u[0]: u[5] for u in units if u[6]}
-        pos.generals_lost = generals_lost
-        pos.eliminated = eliminated
-        pos.forced = forced
-        pos.in_turn = in_turn
+        pos.phase = _PHASES[r.phase]
+        pos.flags = {u.square: u.flags for u in units if u.flags}
+        pos.shot_damage = {u.square: u.shot_damage for u in units if u.shot_damage >= 0}
+        pos.shot_target = {u.square: u.shot_target for u in units if u.has_target}
+        pos.generals_lost = r.generals_lost
+        pos.eliminated = r.eliminated
+        pos.forced = r.forced
+        pos.in_turn = r.in_turn
         pos.deploys = None if pos.phase == "pre" else []
+        adv = r.advance
         if adv is not None:
-            owners, candidates, taken, advanced = adv
-            pos.advance = AdvanceRound(list(owners), {b: list(ts) for b, ts in candidates}, set(taken), advanced)
+            pos.advance = AdvanceRound(list(adv.owners), dict(adv.candidates), set(adv.taken), adv.advanced)
         return pos
 
     @property
     def result(self) -> Result | None:
         s = self._s
-        return Result(s.winner or None, s.reason) if s.over else None
+        return None if s.result is None else _result_from_core(s.result)
 
     @property
     def is_over(self) -> bool:
@@ -278,11 +258,14 @@ class Game:
         if action.kind == "deploy" and action.card not in index:
             raise InvalidActionError(f"action {str(action)!r}: unknown card {action.card!r}")
         try:
-            return list(self._s.apply(_KIND_INDEX[action.kind], card, action.frm or 0, action.to or 0))
+            events = list(self._s.apply(_KIND_INDEX[action.kind], card, action.frm or 0, action.to or 0))
         except _core.Illegal:
             raise self._refuse(action) from None
         except _core.Hidden as exc:  # the core put the game back as it was
             raise HiddenInformationError(str(exc)) from None
+        if events and events[-1]["type"] == "result":  # the core gives the code; the rules the event
+            events[-1] = engine.result_event(_result_from_core(self._s.result))
+        return events
 
     # --- integer actions (docs/core.md) ----------------------------------------------------------
 

@@ -12,10 +12,12 @@ Every function takes a :class:`~lordsofwar.rules.position.BasePosition`;
 from __future__ import annotations
 
 from collections.abc import Iterable
+from typing import Literal
 
 from lordsofwar.rules import mat
 from lordsofwar.rules.actions import DRAW, PASS, Action, Event, parse_action
 from lordsofwar.rules.errors import HiddenInformationError, IllegalActionError, InvalidActionError
+from lordsofwar.rules.events import ResultEvent
 from lordsofwar.rules.i18n import _
 from lordsofwar.rules.position import (
     DEPLOYED,
@@ -28,6 +30,7 @@ from lordsofwar.rules.position import (
     AdvanceRound,
     BasePosition,
     Result,
+    Termination,
     UnitKind,
     kinds_of,
     unit_kind,
@@ -614,8 +617,8 @@ def threshold_result(pos: BasePosition) -> Result | None:
 
     def single(p: int) -> Result:
         if cmd[p]:
-            return Result(p, f"{commands[p]} command units eliminated")
-        return Result(p, f"{units[p]} units eliminated")
+            return Result(p, Termination.COMMANDS, count=commands[p])
+        return Result(p, Termination.UNITS, count=units[p])
 
     if reached[1] and not reached[2]:
         return single(1)
@@ -625,15 +628,19 @@ def threshold_result(pos: BasePosition) -> Result | None:
         return None
     if cmd[1] != cmd[2]:
         p = 1 if cmd[1] else 2
-        return Result(p, f"both reached a threshold; player {p} reached the command threshold")
+        return Result(p, Termination.BOTH_COMMAND_THRESHOLD)
+    # Both reached the same threshold: the other count decides first, then the threshold's own.
+    threshold = Termination.COMMANDS if cmd[1] else Termination.UNITS
     first, second = (units, commands) if cmd[1] else (commands, units)
-    first_name, second_name = ("units", "command units") if cmd[1] else ("command units", "units")
-    what = "command" if cmd[1] else "unit"
-    for values, label in ((first, first_name), (second, second_name)):
+    first_code, second_code = (
+        (Termination.MORE_UNITS, Termination.MORE_COMMANDS)
+        if cmd[1]
+        else (Termination.MORE_COMMANDS, Termination.MORE_UNITS)
+    )
+    for values, code in ((first, first_code), (second, second_code)):
         if values[1] != values[2]:
-            p = 1 if values[1] > values[2] else 2
-            return Result(p, f"both reached the {what} threshold; player {p} eliminated more {label}")
-    return Result(None, f"both reached the {what} threshold with equal units and command units")
+            return Result(1 if values[1] > values[2] else 2, code, threshold=threshold)
+    return Result(None, Termination.EQUAL, threshold=threshold)
 
 
 def could_act(pos: BasePosition, player: int, turn: int) -> bool:
@@ -660,11 +667,11 @@ def _end_turn(pos: BasePosition, events: list[Event]) -> None:
     result = threshold_result(pos)
     v = pos.variant
     if result is None and v.no_progress_turns and pos.quiet_turns >= v.no_progress_turns:
-        result = Result(None, f"no unit eliminated in {v.no_progress_turns} turns")
+        result = Result(None, Termination.NO_PROGRESS, count=v.no_progress_turns)
     if result is None:
         later = 3 - nxt
         if not could_act(pos, nxt, pos.turn + 1) and not could_act(pos, later, pos.turn + 2):
-            result = Result(None, "neither player can deploy, draw or recall")
+            result = Result(None, Termination.NO_ACTION)
     if result is not None:
         _finish(pos, result, events)
         return
@@ -682,7 +689,26 @@ def _finish(pos: BasePosition, result: Result, events: list[Event]) -> None:
     pos.in_turn = False
     pos.deploys = []
     pos.legal = None
-    events.append({"type": "result", "winner": result.winner, "reason": result.reason})
+    events.append(result_event(result))
+
+
+def result_event(result: Result) -> ResultEvent:
+    """The ``result`` event: ``{"type": "result"}`` and the result's JSON (notation.md)."""
+    event: ResultEvent = {
+        "type": "result",
+        "winner": result.winner,
+        "reason": result.reason,
+        "termination": result.termination.value,
+    }
+    if result.count is not None:
+        event["count"] = result.count
+    if result.player is not None:
+        event["player"] = result.player
+    if result.threshold is not None:
+        event["threshold"] = result.threshold.value
+    if result.ending is not None:
+        event["ending"] = result.ending.value
+    return event
 
 
 def resign(pos: BasePosition, player: int) -> list[Event]:
@@ -692,16 +718,16 @@ def resign(pos: BasePosition, player: int) -> list[Event]:
     if player not in (1, 2):
         raise InvalidActionError(f"resign: player must be 1 or 2, not {player!r}")
     events: list[Event] = [{"type": "resign", "player": player}]
-    _finish(pos, Result(3 - player, f"player {player} resigned"), events)
+    _finish(pos, Result(3 - player, Termination.RESIGNATION, player=player), events)
     return events
 
 
-PLATFORM_ENDINGS = {
-    "time": ("player {p} ran out of time", "timeout"),
-    "deadline": ("player {p} missed the turn deadline", "timeout"),
+PLATFORM_ENDINGS: dict[str, tuple[Termination, Literal["timeout"]]] = {
+    "time": (Termination.TIMEOUT, "timeout"),
+    "deadline": (Termination.DEADLINE, "timeout"),
 }
 """Endings decided by a platform rather than the rules (clarifications 8.3: resigning is always
-allowed; draws by agreement and clocks are platform features): a reason template and event type."""
+allowed; draws by agreement and clocks are platform features): the termination and event type."""
 
 
 def end_by_platform(pos: BasePosition, how: str, player: int | None) -> list[Event]:
@@ -711,14 +737,23 @@ def end_by_platform(pos: BasePosition, how: str, player: int | None) -> list[Eve
         raise IllegalActionError(_("the game is already over"))
     if how == "agreed":
         events: list[Event] = [{"type": "draw_agreed"}]
-        _finish(pos, Result(None, "draw agreed"), events)
+        _finish(pos, Result(None, Termination.DRAW_AGREED), events)
         return events
     if how not in PLATFORM_ENDINGS or player not in (1, 2):
         raise InvalidActionError(f"unknown platform ending {how!r} for player {player!r}")
-    reason, kind = PLATFORM_ENDINGS[how]
+    termination, kind = PLATFORM_ENDINGS[how]
     events = [{"type": kind, "player": player}]
-    _finish(pos, Result(3 - player, reason.format(p=player)), events)
+    _finish(pos, Result(3 - player, termination, player=player), events)
     return events
+
+
+_EARLY = {
+    Termination.RESIGNATION: "resign",
+    Termination.TIMEOUT: "time",
+    Termination.DEADLINE: "deadline",
+    Termination.DRAW_AGREED: "agreed",
+}
+"""The endings off the board by termination, as :func:`early_ending` names them."""
 
 
 def early_ending(result: Result) -> tuple[str, int | None] | None:
@@ -726,28 +761,21 @@ def early_ending(result: Result) -> tuple[str, int | None] | None:
     ``("deadline", p)``, ``("agreed", None)``, an aborted game's ``("abort", p)`` (``p`` aborted
     it) or ``("abort:" + how, p)`` (the early ending that aborted it), or None when the actions
     must reach the result."""
-    if result.winner is None:
-        if result.reason == "draw agreed":
-            return ("agreed", None)
-        return _aborted_ending(result.reason)
-    loser = 3 - result.winner
-    if result.reason == f"player {loser} resigned":
-        return ("resign", loser)
-    for how, (reason, _kind) in PLATFORM_ENDINGS.items():
-        if result.reason == reason.format(p=loser):
-            return (how, loser)
+    t = result.termination
+    if t is Termination.ABORTED:
+        if result.ending is None:
+            return ("abort", result.player)
+        return ("abort:" + _EARLY[result.ending], result.player)
+    if t in _EARLY:
+        return (_EARLY[t], result.player)
     return None
 
 
 ABORT_TURNS = 2
 """A game that ends before turn ``ABORT_TURNS + 1`` begins (before both players have made their
 first turn) is *aborted* (a platform's rule, as lichess aborts a game before both sides moved):
-it has no winner, and a platform rates and scores it as no game at all."""
-ABORTED_BY = "aborted by player {p}"
-"""The reason of a game a player aborted (the platform's *Abort*)."""
-ABORTED = "aborted: {reason}"
-"""The reason of a game that ended early in its first turns: the reason it would have had
-(``aborted: player 2 resigned``, ``aborted: player 1 ran out of time``, ``aborted: draw agreed``)."""
+it has no winner, and a platform rates and scores it as no game at all. Its result is
+``Termination.ABORTED`` with the player who aborted it, or the early ending that came first."""
 
 
 def abortable(pos: BasePosition) -> bool:
@@ -755,24 +783,9 @@ def abortable(pos: BasePosition) -> bool:
     return pos.result is None and pos.turn <= ABORT_TURNS
 
 
-def is_aborted(reason: str | None) -> bool:
-    """Whether a result's reason is an aborted game's."""
-    return _aborted_ending(reason or "") is not None
-
-
-def _aborted_ending(reason: str) -> tuple[str, int | None] | None:
-    for p in (1, 2):
-        if reason == ABORTED_BY.format(p=p):
-            return ("abort", p)
-    prefix = ABORTED.format(reason="")
-    if not reason.startswith(prefix):
-        return None
-    inner = reason[len(prefix) :]
-    for winner in (None, 1, 2):
-        found = early_ending(Result(winner, inner))
-        if found is not None and not found[0].startswith("abort"):
-            return ("abort:" + found[0], found[1])
-    return None
+def is_aborted(result: Result | None) -> bool:
+    """Whether ``result`` is an aborted game's."""
+    return result is not None and result.termination is Termination.ABORTED
 
 
 def abort(pos: BasePosition, ending: tuple[str, int | None]) -> list[Event]:
@@ -784,21 +797,21 @@ def abort(pos: BasePosition, ending: tuple[str, int | None]) -> list[Event]:
     if pos.turn > ABORT_TURNS:
         raise IllegalActionError(_("a game can be aborted only before both players have made their first turn"))
     how, player = ending
-    if how != "agreed" and player not in (1, 2):
-        raise InvalidActionError(f"abort: player must be 1 or 2, not {player!r}")
     events: list[Event]
-    if how == "abort":
-        events, reason = [{"type": "abort", "player": player}], ABORTED_BY.format(p=player)
+    if how == "agreed":
+        events, inner, player = [{"type": "draw_agreed"}], Termination.DRAW_AGREED, None
+    elif player not in (1, 2):
+        raise InvalidActionError(f"abort: player must be 1 or 2, not {player!r}")
+    elif how == "abort":
+        events, inner = [{"type": "abort", "player": player}], None
     elif how == "resign":
-        events, reason = [{"type": "resign", "player": player}], ABORTED.format(reason=f"player {player} resigned")
-    elif how == "agreed":
-        events, reason = [{"type": "draw_agreed"}], ABORTED.format(reason="draw agreed")
+        events, inner = [{"type": "resign", "player": player}], Termination.RESIGNATION
     elif how in PLATFORM_ENDINGS:
-        text, kind = PLATFORM_ENDINGS[how]
-        events, reason = [{"type": kind, "player": player}], ABORTED.format(reason=text.format(p=player))
+        inner, kind = PLATFORM_ENDINGS[how]
+        events = [{"type": kind, "player": player}]
     else:
         raise InvalidActionError(f"unknown ending {how!r} to abort")
-    _finish(pos, Result(None, reason), events)
+    _finish(pos, Result(None, Termination.ABORTED, player=player, ending=inner), events)
     return events
 
 
@@ -873,7 +886,7 @@ def _reason(pos: BasePosition, a: Action) -> str:  # noqa: C901 - one branch per
         if a.to is not None and a.to - a.frm not in u.moves:  # type: ignore[operator]
             return _("that square is not along one of the unit's movement arrows (clarifications 7.1)")
         if a.to in board:
-            return _("{square} is occupied (clarifications 7.1)").format(square=mat.name(a.to))  # type: ignore[arg-type]
+            return _("{square} is occupied (clarifications 7.1)").format(square=mat.name(a.to))
         return _("that square is off the bordered mat (clarifications 7.1)")
     hand_full = len(pos.hands[player]) >= HAND_LIMIT
     if k in ("draw", "recall") and hand_full:
@@ -931,7 +944,7 @@ def _deploy_reason(pos: BasePosition, a: Action) -> str:
         return _("{card} is not in player {player}'s hand").format(card=a.card, player=player)
     sq = a.to
     if sq in pos.board:
-        return _("{square} is occupied").format(square=mat.name(sq))  # type: ignore[arg-type]
+        return _("{square} is occupied").format(square=mat.name(sq))
     if pos.turn <= 2:
         opening = mat.OPENING_SQUARE[1 if pos.turn == 1 else 2]
         return _("turn {turn} deploys only on the square marked {mark}, {square} (clarifications 1.3)").format(

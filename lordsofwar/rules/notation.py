@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lordsofwar.rules import engine, mat
+from lordsofwar.rules import result as result_codes
 from lordsofwar.rules.actions import parse_action
 from lordsofwar.rules.cards import CORE, CardSet
 from lordsofwar.rules.errors import (
@@ -27,6 +28,7 @@ from lordsofwar.rules.errors import (
     json_excerpt,
     read_json,
 )
+from lordsofwar.rules.events import Event
 from lordsofwar.rules.i18n import _
 from lordsofwar.rules.position import (
     DEPLOYED,
@@ -123,15 +125,38 @@ def loads(text: str, what: str) -> Any:
 
 
 def _parse_result(value: Any) -> Result | None:
-    """A ``result`` object: ``{"winner": 1 | 2 | null, "reason": "..."}``, or null."""
+    """A ``result`` object, or null: ``{"winner": 1 | 2 | null, "reason": "...", "termination":
+    "...", ...}`` (the code and its facts, docs/notation.md); a result written before the codes
+    (``winner`` and ``reason`` only) is read from its sentence."""
     if value is None:
         return None
     r = _obj(value, "result")
-    _keys(r, {"winner", "reason"}, "result")
+    _keys(r, {"winner", "reason", *RESULT_FIELDS}, "result")
     if "winner" not in r:
         raise NotationError("result.winner: missing (use null for a draw)")
     winner = None if r["winner"] is None else _player(r["winner"], "result.winner")
-    return Result(winner, _text(r.get("reason", ""), "result.reason", 500))
+    reason = _text(r.get("reason", ""), "result.reason", 500)
+    if r.get("termination") is None:
+        extra = sorted(k for k in RESULT_FIELDS & set(r) if r[k] is not None)
+        if extra:
+            raise NotationError(f"result.{extra[0]}: given without a termination")
+        try:
+            return result_codes.legacy_result(winner, reason)
+        except ValueError as exc:
+            raise NotationError(
+                f"result.reason: {exc} (a result without a termination must have one of the engine's reasons)"
+            ) from None
+    for key in ("count", "player"):
+        if r.get(key) is not None and (isinstance(r[key], bool) or not isinstance(r[key], int)):
+            raise NotationError(f"result.{key}: expected a whole number, got {json_excerpt(r[key])}")
+    try:
+        return result_codes.from_json({**r, "winner": winner})
+    except ValueError as exc:
+        raise NotationError(f"result.{exc}") from None
+
+
+RESULT_FIELDS = frozenset({"termination", "count", "player", "threshold", "ending"})
+"""A result's fields beside ``winner`` and ``reason`` (docs/notation.md)."""
 
 
 # --- variants ------------------------------------------------------------------------------------
@@ -163,7 +188,7 @@ def parse_variant(doc: Any, where: str = "variant") -> Variant:
 # --- positions -----------------------------------------------------------------------------------
 
 
-def position_to_json(pos: Position, events: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def position_to_json(pos: Position, events: list[Event] | None = None) -> dict[str, Any]:
     """The position in notation.md section 3 (with ``turn_state`` mid-turn, ``events`` if given)."""
     doc: dict[str, Any] = {
         "format": POSITION_FORMAT,
@@ -182,7 +207,7 @@ def position_to_json(pos: Position, events: list[dict[str, Any]] | None = None) 
             }
             for p in (1, 2)
         },
-        "result": None if pos.result is None else {"winner": pos.result.winner, "reason": pos.result.reason},
+        "result": None if pos.result is None else pos.result.to_json(),
     }
     if pos.in_turn and pos.result is None:
         doc["turn_state"] = turn_state_json(pos)
@@ -436,7 +461,7 @@ def hand_visible(pos: Position, viewer: int | None, player: int) -> bool:
     return viewer == player or pos.variant.hands == "visible" or pos.result is not None
 
 
-def view_json(pos: Position, player: int | None, events: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def view_json(pos: Position, player: int | None, events: list[Event] | None = None) -> dict[str, Any]:
     """What ``player`` may know: no deck order or contents, no hidden opponent hand (9.2).
     ``player`` None is a spectator: in the hidden-hands variant both hands are hidden."""
     doc = position_to_json(pos, None)
@@ -512,7 +537,7 @@ class GameRecord:
             "players": {str(p): {"name": self.names[p - 1], "deck": list(self.decks[p - 1])} for p in (1, 2)},
             "seed": self.seed,
             "actions": list(self.actions),
-            "result": None if self.result is None else {"winner": self.result.winner, "reason": self.result.reason},
+            "result": None if self.result is None else self.result.to_json(),
         }
 
 
@@ -587,21 +612,21 @@ def play_through(pos: Position, actions: Sequence[str], result: Result | None) -
             except (InvalidActionError, IllegalActionError) as exc:  # an aborted game past its first turns
                 raise NotationError(f"result: {exc}") from None
             yield {"n": len(actions) + 1, "turn": pos.turn, "player": ending[1], "action": None, "events": events}
-        elif pos.result.winner != result.winner:
+        elif pos.result.winner != result.winner or pos.result.termination is not result.termination:
             raise NotationError(
-                f"result: the record names winner {result.winner}, the replay ends with {pos.result.winner} ({pos.result.reason})"
+                f"result: the record names winner {result.winner} ({_clip(result.reason, 60)}), "
+                f"the replay ends with {pos.result.winner} ({pos.result.reason})"
             )
 
 
 def replay(record: GameRecord, cards: CardSet = CORE) -> list[Position]:
     """Every position of the game, the opening first; checks each action and the result.
 
-    Endings off the board are stored only in ``result``: ``"player N resigned"``, ``"player N ran
-    out of time"``, ``"player N missed the turn deadline"`` (the other player winning) and
-    ``"draw agreed"`` (no winner), and an aborted game's ``"aborted by player N"`` or ``"aborted:
-    "`` followed by one of the others (no winner; only before turn 3); a record whose actions end
-    before the game does is accepted with one of these results, which replay applies after the
-    last action.
+    Endings off the board are stored only in ``result``: the terminations ``resignation``,
+    ``timeout`` and ``deadline`` (of ``player``; the other player winning), ``draw_agreed`` (no
+    winner) and an aborted game's ``aborted`` (no winner; only before turn 3); a record whose
+    actions end before the game does is accepted with one of these results, which replay applies
+    after the last action.
     """
     pos = record.start(cards)
     positions = [pos.copy()]

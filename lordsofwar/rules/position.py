@@ -10,11 +10,13 @@ take a ``BasePosition``; :class:`lordsofwar.rules.state.Position` adds them as m
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, NamedTuple, Self
+from typing import Any, Literal, Self
 
 from lordsofwar.rules import mat
 from lordsofwar.rules.actions import Action
 from lordsofwar.rules.cards import CORE, Card, CardSet
+from lordsofwar.rules.result import Result as Result  # re-exported: a position's result
+from lordsofwar.rules.result import Termination as Termination
 
 # Per-unit flags of the turn under way (clarifications 4.4, 5.2, 7.1, 7.2).
 DEPLOYED = 1  # deployed this turn
@@ -68,13 +70,6 @@ class Variant:
             "commands_to_win": self.commands_to_win,
             "no_progress_turns": self.no_progress_turns,
         }
-
-
-class Result(NamedTuple):
-    """How a game ended: the winner (1, 2, or None for a draw) and why."""
-
-    winner: int | None
-    reason: str
 
 
 class UnitKind:

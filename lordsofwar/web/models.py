@@ -22,6 +22,9 @@ from sqlalchemy import (
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
 
+from lordsofwar.rules import result as result_codes
+from lordsofwar.rules.result import Result
+
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
@@ -134,6 +137,12 @@ class Game(Base):
     waiting_for: Mapped[int | None] = mapped_column(Integer)
     winner: Mapped[int | None] = mapped_column(Integer)
     reason: Mapped[str | None] = mapped_column(String(200))
+    """The result's English sentence (:attr:`lordsofwar.rules.result.Result.reason`), as records keep it."""
+    termination: Mapped[str | None] = mapped_column(String(32))
+    """The result's code (:class:`lordsofwar.rules.result.Termination`); None while the game runs."""
+    result_details: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    """What the code needs beside the winner (:meth:`~lordsofwar.rules.result.Result.details`:
+    ``count``, ``player``, ``threshold``, ``ending``)."""
     mode: Mapped[str] = mapped_column(String(8))
     initial_ms: Mapped[int] = mapped_column(BigInteger, default=0)
     increment_ms: Mapped[int] = mapped_column(BigInteger, default=0)
@@ -149,6 +158,33 @@ class Game(Base):
     """A rated game changes its players' ratings in its pool (``mode``: live or turn) when it ends."""
     tournament_id: Mapped[int | None] = mapped_column(ForeignKey("tournaments.id", ondelete="SET NULL"), index=True)
     """A tournament game: its result is the pairing's, recorded in the transaction that ends it."""
+
+    @property
+    def result(self) -> Result | None:
+        """The game's result (None while it runs), from its code and details; a row finished
+        before the codes and not migrated is read from its sentence (result.legacy_result)."""
+        if self.status != "over" or self.reason is None and self.termination is None:
+            return None
+        return result_of(self.winner, self.termination, self.result_details, self.reason)
+
+
+def result_columns(result: Result) -> dict[str, Any]:
+    """The game columns that store ``result``: ``winner``, ``reason``, ``termination``, ``result_details``."""
+    return {
+        "winner": result.winner,
+        "reason": result.reason,
+        "termination": result.termination.value,
+        "result_details": result.details() or None,
+    }
+
+
+def result_of(
+    winner: int | None, termination: str | None, details: dict[str, Any] | None, reason: str | None
+) -> Result:
+    """The result stored in a game's columns (:func:`result_columns`)."""
+    if termination is None:
+        return result_codes.legacy_result(winner, reason or "")
+    return result_codes.from_json({"winner": winner, "termination": termination, **(details or {})})
 
 
 class Deck(Base):

@@ -38,8 +38,6 @@ void check_buffers(const Batch& b, const U8& planes, const F32& info, const U8& 
         throw nb::value_error("buffers of the wrong size for this batch (see lordsofwar.core.Batch)");
 }
 
-using CardTuple = std::tuple<std::string, std::string, std::string, int, std::vector<std::pair<int, int>>, int,
-                             std::vector<std::pair<int, int>>, std::vector<int>>;
 using VariantTuple = std::tuple<bool, bool, bool, int, int, int>;
 
 Variant variant_of(const VariantTuple& t) {
@@ -48,32 +46,37 @@ Variant variant_of(const VariantTuple& t) {
     return v;
 }
 
-std::string sq_name(Sq s) {
-    int x = sq_x(s), y = sq_y(s);
-    if (x >= 0 && x < WIDTH && y >= 0 && y < HEIGHT) return std::string(1, (char)('a' + x)) + std::to_string(y + 1);
-    return std::to_string(x) + "," + std::to_string(y);
+// The notation of squares and actions is the core's (Game::action_to_string, square_name).
+std::string sq_name(Sq s) { return square_name(s); }
+
+nb::object card_or_none(const Game& g, int c) { return c < 0 ? nb::none() : nb::cast(g.cards().ids[c]); }
+
+// A finished game's result: (winner, termination, count, player, threshold, ending), 0, -1 and ""
+// where there is none (lordsofwar.rules.result.Result; lordsofwar/core/_native.py converts it).
+using ResultTuple = std::tuple<int, std::string, int, int, std::string, std::string>;
+
+nb::object result_tuple(const Game& g) {
+    if (!g.over()) return nb::none();
+    const Outcome& o = g.outcome();
+    return nb::cast(ResultTuple{g.winner(), o.termination, o.count, o.player, o.threshold, o.ending});
 }
 
-std::string action_text(const Game& g, const Action& a) {
-    switch (a.kind) {
-        case A_DEPLOY:
-            return "deploy " + g.cards->ids[a.card] + " " + sq_name(a.to);
-        case A_SHOOT:
-            return "shoot " + sq_name(a.from) + " " + sq_name(a.to);
-        case A_ADVANCE:
-            return "advance " + sq_name(a.from) + " " + sq_name(a.to);
-        case A_MOVE:
-            return "move " + sq_name(a.from) + " " + sq_name(a.to);
-        case A_RECALL:
-            return "recall " + sq_name(a.from);
-        case A_DRAW:
-            return "draw";
-        default:
-            return "pass";
+// The same for a Record, both ways.
+nb::object record_result(const Record& r) {
+    if (!r.over) return nb::none();
+    const Outcome& o = r.outcome;
+    return nb::cast(ResultTuple{r.winner, o.termination, o.count, o.player, o.threshold, o.ending});
+}
+
+void set_record_result(Record& r, const std::optional<ResultTuple>& t) {
+    r.over = t.has_value();
+    if (!t) {
+        r.winner = 0, r.outcome = Outcome();
+        return;
     }
+    auto& [winner, termination, count, player, threshold, ending] = *t;
+    r.winner = winner, r.outcome = Outcome{termination, threshold, ending, count, player};
 }
-
-nb::object card_or_none(const Game& g, int c) { return c < 0 ? nb::none() : nb::cast(g.cards->ids[c]); }
 
 nb::list events_to_python(const Game& g, const std::vector<Event>& events) {
     nb::list out;
@@ -90,7 +93,7 @@ nb::list events_to_python(const Game& g, const std::vector<Event>& events) {
             }
             case E_DEPLOY:
                 d["type"] = "deploy";
-                d["card"] = g.cards->ids[e.card];
+                d["card"] = g.cards().ids[e.card];
                 d["square"] = sq_name(e.a);
                 d["player"] = (int)e.player;
                 d["forced"] = e.flag;
@@ -101,13 +104,13 @@ nb::list events_to_python(const Game& g, const std::vector<Event>& events) {
                 d["target"] = sq_name(e.b);
                 d["damage"] = e.damage;
                 d["declared"] = e.flag;
-                d["card"] = g.cards->ids[e.card];
-                d["target_card"] = g.cards->ids[e.card2];
+                d["card"] = g.cards().ids[e.card];
+                d["target_card"] = g.cards().ids[e.card2];
                 break;
             case E_ELIMINATED:
                 d["type"] = "eliminated";
                 d["square"] = sq_name(e.a);
-                d["card"] = g.cards->ids[e.card];
+                d["card"] = g.cards().ids[e.card];
                 d["owner"] = (int)e.player;
                 break;
             case E_ADVANCE:
@@ -116,12 +119,12 @@ nb::list events_to_python(const Game& g, const std::vector<Event>& events) {
                 d["from"] = sq_name(e.a);
                 d["to"] = sq_name(e.b);
                 d["owner"] = (int)e.player;
-                d["card"] = g.cards->ids[e.card];
+                d["card"] = g.cards().ids[e.card];
                 break;
             case E_RECALL:
                 d["type"] = "recall";
                 d["square"] = sq_name(e.a);
-                d["card"] = g.cards->ids[e.card];
+                d["card"] = g.cards().ids[e.card];
                 d["player"] = (int)e.player;
                 break;
             case E_DRAW:
@@ -133,7 +136,7 @@ nb::list events_to_python(const Game& g, const std::vector<Event>& events) {
             default:
                 d["type"] = "result";
                 d["winner"] = e.player ? nb::cast((int)e.player) : nb::none();
-                d["reason"] = g.reason;
+                d["termination"] = g.outcome().termination;  // _native.py makes the whole result event
         }
         out.append(d);
     }
@@ -200,103 +203,110 @@ NB_MODULE(_core, m) {
         }
     });
 
+    nb::class_<CardSpec>(m, "CardSpec", "One card as the core needs it; its traits come from the card data.")
+        .def(nb::init<>())
+        .def_rw("id", &CardSpec::id)
+        .def_rw("cls", &CardSpec::cls, "the index of its class in lordsofwar.rules.cards.CLASSES")
+        .def_rw("berserker", &CardSpec::berserker)
+        .def_rw("cavalry", &CardSpec::cavalry)
+        .def_rw("spear", &CardSpec::spear)
+        .def_rw("support", &CardSpec::support)
+        .def_rw("general", &CardSpec::general)
+        .def_rw("command", &CardSpec::command)
+        .def_rw("defence", &CardSpec::defence)
+        .def_rw("attacks", &CardSpec::attacks, "(direction, value) in the card's order, directions 0-7 from F clockwise")
+        .def_rw("damage", &CardSpec::damage, "ranged damage, 0 for none")
+        .def_rw("targets", &CardSpec::targets, "(right, forward) of each target square")
+        .def_rw("moves", &CardSpec::moves, "directions 0-7 from F clockwise");
+
     nb::class_<Cards>(m, "Cards")
         .def(
             "__init__",
-            [](Cards* self, const std::vector<CardTuple>& specs) {
-                std::vector<CardSpec> cs;
-                for (const auto& t : specs) {
-                    CardSpec c;
-                    std::tie(c.id, c.rank, c.cls, c.defence, c.attacks, c.damage, c.targets, c.moves) = t;
-                    cs.push_back(std::move(c));
+            [](Cards* self, const std::vector<CardSpec>& specs) {
+                for (const CardSpec& c : specs) {
+                    if (c.cls < 0 || c.cls > 4) throw nb::value_error("CardSpec.cls: a class index 0-4");
                 }
-                new (self) Cards{std::make_shared<const CardTable>(cs)};
+                new (self) Cards{std::make_shared<const CardTable>(specs)};
             },
-            "One tuple per card: (id, rank, class, defence, [(direction, value)], damage, [(right, forward)], "
-            "[direction]), directions 0-7 from F clockwise.")
+            nb::arg("specs"), "The cards of one card set, in its order.")
         .def_prop_ro("shot_offsets", [](const Cards& c) { return c.table->shot_offsets; })
         .def("__len__", [](const Cards& c) { return c.table->ids.size(); });
+
+    nb::class_<UnitRecord>(m, "UnitRecord", "One unit of a Record: where, which card, whose, and its turn state.")
+        .def(nb::init<>())
+        .def("__init__",
+             [](UnitRecord* u, Sq square, int card, int owner, int flags, int shot_damage, Sq shot_target,
+                bool has_target) {
+                 new (u) UnitRecord{square, card, owner, flags, shot_damage, shot_target, has_target};
+             },
+             nb::arg("square"), nb::arg("card"), nb::arg("owner"), nb::arg("flags") = 0, nb::arg("shot_damage") = -1,
+             nb::arg("shot_target") = 0, nb::arg("has_target") = false)
+        .def_rw("square", &UnitRecord::square)
+        .def_rw("card", &UnitRecord::card)
+        .def_rw("owner", &UnitRecord::owner)
+        .def_rw("flags", &UnitRecord::flags)
+        .def_rw("shot_damage", &UnitRecord::shot_damage, "-1: none waiting")
+        .def_rw("shot_target", &UnitRecord::shot_target)
+        .def_rw("has_target", &UnitRecord::has_target);
+
+    nb::class_<AdvanceRound>(m, "AdvanceRecord", "The berserker advance under way (position.AdvanceRound).")
+        .def(nb::init<>())
+        .def_rw("owners", &AdvanceRound::owners)
+        .def_rw("candidates", &AdvanceRound::candidates, "(berserker's square, [squares it may take]) in order")
+        .def_rw("taken", &AdvanceRound::taken)
+        .def_rw("advanced", &AdvanceRound::advanced);
+
+    nb::class_<Record>(m, "Record",
+                       "A position by name (Game::load, Game::record): units in the order they were placed; "
+                       "hands, decks (top first) and lost piles per player (index 0: player 1), -1 a hidden card.")
+        .def(nb::init<>())
+        .def_rw("turn", &Record::turn)
+        .def_rw("to_move", &Record::to_move)
+        .def_rw("quiet_turns", &Record::quiet_turns)
+        .def_rw("units", &Record::units)
+        .def_rw("hands", &Record::hands)
+        .def_rw("decks", &Record::decks)
+        .def_rw("lost", &Record::lost)
+        .def_prop_rw(
+            "result", [](const Record& r) { return record_result(r); },
+            [](Record& r, std::optional<ResultTuple> t) { set_record_result(r, t); }, nb::arg("value").none(),
+            "None while the game runs, else (winner, termination, count, player, threshold, ending).")
+        .def_prop_rw(
+            "phase", [](const Record& r) { return (int)r.phase; },
+            [](Record& r, int phase) {
+                if (phase < PRE || phase > OVER) throw nb::value_error("phase: 0 to 3");
+                r.phase = (Phase)phase;
+            })
+        .def_rw("generals_lost", &Record::generals_lost, "bit p: player p's general was eliminated this turn")
+        .def_rw("eliminated", &Record::eliminated)
+        .def_rw("forced", &Record::forced)
+        .def_rw("in_turn", &Record::in_turn)
+        .def_prop_rw(
+            "advance",
+            [](const Record& r) { return r.has_advance ? std::optional<AdvanceRound>(r.advance) : std::nullopt; },
+            [](Record& r, std::optional<AdvanceRound> a) {
+                r.has_advance = a.has_value();
+                r.advance = a ? std::move(*a) : AdvanceRound();
+            },
+            nb::arg("value").none());
 
     nb::class_<State>(m, "State")
         .def(nb::init<const Cards&, const VariantTuple&>())
         .def("clone", [](const State& s) { return State(s); })
-        .def(
-            "load",
-            [](State& s, int turn, int to_move, int quiet, const std::vector<std::tuple<Sq, int, int>>& board,
-               const std::vector<std::vector<int>>& hands, const std::vector<std::vector<int>>& decks,
-               const std::vector<std::vector<int>>& lost, std::optional<std::pair<int, std::string>> result) {
-                Game& g = s.g;
-                g.turn = turn, g.to_move = to_move, g.quiet_turns = quiet;
-                for (auto [sq, card, owner] : board) g.place(sq, card, owner);
-                for (int p = 1; p <= 2; ++p) {
-                    g.hands[p].assign(hands[p - 1].begin(), hands[p - 1].end());
-                    g.decks[p].assign(decks[p - 1].begin(), decks[p - 1].end());
-                    g.lost[p].assign(lost[p - 1].begin(), lost[p - 1].end());
-                }
-                g.start_turn();
-                if (result) {
-                    g.over = true, g.winner = result->first, g.reason = result->second, g.phase = OVER;
-                }
-            },
-            nb::arg("turn"), nb::arg("to_move"), nb::arg("quiet"), nb::arg("board"), nb::arg("hands"),
-            nb::arg("decks"), nb::arg("lost"), nb::arg("result").none(),
-            "Set up a start-of-turn position: units in the order they were placed.")
-        .def(
-            "load_turn",
-            [](State& s, int phase, const std::vector<std::tuple<Sq, int, int, Sq, bool>>& units, int generals_lost,
-               bool eliminated, bool forced, bool in_turn,
-               std::optional<std::tuple<std::vector<int>, std::vector<std::pair<Sq, std::vector<Sq>>>, std::vector<Sq>,
-                                        bool>>
-                   advance) {
-                Game& g = s.g;
-                for (Unit& u : g.units_mut()) u.flags = 0;
-                for (auto [sq, flags, damage, target, has_target] : units) {
-                    Unit& u = g.unit(g.unit_at(sq));
-                    u.flags = (uint8_t)flags, u.shot_damage = damage, u.shot_target = target, u.has_target = has_target;
-                }
-                g.phase = (Phase)phase;
-                g.generals_lost = generals_lost, g.eliminated = eliminated, g.forced = forced, g.in_turn = in_turn;
-                if (advance) {
-                    g.has_advance = true;
-                    std::tie(g.adv.owners, g.adv.candidates, g.adv.taken, g.adv.advanced) = *advance;
-                }
-            },
-            nb::arg("phase"), nb::arg("units"), nb::arg("generals_lost"), nb::arg("eliminated"), nb::arg("forced"),
-            nb::arg("in_turn"), nb::arg("advance").none(),
-            "Set the turn under way: (square, flags, shot damage or -1, shot target, has target) per unit.")
-        .def("export",
-             [](const State& s) {
-                 const Game& g = s.g;
-                 std::vector<const Unit*> order;
-                 for (const Unit& u : g.units()) order.push_back(&u);
-                 std::sort(order.begin(), order.end(), [](const Unit* a, const Unit* b) { return a->seq < b->seq; });
-                 nb::list units;
-                 for (const Unit* u : order) {
-                     units.append(nb::make_tuple(u->sq, (int)u->card, (int)u->owner, (int)u->flags, u->shot_damage,
-                                                 u->shot_target, u->has_target));
-                 }
-                 auto cards = [](const std::vector<int16_t>& v) { return std::vector<int>(v.begin(), v.end()); };
-                 nb::object adv = nb::none();
-                 if (g.has_advance) adv = nb::make_tuple(g.adv.owners, g.adv.candidates, g.adv.taken, g.adv.advanced);
-                 return nb::make_tuple(
-                     nb::make_tuple(g.turn, g.to_move, g.quiet_turns, (int)g.phase, g.generals_lost, g.eliminated,
-                                    g.forced, g.in_turn),
-                     units, nb::make_tuple(cards(g.hands[1]), cards(g.hands[2])),
-                     nb::make_tuple(cards(g.decks[1]), cards(g.decks[2])),
-                     nb::make_tuple(cards(g.lost[1]), cards(g.lost[2])),
-                     g.over ? nb::make_tuple(g.winner, g.reason) : nb::none(), adv);
-             })
-        .def_prop_ro("over", [](const State& s) { return s.g.over; })
-        .def_prop_ro("winner", [](const State& s) { return s.g.winner; })
-        .def_prop_ro("reason", [](const State& s) { return s.g.reason; })
-        .def_prop_ro("turn", [](const State& s) { return s.g.turn; })
-        .def_prop_ro("to_move", [](const State& s) { return s.g.to_move; })
+        .def("load", [](State& s, const Record& r) { s.g.load(r); }, nb::arg("record"),
+             "Set up the position of a Record (a fresh State only).")
+        .def("record", [](const State& s) { return s.g.record(); }, "The position as a Record.")
+        .def_prop_ro("over", [](const State& s) { return s.g.over(); })
+        .def_prop_ro("winner", [](const State& s) { return s.g.winner(); })
+        .def_prop_ro("result", [](const State& s) { return result_tuple(s.g); })
+        .def_prop_ro("turn", [](const State& s) { return s.g.turn(); })
+        .def_prop_ro("to_move", [](const State& s) { return s.g.to_move(); })
         .def_prop_ro("decider", [](const State& s) { return s.g.decider(); })
-        .def_prop_ro("phase", [](const State& s) { return (int)s.g.phase; })
+        .def_prop_ro("phase", [](const State& s) { return (int)s.g.phase(); })
         .def("legal",
              [](State& s) {
                  nb::list out;
-                 for (const Action& a : s.legal()) out.append(action_text(s.g, a));
+                 for (const Action& a : s.legal()) out.append(s.g.action_to_string(a));
                  return out;
              })
         .def("apply",
@@ -310,7 +320,7 @@ NB_MODULE(_core, m) {
                  std::vector<int> ids;
                  for (const Action& a : s.legal()) {
                      int id = encode(s.g, f, a);
-                     if (id < 0) throw nb::index_error(("outside the frame: " + action_text(s.g, a)).c_str());
+                     if (id < 0) throw nb::index_error(("outside the frame: " + s.g.action_to_string(a)).c_str());
                      ids.push_back(id);
                  }
                  std::sort(ids.begin(), ids.end());
@@ -321,7 +331,7 @@ NB_MODULE(_core, m) {
             [](const State& s, int id, int w, int h) -> nb::object {
                 Action a;
                 if (!decode(s.g, s.frame(w, h), id, a)) return nb::none();
-                return nb::make_tuple((int)a.kind, (int)a.card, a.from, a.to, action_text(s.g, a));
+                return nb::make_tuple((int)a.kind, (int)a.card, a.from, a.to, s.g.action_to_string(a));
             },
             "The action an id names here, as (kind, card, from, to, text), or None when it names none.")
         .def("encode",
@@ -340,7 +350,7 @@ NB_MODULE(_core, m) {
                      [](const State& s) {
                          auto count = [](const std::vector<int16_t>& v) { return (int)std::count(v.begin(), v.end(), -1); };
                          const Game& g = s.g;
-                         return nb::make_tuple(count(g.hands[1]), count(g.decks[1]), count(g.hands[2]), count(g.decks[2]));
+                         return nb::make_tuple(count(g.hand(1)), count(g.deck(1)), count(g.hand(2)), count(g.deck(2)));
                      },
                      "The unknown cards: (player 1's hand, deck, player 2's hand, deck).")
         .def("observe",
@@ -398,7 +408,7 @@ NB_MODULE(_core, m) {
                 spec.relative = relative;
                 spec.value = std::move(value);
                 spec.pool[1] = std::move(pool1), spec.pool[2] = std::move(pool2);
-                int n = (int)s.g.cards->ids.size();
+                int n = (int)s.g.cards().ids.size();
                 for (int p = 1; p <= 2; ++p) {
                     for (int16_t c : spec.pool[p]) {
                         if (c < 0 || c >= n) throw nb::value_error("search: a pool names a card not in the card set");
@@ -417,7 +427,7 @@ NB_MODULE(_core, m) {
                 nb::list root;
                 for (const RootStat& r : found.root) {
                     const Action& a = r.action;
-                    root.append(nb::make_tuple(action_text(s.g, a), r.visits, r.mean));
+                    root.append(nb::make_tuple(s.g.action_to_string(a), r.visits, r.mean));
                 }
                 return nb::make_tuple(root, found.iterations, found.nodes, found.seconds);
             },
@@ -506,7 +516,7 @@ NB_MODULE(_core, m) {
             while ((int)points.size() < samples) {
                 Game g(cards.table, var);
                 deal(g, decks[rng.below((uint32_t)decks.size())], decks[rng.below((uint32_t)decks.size())], rng);
-                while (!g.over && (int)points.size() < samples) {
+                while (!g.over() && (int)points.size() < samples) {
                     points.push_back(g);
                     g.legal(buf);
                     Action a = buf[rng.below((uint32_t)buf.size())];
@@ -557,7 +567,7 @@ NB_MODULE(_core, m) {
                     const auto& d2 = decks[rng.below((uint32_t)decks.size())];
                     deal(g, d1, d2, rng);
                     actions += playout(g, rng, UNIFORM, -1, buf);
-                    turns += g.turn;
+                    turns += g.turn();
                     ++played;
                     elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
                 }

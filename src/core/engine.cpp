@@ -25,16 +25,9 @@ CardTable::CardTable(const std::vector<CardSpec>& specs) {
             Kind k;
             k.defence = c.defence;
             k.damage = c.damage;
-            k.berserker = c.cls == "berserker";
-            k.cavalry = c.cls == "cavalry";
-            k.spear = c.cls == "spear";
-            k.support = c.cls == "spear" || c.cls == "ranged";
-            k.general = c.rank == "general";
-            static const char* CLASSES[5] = {"infantry", "cavalry", "berserker", "spear", "ranged"};
-            for (int i = 0; i < 5; ++i) {
-                if (c.cls == CLASSES[i]) k.cls = i;
-            }
-            k.command = c.rank == "general" || c.rank == "command";
+            k.berserker = c.berserker, k.cavalry = c.cavalry, k.spear = c.spear, k.support = c.support;
+            k.general = c.general, k.command = c.command;
+            k.cls = c.cls;
             // Player 2 faces the other way: a card-frame direction turns by 180 degrees.
             int turn = owner == 1 ? 0 : 4;
             for (auto [dir, value] : c.attacks) {
@@ -69,8 +62,8 @@ int CardTable::offset_index(int right, int forward) const {
 
 // --- the board (position.BasePosition.place / remove) ------------------------------------------
 
-Game::Game(std::shared_ptr<const CardTable> c, const Variant& variant) : cards(std::move(c)), v(variant) {
-    if (v.bordered) {
+Game::Game(std::shared_ptr<const CardTable> c, const Variant& variant) : cards_(std::move(c)), v_(variant) {
+    if (v_.bordered) {
         ox_ = 0, oy_ = 0, w_ = WIDTH, h_ = HEIGHT;
     } else {
         ox_ = -8, oy_ = -8, w_ = WIDTH + 16, h_ = HEIGHT + 16;
@@ -82,10 +75,92 @@ Game::Game(std::shared_ptr<const CardTable> c, const Variant& variant) : cards(s
     units_.reserve(48);
 }
 
+void Game::load(const Record& r) {
+    turn_ = r.turn, to_move_ = r.to_move, quiet_turns_ = r.quiet_turns;
+    for (const UnitRecord& u : r.units) place(u.square, u.card, u.owner);
+    for (int p = 1; p <= 2; ++p) {
+        hands_[p] = r.hands.at(p - 1), decks_[p] = r.decks.at(p - 1), lost_[p] = r.lost.at(p - 1);
+    }
+    start_turn();
+    if (r.over) {
+        over_ = true, winner_ = r.winner, outcome_ = r.outcome, phase_ = OVER;
+        return;
+    }
+    for (Unit& u : units_) u.flags = 0;
+    for (const UnitRecord& ur : r.units) {
+        Unit& u = units_[unit_at(ur.square)];
+        u.flags = (uint8_t)ur.flags, u.shot_damage = ur.shot_damage, u.shot_target = ur.shot_target;
+        u.has_target = ur.has_target;
+    }
+    phase_ = r.phase;
+    generals_lost_ = r.generals_lost, eliminated_ = r.eliminated, forced_ = r.forced, in_turn_ = r.in_turn;
+    has_advance_ = r.has_advance;
+    if (has_advance_) adv_ = r.advance;
+}
+
+Record Game::record() const {
+    Record r;
+    r.turn = turn_, r.to_move = to_move_, r.quiet_turns = quiet_turns_;
+    std::vector<const Unit*> order;
+    for (const Unit& u : units_) order.push_back(&u);
+    std::sort(order.begin(), order.end(), [](const Unit* a, const Unit* b) { return a->seq < b->seq; });
+    for (const Unit* u : order) {
+        r.units.push_back(
+            UnitRecord{u->sq, u->card, u->owner, u->flags, u->shot_damage, u->shot_target, u->has_target});
+    }
+    for (int p = 1; p <= 2; ++p) {
+        r.hands[p - 1] = hands_[p], r.decks[p - 1] = decks_[p], r.lost[p - 1] = lost_[p];
+    }
+    r.over = over_, r.winner = winner_, r.outcome = outcome_;
+    r.phase = phase_, r.generals_lost = generals_lost_;
+    r.eliminated = eliminated_, r.forced = forced_, r.in_turn = in_turn_;
+    r.has_advance = has_advance_;
+    if (has_advance_) r.advance = adv_;
+    return r;
+}
+
+void Game::set_cards(int player, std::vector<int16_t> hand, std::vector<int16_t> deck) {
+    hands_[player] = std::move(hand), decks_[player] = std::move(deck);
+    lost_[player].clear();
+}
+
+std::string square_name(Sq s) {
+    int x = sq_x(s), y = sq_y(s);
+    if (x >= 0 && x < WIDTH && y >= 0 && y < HEIGHT) return std::string(1, (char)('a' + x)) + std::to_string(y + 1);
+    return std::to_string(x) + "," + std::to_string(y);
+}
+
+std::string Game::action_to_string(const Action& a) const {
+    switch (a.kind) {
+        case A_DEPLOY:
+            return "deploy " + cards_->ids[a.card] + " " + square_name(a.to);
+        case A_SHOOT:
+            return "shoot " + square_name(a.from) + " " + square_name(a.to);
+        case A_ADVANCE:
+            return "advance " + square_name(a.from) + " " + square_name(a.to);
+        case A_MOVE:
+            return "move " + square_name(a.from) + " " + square_name(a.to);
+        case A_RECALL:
+            return "recall " + square_name(a.from);
+        case A_DRAW:
+            return "draw";
+        default:
+            return "pass";
+    }
+}
+
+void Game::reveal(int player, const int16_t* cards) {
+    for (auto* place : {&hands_[player], &decks_[player]}) {
+        for (int16_t& c : *place) {
+            if (c < 0) c = *cards++;
+        }
+    }
+}
+
 void Game::cover(Sq s) {
     // The window keeps a margin of at least one square around every unit on the unbordered mat.
     int x = sq_x(s), y = sq_y(s);
-    if (v.bordered || (x > ox_ && x < ox_ + w_ - 1 && y > oy_ && y < oy_ + h_ - 1)) return;
+    if (v_.bordered || (x > ox_ && x < ox_ + w_ - 1 && y > oy_ && y < oy_ + h_ - 1)) return;
     // The unbordered mat grows: a new window around every unit and the new square.
     int minx = x, maxx = x, miny = y, maxy = y;
     for (const Unit& u : units_) {
@@ -124,14 +199,14 @@ void Game::place(Sq s, int card, int owner) {
     u.card = (int16_t)card;
     u.owner = (uint8_t)owner;
     u.seq = next_seq_++;
-    const Kind& k = cards->kinds[owner][card];
+    const Kind& k = cards_->kinds[owner][card];
     for (int a = 0; a < k.n_attacks; ++a) {
         int wi = unit_at(step(s, k.attack_dir[a]));
         if (wi >= 0 && units_[wi].owner != owner) {
             Unit& w = units_[wi];
-            w.att_sq[w.natt] = s;
-            w.att_val[w.natt] = k.attack_val[a];
-            ++w.natt;
+            w.attack_sq[w.n_attacks] = s;
+            w.attack_val[w.n_attacks] = k.attack_val[a];
+            ++w.n_attacks;
         }
     }
     for (int d = 0; d < 8; ++d) {
@@ -140,9 +215,9 @@ void Game::place(Sq s, int card, int owner) {
         if (wi >= 0 && units_[wi].owner != owner) {
             int value = kind(units_[wi]).attack_at[(d + 4) % 8];
             if (value) {
-                u.att_sq[u.natt] = n;
-                u.att_val[u.natt] = value;
-                ++u.natt;
+                u.attack_sq[u.n_attacks] = n;
+                u.attack_val[u.n_attacks] = value;
+                ++u.n_attacks;
             }
         }
     }
@@ -150,7 +225,7 @@ void Game::place(Sq s, int card, int owner) {
     units_.push_back(u);
     cells_[(size_t)(sq_x(s) - ox_) * h_ + (sq_y(s) - oy_)] = (int16_t)idx;
     mark_near(s, owner, true);
-    if (v.bordered) occ_[owner] |= 1ULL << (sq_x(s) * HEIGHT + sq_y(s));
+    if (v_.bordered) occ_[owner] |= 1ULL << (sq_x(s) * HEIGHT + sq_y(s));
 }
 
 void Game::remove(Sq s) {
@@ -161,18 +236,18 @@ void Game::remove(Sq s) {
         if (wi < 0) continue;
         Unit& w = units_[wi];
         int n = 0;
-        for (int e = 0; e < w.natt; ++e) {
-            if (w.att_sq[e] != s) {
-                w.att_sq[n] = w.att_sq[e];
-                w.att_val[n] = w.att_val[e];
+        for (int e = 0; e < w.n_attacks; ++e) {
+            if (w.attack_sq[e] != s) {
+                w.attack_sq[n] = w.attack_sq[e];
+                w.attack_val[n] = w.attack_val[e];
                 ++n;
             }
         }
-        w.natt = (uint8_t)n;
+        w.n_attacks = (uint8_t)n;
     }
     cells_[(size_t)(sq_x(s) - ox_) * h_ + (sq_y(s) - oy_)] = -1;
     mark_near(s, units_[i].owner, false);
-    if (v.bordered) occ_[units_[i].owner] &= ~(1ULL << (sq_x(s) * HEIGHT + sq_y(s)));
+    if (v_.bordered) occ_[units_[i].owner] &= ~(1ULL << (sq_x(s) * HEIGHT + sq_y(s)));
     int last = (int)units_.size() - 1;
     if (i != last) {
         units_[i] = units_[last];
@@ -216,7 +291,7 @@ void Game::neighbour_squares(std::vector<Sq>& out) const {
     // The empty squares next to any unit, on the mat when it is bordered: the keys of
     // position.near not on the board.
     out.clear();
-    if (v.bordered) {
+    if (v_.bordered) {
         for (int x = 0; x < WIDTH; ++x) {
             for (int y = 0; y < HEIGHT; ++y) {
                 size_t c = (size_t)x * h_ + y;
@@ -266,7 +341,7 @@ void Game::deploy_plan(int player, int turn_no, DeployPlan& plan, bool& forced_o
     // engine.deploy_options on the bordered mat, as bitboards.
     forced_out = false;
     plan.n = plan.count = 0;
-    const auto& hand = hands[player];
+    const auto& hand = hands_[player];
     if (hand.empty()) return;
     plan.n = unique_cards(hand, player, plan.card);
     auto fill = [&](auto&& squares_of) {
@@ -296,7 +371,7 @@ void Game::deploy_plan(int player, int turn_no, DeployPlan& plan, bool& forced_o
         return;
     }
     fill([&](int i) {
-        const Kind& k = cards->kinds[player][plan.card[i]];
+        const Kind& k = cards_->kinds[player][plan.card[i]];
         uint64_t b = 0;
         for (int d = 0; d < 8; ++d) {
             if (k.dirmask & (1 << d)) b |= e[d];  // 3.3 the Engagement Rule
@@ -318,14 +393,14 @@ void Game::append_plan(const DeployPlan& plan, std::vector<Action>& out) {
 }
 
 void Game::deploy_options(int player, int turn_no, std::vector<Action>& out, bool& forced_out) const {
-    if (v.bordered) {
+    if (v_.bordered) {
         DeployPlan plan;
         deploy_plan(player, turn_no, plan, forced_out);
         append_plan(plan, out);
         return;
     }
     forced_out = false;
-    const auto& hand = hands[player];
+    const auto& hand = hands_[player];
     if (hand.empty()) return;
     int16_t uniq[HAND_LIMIT];
     int nu = unique_cards(hand, player, uniq);
@@ -359,7 +434,7 @@ void Game::deploy_options(int player, int turn_no, std::vector<Action>& out, boo
         return;
     }
     for (int i = 0; i < nu; ++i) {
-        const Kind& k = cards->kinds[player][uniq[i]];
+        const Kind& k = cards_->kinds[player][uniq[i]];
         for (Sq s : all) {
             uint8_t em = near_mask(s, enemy);
             if (em & k.dirmask) add(uniq[i], s);  // 3.3 the Engagement Rule
@@ -376,12 +451,12 @@ void Game::deploy_options(int player, int turn_no, std::vector<Action>& out, boo
 }
 
 bool Game::could_deploy(int player, int turn_no) const {
-    const auto& hand = hands[player];
+    const auto& hand = hands_[player];
     if (hand.empty()) return false;
     if (turn_no <= 2) return unit_at(opening_square(turn_no)) < 0;
     if (units_.empty()) return true;
     int enemy = 3 - player;
-    if (v.bordered) {
+    if (v_.bordered) {
         uint64_t e[8], f[8], enemy_adj = 0, friend_adj = 0;
         adjacent_bitboards(enemy, e);
         adjacent_bitboards(player, f);
@@ -393,7 +468,7 @@ bool Game::could_deploy(int player, int turn_no) const {
             if (c < 0) throw HiddenError("player " + std::to_string(player) + "'s hand is hidden in this view");
         }
         for (int16_t c : hand) {
-            if (cards->kinds[player][c].support) return true;
+            if (cards_->kinds[player][c].support) return true;
         }
         return false;
     }
@@ -412,30 +487,30 @@ bool Game::could_deploy(int player, int turn_no) const {
         if (c < 0) throw HiddenError("player " + std::to_string(player) + "'s hand is hidden in this view");
     }
     for (int16_t c : hand) {
-        if (cards->kinds[player][c].support) return true;
+        if (cards_->kinds[player][c].support) return true;
     }
     return false;
 }
 
 void Game::resolve_start() {
     // 3.4: with no deployment possible the turn goes straight to the post-deployment phase.
-    if (phase != PRE) return;
+    if (phase_ != PRE) return;
     if (!deploys_valid_) {
-        if (v.bordered) {
-            deploy_plan(to_move, turn, plan_, forced);
+        if (v_.bordered) {
+            deploy_plan(to_move_, turn_, plan_, forced_);
             deploy_count_ = plan_.count;
         } else {
             deploys_.clear();
-            deploy_options(to_move, turn, deploys_, forced);
+            deploy_options(to_move_, turn_, deploys_, forced_);
             deploy_count_ = (int)deploys_.size();
         }
         deploys_valid_ = true;
     }
-    if (!deploy_count_) phase = POST;
+    if (!deploy_count_) phase_ = POST;
 }
 
 Action Game::deploy_at(int i) const {
-    if (!v.bordered) return deploys_[i];
+    if (!v_.bordered) return deploys_[i];
     for (int c = 0; c < plan_.n; ++c) {
         int n = __builtin_popcountll(plan_.squares[c]);
         if (i < n) {
@@ -451,14 +526,14 @@ Action Game::deploy_at(int i) const {
 // --- shooting (5) --------------------------------------------------------------------------------
 
 bool Game::can_shoot(const Unit& u) const {
-    if (turn <= 2) return false;  // 1.3: no shots in the opening turns
+    if (turn_ <= 2) return false;  // 1.3: no shots in the opening turns
     if (u.flags & (SHOT | TOOK_PART | ENGAGED_AT_START)) return false;
     if ((u.flags & DEPLOYED) && !(u.flags & SUPPORTED)) return false;
-    return u.natt == 0;
+    return u.n_attacks == 0;
 }
 
 void Game::shots(std::vector<Action>& out) const {
-    int player = to_move;
+    int player = to_move_;
     for (const Unit& u : units_) {
         if (u.owner != player) continue;
         const Kind& k = kind(u);
@@ -475,9 +550,9 @@ void Game::shots(std::vector<Action>& out) const {
 // --- moving, recall, reinforcement (7) ---------------------------------------------------------
 
 void Game::moves(std::vector<Action>& out) const {
-    int player = to_move;
+    int player = to_move_;
     for (const Unit& u : units_) {
-        if (u.owner != player || (u.flags & MOVED) || u.natt) continue;
+        if (u.owner != player || (u.flags & MOVED) || u.n_attacks) continue;
         const Kind& k = kind(u);
         for (int m = 0; m < k.n_moves; ++m) {
             Sq t = step(u.sq, k.move_dir[m]);
@@ -487,26 +562,26 @@ void Game::moves(std::vector<Action>& out) const {
 }
 
 bool Game::engaged_by_spear(const Unit& u) const {
-    for (int e = 0; e < u.natt; ++e) {
-        if (kind(units_[unit_at(u.att_sq[e])]).spear) return true;
+    for (int e = 0; e < u.n_attacks; ++e) {
+        if (kind(units_[unit_at(u.attack_sq[e])]).spear) return true;
     }
     return false;
 }
 
 bool Game::recallable(const Unit& u, int f) const {
     if (f & DEPLOYED) return false;
-    if (kind(u).cavalry && v.intermediate) return !engaged_by_spear(u);
-    return !(f & TOOK_PART) && u.natt == 0;
+    if (kind(u).cavalry && v_.intermediate) return !engaged_by_spear(u);
+    return !(f & TOOK_PART) && u.n_attacks == 0;
 }
 
 void Game::reinforcements(std::vector<Action>& out) const {
-    int player = to_move;
-    if ((int)hands[player].size() >= HAND_LIMIT) {
+    int player = to_move_;
+    if ((int)hands_[player].size() >= HAND_LIMIT) {
         out.push_back(Action{A_PASS, -1, 0, 0});
         return;
     }
     size_t before = out.size();
-    if (!decks[player].empty()) out.push_back(Action{A_DRAW, -1, 0, 0});
+    if (!decks_[player].empty()) out.push_back(Action{A_DRAW, -1, 0, 0});
     for (const Unit& u : units_) {
         if (u.owner == player && recallable(u, u.flags)) out.push_back(Action{A_RECALL, -1, u.sq, 0});
     }
@@ -517,20 +592,20 @@ void Game::reinforcements(std::vector<Action>& out) const {
 
 void Game::waiting(int owner, std::vector<std::pair<Sq, std::vector<Sq>>>& out) const {
     out.clear();
-    for (const auto& [b, squares] : adv.candidates) {
+    for (const auto& [b, squares] : adv_.candidates) {
         if (units_[unit_at(b)].owner != owner) continue;
         std::vector<Sq> free;
         for (Sq t : squares) {
-            if (!contains(adv.taken, t)) free.push_back(t);
+            if (!contains(adv_.taken, t)) free.push_back(t);
         }
         if (!free.empty()) out.emplace_back(b, std::move(free));
     }
 }
 
 void Game::advance_choices(std::vector<Action>& out) const {
-    if (!has_advance || adv.owners.empty()) return;
+    if (!has_advance_ || adv_.owners.empty()) return;
     std::vector<std::pair<Sq, std::vector<Sq>>> w;
-    waiting(adv.owners[0], w);
+    waiting(adv_.owners[0], w);
     for (const auto& [b, ts] : w) {
         if (units_[unit_at(b)].flags & DEPLOYED) {
             for (Sq t : ts) out.push_back(Action{A_ADVANCE, -1, b, t});
@@ -597,14 +672,14 @@ void Game::do_advance(Sq b, Sq t, std::vector<Event>* ev) {
     const Unit& u = units_[unit_at(b)];
     int card = u.card, owner = u.owner;
     relocate(b, t);
-    for (auto it = adv.candidates.begin(); it != adv.candidates.end(); ++it) {
+    for (auto it = adv_.candidates.begin(); it != adv_.candidates.end(); ++it) {
         if (it->first == b) {
-            adv.candidates.erase(it);
+            adv_.candidates.erase(it);
             break;
         }
     }
-    adv.taken.push_back(t);
-    adv.advanced = true;
+    adv_.taken.push_back(t);
+    adv_.advanced = true;
     if (ev) {
         Event e{E_ADVANCE};
         e.a = b, e.b = t, e.player = (int8_t)owner, e.card = (int16_t)card;
@@ -614,26 +689,26 @@ void Game::do_advance(Sq b, Sq t, std::vector<Event>* ev) {
 
 void Game::resolve_advances(std::vector<Event>* ev) {
     // 6.3: run advance rounds, each followed by a check, until none is due or a choice waits.
-    while (has_advance) {
-        while (!adv.owners.empty()) {
-            if (auto_advances(adv.owners[0], ev)) {
-                phase = ADVANCE;
+    while (has_advance_) {
+        while (!adv_.owners.empty()) {
+            if (auto_advances(adv_.owners[0], ev)) {
+                phase_ = ADVANCE;
                 return;
             }
-            adv.owners.erase(adv.owners.begin());
+            adv_.owners.erase(adv_.owners.begin());
         }
-        bool advanced = adv.advanced;
-        has_advance = false;
-        adv = AdvanceRound();
+        bool advanced = adv_.advanced;
+        has_advance_ = false;
+        adv_ = AdvanceRound();
         if (advanced) after_check(check(ev));
     }
-    phase = POST;
+    phase_ = POST;
 }
 
 void Game::after_check(std::vector<std::pair<Sq, std::vector<Sq>>>&& candidates) {
     if (candidates.empty()) return;
     AdvanceRound a;
-    for (int o : {to_move, 3 - to_move}) {
+    for (int o : {to_move_, 3 - to_move_}) {
         for (const auto& c : candidates) {
             if (units_[unit_at(c.first)].owner == o) {
                 a.owners.push_back(o);
@@ -642,8 +717,8 @@ void Game::after_check(std::vector<std::pair<Sq, std::vector<Sq>>>&& candidates)
         }
     }
     a.candidates = std::move(candidates);
-    adv = std::move(a);
-    has_advance = true;
+    adv_ = std::move(a);
+    has_advance_ = true;
 }
 
 // --- combat (4) --------------------------------------------------------------------------------
@@ -656,9 +731,9 @@ std::vector<std::pair<Sq, std::vector<Sq>>> Game::check(std::vector<Event>* ev) 
     std::vector<Sq> dl;
     for (const Unit& u : units_) {
         int total = u.shot_damage > 0 ? u.shot_damage : 0;
-        for (int e = 0; e < u.natt; ++e) {
-            if (shooters && (units_[unit_at(u.att_sq[e])].flags & SHOT)) continue;
-            total += u.att_val[e];
+        for (int e = 0; e < u.n_attacks; ++e) {
+            if (shooters && (units_[unit_at(u.attack_sq[e])].flags & SHOT)) continue;
+            total += u.attack_val[e];
         }
         if (total > kind(u).defence) dl.push_back(u.sq);
     }
@@ -668,12 +743,12 @@ std::vector<std::pair<Sq, std::vector<Sq>>> Game::check(std::vector<Event>* ev) 
     std::vector<Sq> part;
     for (Sq t : dl) {
         const Unit& ut = units_[unit_at(t)];
-        for (int e = 0; e < ut.natt; ++e) {
-            Sq s = ut.att_sq[e];
+        for (int e = 0; e < ut.n_attacks; ++e) {
+            Sq s = ut.attack_sq[e];
             const Unit& us = units_[unit_at(s)];
             if (us.flags & SHOT) continue;  // 5.5: a unit that shot deals no melee damage
             part.push_back(s);
-            if (v.intermediate && !is_doomed(s) && kind(us).berserker) {
+            if (v_.intermediate && !is_doomed(s) && kind(us).berserker) {
                 bool found = false;
                 for (auto& c : candidates) {
                     if (c.first == s) {
@@ -694,8 +769,8 @@ std::vector<std::pair<Sq, std::vector<Sq>>> Game::check(std::vector<Event>* ev) 
         int card = u.card, owner = u.owner;
         bool general = kind(u).general;
         remove(t);
-        lost[owner].push_back((int16_t)card);
-        if (general) generals_lost |= 1 << owner;
+        lost_[owner].push_back((int16_t)card);
+        if (general) generals_lost_ |= 1 << owner;
         if (ev) {
             Event e{E_ELIMINATED};
             e.a = t, e.card = (int16_t)card, e.player = (int8_t)owner;
@@ -708,10 +783,10 @@ std::vector<std::pair<Sq, std::vector<Sq>>> Game::check(std::vector<Event>* ev) 
     for (Sq s : part) {
         if (!is_doomed(s)) units_[unit_at(s)].flags |= TOOK_PART;
     }
-    eliminated = true;
+    eliminated_ = true;
     std::vector<std::pair<Sq, std::vector<Sq>>> out;
     for (auto& c : candidates) {
-        if (units_[unit_at(c.first)].natt == 0) out.push_back(std::move(c));
+        if (units_[unit_at(c.first)].n_attacks == 0) out.push_back(std::move(c));
     }
     return out;
 }
@@ -720,34 +795,34 @@ std::vector<std::pair<Sq, std::vector<Sq>>> Game::check(std::vector<Event>* ev) 
 
 void Game::start_turn() {
     // Reset the turn state for ``to_move`` and note which ranged units start engaged (5.2).
-    phase = PRE;
+    phase_ = PRE;
     for (Unit& u : units_) {
         u.flags = 0;
         u.shot_damage = -1;
         u.has_target = false;
     }
-    generals_lost = 0;
-    eliminated = false;
-    forced = false;
-    has_advance = false;
-    adv = AdvanceRound();
-    in_turn = false;
+    generals_lost_ = 0;
+    eliminated_ = false;
+    forced_ = false;
+    has_advance_ = false;
+    adv_ = AdvanceRound();
+    in_turn_ = false;
     deploys_valid_ = false;
     deploys_.clear();
     deploy_count_ = 0;
     for (Unit& u : units_) {
-        if (u.owner == to_move && !kind(u).targets.empty() && u.natt) u.flags = ENGAGED_AT_START;
+        if (u.owner == to_move_ && !kind(u).targets.empty() && u.n_attacks) u.flags = ENGAGED_AT_START;
     }
 }
 
 void Game::legal(std::vector<Action>& out) {
     out.clear();
-    if (over) return;
-    if (phase == PRE) {
+    if (over_) return;
+    if (phase_ == PRE) {
         resolve_start();
-        if (phase == PRE) {
+        if (phase_ == PRE) {
             shots(out);
-            if (!v.bordered) {
+            if (!v_.bordered) {
                 out.insert(out.end(), deploys_.begin(), deploys_.end());
                 return;
             }
@@ -755,7 +830,7 @@ void Game::legal(std::vector<Action>& out) {
             return;
         }
     }
-    if (phase == ADVANCE) {
+    if (phase_ == ADVANCE) {
         advance_choices(out);
         return;
     }
@@ -765,13 +840,13 @@ void Game::legal(std::vector<Action>& out) {
 }
 
 void Game::push(const Action& a, std::vector<Event>* ev) {
-    in_turn = true;
-    int player = to_move;
+    in_turn_ = true;
+    int player = to_move_;
     switch (a.kind) {
         case A_DEPLOY: {
             // 3: place the card; 3.4 reveals the hand of a forced deployment; then the check (4.2).
-            auto& hand = hands[player];
-            if (forced && ev) {
+            auto& hand = hands_[player];
+            if (forced_ && ev) {
                 Event e{E_REVEAL};
                 e.player = (int8_t)player, e.hand = hand;
                 ev->push_back(std::move(e));
@@ -782,10 +857,10 @@ void Game::push(const Action& a, std::vector<Event>* ev) {
             units_[unit_at(a.to)].flags = (uint8_t)(DEPLOYED | (supported ? SUPPORTED : 0));
             if (ev) {
                 Event e{E_DEPLOY};
-                e.card = a.card, e.a = a.to, e.player = (int8_t)player, e.flag = forced;
+                e.card = a.card, e.a = a.to, e.player = (int8_t)player, e.flag = forced_;
                 ev->push_back(std::move(e));
             }
-            phase = POST;
+            phase_ = POST;
             after_check(check(ev));
             resolve_advances(ev);
             break;
@@ -800,7 +875,7 @@ void Game::push(const Action& a, std::vector<Event>* ev) {
             int card = shooter.card;
             Unit& target = units_[unit_at(a.to)];
             target.shot_damage = (target.shot_damage > 0 ? target.shot_damage : 0) + damage;
-            bool declared = phase == PRE;
+            bool declared = phase_ == PRE;
             if (ev) {
                 Event e{E_SHOT};
                 e.a = a.from, e.b = a.to, e.damage = damage, e.flag = declared, e.card = (int16_t)card;
@@ -834,7 +909,7 @@ void Game::push(const Action& a, std::vector<Event>* ev) {
         case A_RECALL: {
             int card = units_[unit_at(a.from)].card;
             remove(a.from);
-            hands[player].push_back((int16_t)card);
+            hands_[player].push_back((int16_t)card);
             if (ev) {
                 Event e{E_RECALL};
                 e.a = a.from, e.card = (int16_t)card, e.player = (int8_t)player;
@@ -844,8 +919,8 @@ void Game::push(const Action& a, std::vector<Event>* ev) {
             break;
         }
         case A_DRAW: {
-            auto& deck = decks[player];
-            hands[player].push_back(deck.front());
+            auto& deck = decks_[player];
+            hands_[player].push_back(deck.front());
             deck.erase(deck.begin());
             if (ev) {
                 Event e{E_DRAW};
@@ -870,14 +945,14 @@ void Game::push(const Action& a, std::vector<Event>* ev) {
 
 int Game::commands_eliminated(int player) const {
     int n = 0;
-    for (int16_t c : lost[3 - player]) n += cards->kinds[1][c].command;
+    for (int16_t c : lost_[3 - player]) n += cards_->kinds[1][c].command;
     return n;
 }
 
-bool Game::threshold_result(int& win, std::string& why) const {
+bool Game::threshold_result(int& win, Outcome& out) const {
     // 8.2: the winner (or draw) when a player has reached a threshold.
-    int U = v.units_to_win, C = v.commands_to_win;
-    int u1 = (int)lost[2].size(), u2 = (int)lost[1].size();
+    int U = v_.units_to_win, C = v_.commands_to_win;
+    int u1 = (int)lost_[2].size(), u2 = (int)lost_[1].size();
     if (u1 < U && u2 < U && u1 < C && u2 < C) return false;
     int c1 = commands_eliminated(1), c2 = commands_eliminated(2);
     if (u1 < U && u2 < U && c1 < C && c2 < C) return false;
@@ -885,10 +960,11 @@ bool Game::threshold_result(int& win, std::string& why) const {
     bool unit[3] = {false, u1 >= U, u2 >= U};
     bool reached[3] = {false, cmd[1] || unit[1], cmd[2] || unit[2]};
     int units[3] = {0, u1, u2}, commands[3] = {0, c1, c2};
+    out = Outcome();
     auto single = [&](int p) {
         win = p;
-        why = cmd[p] ? std::to_string(commands[p]) + " command units eliminated"
-                     : std::to_string(units[p]) + " units eliminated";
+        out.termination = cmd[p] ? "commands" : "units";
+        out.count = cmd[p] ? commands[p] : units[p];
         return true;
     };
     if (reached[1] && !reached[2]) return single(1);
@@ -896,33 +972,33 @@ bool Game::threshold_result(int& win, std::string& why) const {
     if (!reached[1]) return false;
     if (cmd[1] != cmd[2]) {
         win = cmd[1] ? 1 : 2;
-        why = "both reached a threshold; player " + std::to_string(win) + " reached the command threshold";
+        out.termination = "both_command_threshold";
         return true;
     }
+    // Both reached the same threshold: the other count decides first, then the threshold's own.
+    out.threshold = cmd[1] ? "commands" : "units";
     const int* first = cmd[1] ? units : commands;
     const int* second = cmd[1] ? commands : units;
-    const char* first_name = cmd[1] ? "units" : "command units";
-    const char* second_name = cmd[1] ? "command units" : "units";
-    std::string what = cmd[1] ? "command" : "unit";
+    const char* first_code = cmd[1] ? "more_units" : "more_commands";
+    const char* second_code = cmd[1] ? "more_commands" : "more_units";
     const int* values[2] = {first, second};
-    const char* labels[2] = {first_name, second_name};
+    const char* codes[2] = {first_code, second_code};
     for (int i = 0; i < 2; ++i) {
         if (values[i][1] != values[i][2]) {
             win = values[i][1] > values[i][2] ? 1 : 2;
-            why = "both reached the " + what + " threshold; player " + std::to_string(win) + " eliminated more " +
-                  labels[i];
+            out.termination = codes[i];
             return true;
         }
     }
     win = 0;
-    why = "both reached the " + what + " threshold with equal units and command units";
+    out.termination = "equal";
     return true;
 }
 
 bool Game::could_act(int player, int turn_no) const {
     // 8.3: could ``player`` deploy, draw or recall at the start of turn ``turn_no`` on this mat?
-    bool hand_open = (int)hands[player].size() < HAND_LIMIT;
-    if (hand_open && !decks[player].empty()) return true;
+    bool hand_open = (int)hands_[player].size() < HAND_LIMIT;
+    if (hand_open && !decks_[player].empty()) return true;
     if (could_deploy(player, turn_no)) return true;
     if (hand_open) {
         for (const Unit& u : units_) {
@@ -934,22 +1010,22 @@ bool Game::could_act(int player, int turn_no) const {
 
 void Game::end_turn(std::vector<Event>* ev) {
     // After the reinforcement: 8.2, then 8.3, then the next turn (7.4 extra turn).
-    int player = to_move, other = 3 - player;
-    quiet_turns = eliminated ? 0 : quiet_turns + 1;
-    bool extra = (generals_lost & (1 << other)) && !(generals_lost & (1 << player));
+    int player = to_move_, other = 3 - player;
+    quiet_turns_ = eliminated_ ? 0 : quiet_turns_ + 1;
+    bool extra = (generals_lost_ & (1 << other)) && !(generals_lost_ & (1 << player));
     int nxt = extra ? player : other;
     int win = 0;
-    std::string why;
+    Outcome why;
     bool done = threshold_result(win, why);
-    if (!done && v.no_progress_turns && quiet_turns >= v.no_progress_turns) {
+    if (!done && v_.no_progress_turns && quiet_turns_ >= v_.no_progress_turns) {
         done = true, win = 0;
-        why = "no unit eliminated in " + std::to_string(v.no_progress_turns) + " turns";
+        why.termination = "no_progress", why.count = v_.no_progress_turns;
     }
     if (!done) {
         int later = 3 - nxt;
-        if (!could_act(nxt, turn + 1) && !could_act(later, turn + 2)) {
+        if (!could_act(nxt, turn_ + 1) && !could_act(later, turn_ + 2)) {
             done = true, win = 0;
-            why = "neither player can deploy, draw or recall";
+            why.termination = "no_action";
         }
     }
     if (done) {
@@ -961,19 +1037,19 @@ void Game::end_turn(std::vector<Event>* ev) {
         e.player = (int8_t)player;
         ev->push_back(std::move(e));
     }
-    ++turn;
-    to_move = nxt;
+    ++turn_;
+    to_move_ = nxt;
     start_turn();
 }
 
-void Game::finish(int win, const std::string& why, std::vector<Event>* ev) {
-    over = true;
-    winner = win;
-    reason = why;
-    phase = OVER;
-    has_advance = false;
-    adv = AdvanceRound();
-    in_turn = false;
+void Game::finish(int win, const Outcome& why, std::vector<Event>* ev) {
+    over_ = true;
+    winner_ = win;
+    outcome_ = why;
+    phase_ = OVER;
+    has_advance_ = false;
+    adv_ = AdvanceRound();
+    in_turn_ = false;
     if (ev) {
         Event e{E_RESULT};
         e.player = (int8_t)win;

@@ -49,10 +49,10 @@ struct Kind {
     int damage = 0;
     bool berserker = false, cavalry = false, spear = false, support = false, general = false, command = false;
     int n_attacks = 0;
-    uint8_t attack_dir[8] = {};  // in the card's order of arrows; a world direction index
+    uint8_t attack_dir[8] = {};  // in the card's order of attacks; a world direction index
     int attack_val[8] = {};
-    int attack_at[8] = {};  // world direction -> arrow value (0: none)
-    int card_attack[8] = {};  // the card's own direction -> arrow value
+    int attack_at[8] = {};  // world direction -> attack value (0: none)
+    int card_attack[8] = {};  // the card's own direction -> attack value
     int cls = 0;  // infantry, cavalry, berserker, spear, ranged
     uint8_t dirmask = 0;
     std::vector<std::pair<int, int>> targets;  // world (dx, dy) of the target grid
@@ -60,11 +60,15 @@ struct Kind {
     uint8_t move_dir[8] = {};
 };
 
-// What the core needs of one card, as lordsofwar.rules.cards.Card gives it.
+// What the core needs of one card, as lordsofwar/core/_native.py reads it from
+// lordsofwar.rules.cards.Card: its traits come from the card data (the core knows no class names).
 struct CardSpec {
     std::string id;
-    std::string rank;
-    std::string cls;
+    int cls = 0;  // the index of its class in cards.CLASSES (the observation's one-hot)
+    bool berserker = false, cavalry = false, spear = false;  // the classes with rules of their own
+    bool support = false;  // Card.is_support
+    bool general = false;
+    bool command = false;  // Card.is_command
     int defence = 0;
     std::vector<std::pair<int, int>> attacks;  // (card-frame direction 0-7, value > 0), in order
     int damage = 0;
@@ -121,9 +125,11 @@ struct Unit {
     Sq shot_target = 0;
     bool has_target = false;
     uint32_t seq = 0;  // placement order (the Python board's dict order)
-    uint8_t natt = 0;  // the engagement map entry of this unit, in Python's order
-    Sq att_sq[8];
-    int att_val[8];
+    // The attacks on this unit (its entry of the engagement map, the attackers, in Python's
+    // order): the square each comes from and its value.
+    uint8_t n_attacks = 0;
+    Sq attack_sq[8];
+    int attack_val[8];
 };
 
 // This turn's deployments on the bordered mat, as one bitboard of squares per card in hand
@@ -142,22 +148,81 @@ struct AdvanceRound {
     bool advanced = false;
 };
 
-class Game {
-   public:
-    std::shared_ptr<const CardTable> cards;
-    Variant v;
+// How a game ended beside its winner (lordsofwar.rules.result.Result): the termination's code and
+// what its sentence needs ("", -1 and 0 where the termination needs nothing).
+struct Outcome {
+    std::string termination, threshold, ending;
+    int count = -1, player = 0;
+};
+
+// A square's name in the notation (notation.md section 2; mat.name): "d3" on the printed mat,
+// "x,y" off it.
+std::string square_name(Sq s);
+
+// One unit of a position as the binding loads and exports it: its square, card and owner, and its
+// state in the turn under way (flags, shot damage waiting on it or -1, the target of its shot).
+struct UnitRecord {
+    Sq square = 0;
+    int card = -1;
+    int owner = 0;
+    int flags = 0;
+    int shot_damage = -1;
+    Sq shot_target = 0;
+    bool has_target = false;
+};
+
+// A whole position by name, as lordsofwar/core/_native.py hands it over (Game::load) and reads it
+// back (Game::record): the units in the order they were placed, then per player (index 0 for
+// player 1) the hand, the deck (top first) and the lost pile, -1 for a hidden card.
+struct Record {
     int turn = 1, to_move = 1, quiet_turns = 0;
-    std::vector<int16_t> hands[3], decks[3], lost[3];  // -1: a hidden card; decks top first
+    std::vector<UnitRecord> units;
+    std::vector<std::vector<int16_t>> hands{2}, decks{2}, lost{2};
     bool over = false;
     int winner = 0;  // 0: a draw
-    std::string reason;
+    Outcome outcome;
+    // The turn under way (read only when the game is not over).
     Phase phase = PRE;
-    int generals_lost = 0;
+    int generals_lost = 0;  // bit p: player p's general was eliminated this turn
     bool eliminated = false, forced = false, in_turn = false;
     bool has_advance = false;
-    AdvanceRound adv;
+    AdvanceRound advance;
+};
 
+class Game {
+   public:
     Game(std::shared_ptr<const CardTable> cards, const Variant& v);
+
+    // --- the state, read only (set with load, deal and the rules)
+    const CardTable& cards() const { return *cards_; }
+    const std::shared_ptr<const CardTable>& card_table() const { return cards_; }
+    const Variant& variant() const { return v_; }
+    int turn() const { return turn_; }
+    int to_move() const { return to_move_; }
+    int quiet_turns() const { return quiet_turns_; }
+    const std::vector<int16_t>& hand(int player) const { return hands_[player]; }
+    const std::vector<int16_t>& deck(int player) const { return decks_[player]; }  // top first
+    const std::vector<int16_t>& lost(int player) const { return lost_[player]; }
+    bool over() const { return over_; }
+    int winner() const { return winner_; }  // 0: a draw
+    const Outcome& outcome() const { return outcome_; }
+    Phase phase() const { return phase_; }
+    int generals_lost() const { return generals_lost_; }
+    bool forced() const { return forced_; }
+    // The berserker advance under way (engine.py's pos.advance), or null.
+    const AdvanceRound* advance() const { return has_advance_ ? &adv_ : nullptr; }
+
+    // A position by name (start of turn or mid-turn): units placed in the record's order.
+    void load(const Record& r);
+    Record record() const;
+    // A player's hand and deck (top first) as a deal makes them; the lost pile emptied.
+    void set_cards(int player, std::vector<int16_t> hand, std::vector<int16_t> deck);
+    // A player's hidden cards (-1), of the hand first, then the deck, made cards[0], cards[1], ...
+    void reveal(int player, const int16_t* cards);
+
+    // An action in the notation (notation.md section 4; str(actions.Action)), as OpenSpiel's
+    // State::ActionToString: the one writer of action text for the core.
+    std::string action_to_string(const Action& a) const;
 
     // --- the board (position.BasePosition.place / remove)
     int unit_at(Sq s) const {
@@ -166,21 +231,17 @@ class Game {
         return cells_[i * h_ + j];
     }
     const std::vector<Unit>& units() const { return units_; }
-    Unit& unit(int i) { return units_[i]; }
-    std::vector<Unit>& units_mut() { return units_; }
-    void place(Sq s, int card, int owner);
-    void remove(Sq s);
     bool on_mat(Sq s) const {
         int x = sq_x(s), y = sq_y(s);
-        if (v.bordered) return x >= 0 && x < WIDTH && y >= 0 && y < HEIGHT;
+        if (v_.bordered) return x >= 0 && x < WIDTH && y >= 0 && y < HEIGHT;
         return x >= -LIMIT && x <= LIMIT && y >= -LIMIT && y <= LIMIT;
     }
-    const Kind& kind(const Unit& u) const { return cards->kinds[u.owner][u.card]; }
+    const Kind& kind(const Unit& u) const { return cards_->kinds[u.owner][u.card]; }
 
-    int decider() const { return has_advance && phase == ADVANCE ? adv.owners[0] : to_move; }
+    int decider() const { return has_advance_ && phase_ == ADVANCE ? adv_.owners[0] : to_move_; }
     bool hidden_cards() const {
         for (int p = 1; p <= 2; ++p) {
-            for (const auto* v : {&hands[p], &decks[p]}) {
+            for (const auto* v : {&hands_[p], &decks_[p]}) {
                 if (std::find(v->begin(), v->end(), -1) != v->end()) return true;
             }
         }
@@ -207,6 +268,18 @@ class Game {
     int commands_eliminated(int player) const;
 
    private:
+    std::shared_ptr<const CardTable> cards_;
+    Variant v_;
+    int turn_ = 1, to_move_ = 1, quiet_turns_ = 0;
+    std::vector<int16_t> hands_[3], decks_[3], lost_[3];  // -1: a hidden card; decks top first
+    bool over_ = false;
+    int winner_ = 0;  // 0: a draw
+    Outcome outcome_;
+    Phase phase_ = PRE;
+    int generals_lost_ = 0;
+    bool eliminated_ = false, forced_ = false, in_turn_ = false;
+    bool has_advance_ = false;
+    AdvanceRound adv_;
     std::vector<Unit> units_;
     std::vector<int16_t> cells_;
     // position.near: per player and square, the directions in which that player's units stand.
@@ -224,6 +297,8 @@ class Game {
     mutable std::vector<uint32_t> stamp_;
     mutable uint32_t stamp_now_ = 0;
 
+    void place(Sq s, int card, int owner);
+    void remove(Sq s);
     void cover(Sq s);
     void relocate(Sq src, Sq dst);
     bool can_shoot(const Unit& u) const;
@@ -239,9 +314,9 @@ class Game {
     void after_check(std::vector<std::pair<Sq, std::vector<Sq>>>&& candidates);
     std::vector<std::pair<Sq, std::vector<Sq>>> check(std::vector<Event>* ev);
     bool could_act(int player, int turn) const;
-    bool threshold_result(int& win, std::string& why) const;
+    bool threshold_result(int& win, Outcome& out) const;
     void end_turn(std::vector<Event>* ev);
-    void finish(int win, const std::string& why, std::vector<Event>* ev);
+    void finish(int win, const Outcome& out, std::vector<Event>* ev);
     void neighbour_squares(std::vector<Sq>& out) const;
     uint8_t near_mask(Sq t, int owner) const {
         unsigned i = (unsigned)(sq_x(t) - ox_), j = (unsigned)(sq_y(t) - oy_);

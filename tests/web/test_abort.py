@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 
 from lordsofwar import i18n
 from lordsofwar.rules import engine, notation
-from lordsofwar.rules.state import Result
+from lordsofwar.rules.state import Result, Termination
 from lordsofwar.web.models import Game, Rating, RatingChange, TournamentPairing, utcnow
 from lordsofwar.web.ratings import service as ratings
 from lordsofwar.web.tournaments import results
@@ -57,10 +57,15 @@ def first_turn(p: Player, game: int) -> None:
         assert p.act(game, state["legal"][0], state["game"]["version"]).status_code == 200
 
 
-def assert_aborted(state: dict[str, Any], reason: str) -> None:
+def aborted_by(player: int | None, ending: Termination | None = None) -> Result:
+    """An aborted game's result: ``player`` aborted it, or ``ending`` (of ``player``) did."""
+    return Result(None, Termination.ABORTED, player=player, ending=ending)
+
+
+def assert_aborted(state: dict[str, Any], result: Result, reason: str) -> None:
     g = state["game"]
     assert g["status"] == "over" and g["aborted"] is True and g["abortable"] is False
-    assert g["result"] == {"winner": None, "reason": reason}
+    assert g["result"] == result.to_json() and g["result"]["reason"] == reason
     assert g["ratings"] is None and state["legal"] == []
 
 
@@ -71,7 +76,7 @@ def test_ten_games_resigned_unplayed_farm_no_rating(alice: Player, bob: Player) 
         assert alice.state(game)["game"]["abortable"] is True
         r = bob.post(f"/api/games/{game}/resign")
         assert r.status_code == 200, r.text
-        assert_aborted(r.json(), "aborted: player 2 resigned")
+        assert_aborted(r.json(), aborted_by(2, Termination.RESIGNATION), "aborted: player 2 resigned")
     assert table_rows(alice.client, RatingChange) == [] and table_rows(alice.client, Rating) == []
     for name in ("alice", "bob"):
         mine = alice.get(f"/api/players/{name}/ratings").json()
@@ -92,7 +97,7 @@ def test_a_game_ended_after_both_first_turns_is_rated(alice: Player, bob: Player
     r = bob.post(f"/api/games/{game}/resign")
     assert r.status_code == 200
     g = r.json()["game"]
-    assert g["aborted"] is False and g["result"] == {"winner": 1, "reason": "player 2 resigned"}
+    assert g["aborted"] is False and g["result"] == Result(1, Termination.RESIGNATION, player=2).to_json()
     assert g["ratings"]["1"]["after"] > 1500 > g["ratings"]["2"]["after"]
 
 
@@ -101,11 +106,15 @@ def test_draws_timeouts_and_deadlines_before_the_first_turns_abort(alice: Player
     # an agreed draw at version 0
     game = new_game(alice, bob, rated=True, mode=mode)
     assert alice.post(f"/api/games/{game}/draw", {"op": "offer"}).status_code == 200
-    assert_aborted(bob.post(f"/api/games/{game}/draw", {"op": "accept"}).json(), "aborted: draw agreed")
+    assert_aborted(
+        bob.post(f"/api/games/{game}/draw", {"op": "accept"}).json(),
+        aborted_by(None, Termination.DRAW_AGREED),
+        "aborted: draw agreed",
+    )
     # player 1 never plays turn 1
     game = new_game(alice, bob, rated=True, mode=mode)
     miss_deadline(alice.client, game)
-    assert_aborted(alice.state(game), "aborted: player 1 missed the turn deadline")
+    assert_aborted(alice.state(game), aborted_by(1, Termination.DEADLINE), "aborted: player 1 missed the turn deadline")
     # player 1 plays turn 1; player 2 lets turn 2 run out (after a deployment)
     game = new_game(alice, bob, rated=True, mode=mode)
     first_turn(alice, game)
@@ -113,11 +122,15 @@ def test_draws_timeouts_and_deadlines_before_the_first_turns_abort(alice: Player
     assert state["view"]["turn"] == 2 and state["game"]["abortable"] is True
     assert bob.act(game, next(a for a in state["legal"] if a.startswith("deploy"))).status_code == 200
     miss_deadline(alice.client, game)
-    assert_aborted(alice.state(game), "aborted: player 2 missed the turn deadline")
+    assert_aborted(alice.state(game), aborted_by(2, Termination.DEADLINE), "aborted: player 2 missed the turn deadline")
     # player 1 resigns in turn 2, having seen player 2's first deployment
     game = new_game(alice, bob, rated=True, mode=mode)
     first_turn(alice, game)
-    assert_aborted(alice.post(f"/api/games/{game}/resign").json(), "aborted: player 1 resigned")
+    assert_aborted(
+        alice.post(f"/api/games/{game}/resign").json(),
+        aborted_by(1, Termination.RESIGNATION),
+        "aborted: player 1 resigned",
+    )
     assert table_rows(alice.client, RatingChange) == []
 
 
@@ -131,16 +144,17 @@ def test_the_abort_action_and_its_refusals(alice: Player, bob: Player, client: A
     assert alice.state(game)["game"]["status"] == "running"
     r = bob.post(f"/api/games/{game}/abort")
     assert r.status_code == 200, r.text
-    assert_aborted(r.json(), "aborted by player 2")
+    assert_aborted(r.json(), aborted_by(2), "aborted by player 2")
     assert r.json()["log"][-1]["events"][0] == {"type": "abort", "player": 2}
     again = alice.post(f"/api/games/{game}/abort")
     assert again.status_code == 409 and "over" in again.json()["detail"]
     # the record and the replay say so, and the record replays
     record = alice.get(f"/api/games/{game}/record").json()
-    assert record["result"] == {"winner": None, "reason": "aborted by player 2"} and record["actions"] == []
-    assert notation.replay(notation.parse_record(record))[-1].result == Result(None, "aborted by player 2")
+    assert record["result"] == aborted_by(2).to_json() and record["actions"] == []
+    assert record["result"]["reason"] == "aborted by player 2" and record["result"]["termination"] == "aborted"
+    assert notation.replay(notation.parse_record(record))[-1].result == aborted_by(2)
     replay = alice.get(f"/api/games/{game}/replay").json()
-    assert replay["positions"][-1]["result"] == {"winner": None, "reason": "aborted by player 2"}
+    assert replay["positions"][-1]["result"] == aborted_by(2).to_json()
     assert "Aborted (bob aborted the game)" in alice.get(f"/games/{game}/replay").text
     assert "Aborted (bob aborted the game)" in carol.get(f"/games/{game}").text
     assert table_rows(alice.client, RatingChange) == []
@@ -157,7 +171,7 @@ def test_the_abort_action_and_its_refusals(alice: Player, bob: Player, client: A
     for lang, word in (("de", "abgebrochen"), ("pl", "przerwać")):
         with i18n.use(lang):
             assert word in i18n.gettext(r.json()["detail"])
-            assert word[:6] in i18n.result_reason("aborted: player 2 resigned", {2: "bob"})
+            assert word[:6] in i18n.result_reason(aborted_by(2, Termination.RESIGNATION), {2: "bob"})
 
 
 def test_abort_over_the_socket(alice: Player, bob: Player) -> None:
@@ -186,7 +200,7 @@ def test_games_against_bots_are_aborted_too(alice: Player) -> None:
     assert r.status_code == 201, r.text
     game = r.json()["game"]
     assert alice.state(game)["game"]["abortable"] is True
-    assert_aborted(alice.post(f"/api/games/{game}/abort").json(), "aborted by player 1")
+    assert_aborted(alice.post(f"/api/games/{game}/abort").json(), aborted_by(1), "aborted by player 1")
     # the bot plays first: the human may still abort in turn 2 (by resigning too)
     r = alice.post("/api/invitations", {"bot": "random", "options": {"creator_side": "2", "creator_army": "orcs"}})
     game = r.json()["game"]
@@ -196,7 +210,11 @@ def test_games_against_bots_are_aborted_too(alice: Player) -> None:
         time.sleep(0.05)
         state = alice.state(game)
     assert state["view"]["turn"] == 2 and state["game"]["abortable"] is True
-    assert_aborted(alice.post(f"/api/games/{game}/resign").json(), "aborted: player 2 resigned")
+    assert_aborted(
+        alice.post(f"/api/games/{game}/resign").json(),
+        aborted_by(2, Termination.RESIGNATION),
+        "aborted: player 2 resigned",
+    )
     # a game past the opening has a result and counts in the player's results by army
     r = alice.post("/api/invitations", {"bot": "random", "options": {"creator_side": "1", "creator_army": "orcs"}})
     game = r.json()["game"]
@@ -212,11 +230,11 @@ def test_games_against_bots_are_aborted_too(alice: Player) -> None:
 
 
 def test_result_codes_of_aborted_tournament_boards() -> None:
-    resigned_1 = Result(None, "aborted: player 1 resigned")
-    timeout_2 = Result(None, "aborted: player 2 ran out of time")
-    by_2 = Result(None, "aborted by player 2")
-    agreed = Result(None, "aborted: draw agreed")
-    assert all(engine.is_aborted(r.reason) for r in (resigned_1, timeout_2, by_2, agreed))
+    resigned_1 = aborted_by(1, Termination.RESIGNATION)
+    timeout_2 = aborted_by(2, Termination.TIMEOUT)
+    by_2 = aborted_by(2)
+    agreed = aborted_by(None, Termination.DRAW_AGREED)
+    assert all(engine.is_aborted(r) for r in (resigned_1, timeout_2, by_2, agreed))
     for kind in ("swiss", "round_robin"):
         assert results.result_code(resigned_1, [], kind) == "-+"
         assert results.result_code(timeout_2, [], kind) == "+-"
@@ -224,7 +242,12 @@ def test_result_codes_of_aborted_tournament_boards() -> None:
         assert results.result_code(agreed, [], kind) == DOUBLE_FORFEIT
     for result in (resigned_1, timeout_2, by_2, agreed):
         assert results.result_code(result, [], "arena") == DOUBLE_FORFEIT
-    assert results.result_code(Result(1, "player 2 resigned"), [{"player": 2, "action": "draw"}], "swiss") == "1-0"
+    resigned_2 = Result(1, Termination.RESIGNATION, player=2)
+    assert not engine.is_aborted(resigned_2)
+    assert results.result_code(resigned_2, [{"player": 2, "action": "draw"}], "swiss") == "1-0"
+    timeout_2 = Result(1, Termination.TIMEOUT, player=2)
+    assert results.result_code(timeout_2, [{"player": 2, "action": None}], "swiss") == "+-"  # never played: a forfeit
+    assert results.result_code(timeout_2, [{"player": 2, "action": "draw"}], "swiss") == "1-0"
     # the arithmetic: a double forfeit gives nobody a point; an arena leaves it out
     people = [Entrant(1, "a", 1500), Entrant(2, "b", 1500)]
     table = {s.id: s for s in standings(people, [Pairing(1, 1, 2, DOUBLE_FORFEIT)])}

@@ -141,7 +141,13 @@ def test_a_bot_declines_and_accepts_challenges_and_acts(client: TestClient, alic
     assert r.status_code == 200 and r.json()["game"]["draw_offer"] == 1
     r = bearer(client, "POST", f"/api/bot/game/{game}/resign", token)
     # resigned before both players made their first turn: the game is aborted (no winner)
-    assert r.status_code == 200 and r.json()["game"]["result"] == {"winner": None, "reason": "aborted: player 1 resigned"}
+    assert r.status_code == 200 and r.json()["game"]["result"] == {
+        "winner": None,
+        "reason": "aborted: player 1 resigned",
+        "termination": "aborted",
+        "player": 1,
+        "ending": "resignation",
+    }
     assert r.json()["game"]["aborted"] is True
     # a finished game's stream: its last state, and it ends
     r = bearer(client, "GET", f"/api/bot/game/stream/{game}", token)
@@ -397,7 +403,8 @@ def test_the_example_bot_plays_whole_games_against_a_player(server: str, tmp_pat
             finals.append(final)
             reason = final["game"]["result"]["reason"]
             assert final["game"]["status"] == "over" and reason, final["game"]
-            assert not any(word in reason for word in ("time", "deadline", "resign")), reason  # played to the end
+            ending = final["game"]["result"]["termination"]
+            assert ending not in ("timeout", "deadline", "resignation"), reason  # played to the end
             print(f"game {game}: {reason}")
             assert final["game"]["players"][str(3 - int(side))]["name"] == "examplebot"
             bot_actions = [e for e in final["log"] if e["player"] == 3 - int(side) and e["action"]]

@@ -10,6 +10,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from lordsofwar.rules import notation
+from lordsofwar.rules.state import Result, Termination
 from tests.web.conftest import Player, new_game, play_opening
 
 
@@ -179,7 +180,7 @@ def test_resign_ends_the_game_and_the_record_replays(alice: Player, bob: Player)
     r = bob.post(f"/api/games/{game}/resign")
     assert r.status_code == 200
     result = r.json()["game"]["result"]
-    assert result == {"winner": 1, "reason": "player 2 resigned"}
+    assert result == {"winner": 1, "reason": "player 2 resigned", "termination": "resignation", "player": 2}
     assert alice.state(game)["game"]["status"] == "over"
     assert alice.post(f"/api/games/{game}/resign").status_code == 409
     r = alice.get(f"/api/games/{game}/record")
@@ -204,10 +205,10 @@ def test_draw_offer_decline_and_accept(alice: Player, bob: Player) -> None:
     play_opening(game, alice, bob)  # a draw before both first turns would abort the game
     alice.post(f"/api/games/{game}/draw", {"op": "offer"})
     r = bob.post(f"/api/games/{game}/draw", {"op": "accept"})
-    assert r.json()["game"]["result"] == {"winner": None, "reason": "draw agreed"}
+    assert r.json()["game"]["result"] == {"winner": None, "reason": "draw agreed", "termination": "draw_agreed"}
     assert bob.post(f"/api/games/{game}/draw", {"op": "bogus"}).status_code == 409
     record = notation.parse_record(alice.get(f"/api/games/{game}/record").json())
-    assert notation.replay(record)[-1].result == (None, "draw agreed")
+    assert notation.replay(record)[-1].result == Result(None, Termination.DRAW_AGREED)
 
 
 def test_your_turn_list(alice: Player, bob: Player) -> None:
@@ -246,7 +247,9 @@ def test_game_against_a_bot_to_the_end(alice: Player) -> None:
     players = {e["player"] for e in s["log"] if e["action"]}
     assert players == {1, 2}
     record = notation.parse_record(alice.get(f"/api/games/{game}/record").json())
-    assert notation.replay(record)[-1].result == (s["game"]["result"]["winner"], s["game"]["result"]["reason"])
+    final = notation.replay(record)[-1].result
+    assert final is not None and final.to_json() == s["game"]["result"]
+    assert s["game"]["result"]["termination"] not in ("resignation", "timeout", "deadline", "draw_agreed", "aborted")
 
 
 def test_bots_do_not_accept_draws(alice: Player) -> None:

@@ -13,6 +13,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, text
 
 from lordsofwar.rules import notation
+from lordsofwar.rules.state import Result, Termination
 from lordsofwar.web.app import create_app
 from lordsofwar.web.models import utcnow
 from tests.web.conftest import Player, new_game, settings_for, until
@@ -197,12 +198,13 @@ def test_an_empty_clock_or_missed_deadline_loses(db_url: str, mode: str) -> None
         bob.refresh()
         s = bob.state(game)
         reason = "player 2 ran out of time" if mode == "live" else "player 2 missed the turn deadline"
-        assert s["game"]["result"] == {"winner": 1, "reason": reason}
+        result = Result(1, Termination.TIMEOUT if mode == "live" else Termination.DEADLINE, player=2)
+        assert s["game"]["result"] == result.to_json() and result.reason == reason
         assert s["log"][-1]["events"][0] == {"type": "timeout", "player": 2}
         r = bob.act(game, s["legal"][0] if s["legal"] else "draw", s["game"]["version"])
         assert r.status_code == 409 and "over" in r.json()["detail"]
         record = notation.parse_record(bob.get(f"/api/games/{game}/record").json())
-        assert notation.replay(record)[-1].result == (1, reason)
+        assert notation.replay(record)[-1].result == result
 
 
 def play_openings(alice: Player, bob: Player, game: int) -> None:
@@ -250,7 +252,14 @@ def test_the_openings_use_no_clock_time_but_have_a_deadline(db_url: str) -> None
         _age(db_url, game, "deadline_at", 1)
         assert client.portal.call(app.state.service.sweep) == 1  # type: ignore[union-attr]
         g = alice.state(game)["game"]
-        assert g["result"] == {"winner": None, "reason": "aborted: player 2 missed the turn deadline"} and g["aborted"]
+        assert g["result"] == {
+            "winner": None,
+            "reason": "aborted: player 2 missed the turn deadline",
+            "termination": "aborted",
+            "player": 2,
+            "ending": "deadline",
+        }
+        assert g["aborted"]
 
 
 def test_server_downtime_is_not_charged_to_the_players(db_url: str) -> None:

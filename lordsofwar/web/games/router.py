@@ -69,7 +69,7 @@ async def game_page(request: Request, game_id: GameId, user: MaybeUser, svc: Svc
 
 def _aborted_note(rt: Runtime) -> str | None:
     """How an aborted game ended, in the page's language (None: not aborted)."""
-    return result_reason(rt.game.reason, rt.names) if aborted(rt.game) else None
+    return result_reason(rt.game.result, rt.names) if aborted(rt.game) else None
 
 
 @router.get("/games/{game_id}/replay", response_class=HTMLResponse, include_in_schema=False)

@@ -7,8 +7,8 @@ document without being declared here is an error, never dropped in silence
 (tests/web/test_response_models.py compares real documents with their models). Fields that a
 document leaves out rather than sending null (``turn_state`` between turns, ``advance`` outside an
 advance, a forced decision's ``squares``) have defaults, and the routes that send them answer with
-``response_model_exclude_unset``, so they stay absent. The log's events are typed by ``type`` only
-(their fields: docs/notation.md, Events).
+``response_model_exclude_unset``, so they stay absent. The log's events are the rules' event kinds,
+told apart by ``type`` (lordsofwar.rules.events; docs/notation.md, Events).
 
 The socket's messages are no route's answer: :func:`socket_components` adds them to the OpenAPI
 description (lordsofwar.web.app), so that clients generated from it know them too."""
@@ -22,7 +22,9 @@ from pydantic.json_schema import models_json_schema
 from typing_extensions import TypedDict
 
 from lordsofwar.i18n import _, ngettext
+from lordsofwar.rules import events as rules_events
 from lordsofwar.rules import state as rules_state
+from lordsofwar.rules.result import Termination
 from lordsofwar.web.fields import Declared, WholeNumber
 from lordsofwar.web.words import army_word, hands_words, option_word
 
@@ -69,7 +71,26 @@ class TurnTimeControl(BaseModel):
     days: int = Field(description="days per turn")
 
 
-class GameResult(BaseModel):
+class ResultCode(BaseModel):
+    """A result's code and the facts its sentence needs (docs/notation.md, Results): clients
+    decide and translate by these, ``reason`` is the English sentence written from them."""
+
+    termination: Termination = Field(description="why the game ended (docs/notation.md lists the codes)")
+    count: int | None = Field(
+        None, description="units, commands: how many the winner eliminated; no_progress: the turns without one"
+    )
+    player: Seat | None = Field(
+        None, description="resignation, timeout, deadline: who; aborted: who aborted it, or whose ending did"
+    )
+    threshold: Literal["units", "commands"] | None = Field(
+        None, description="more_units, more_commands, equal: the threshold both players reached"
+    )
+    ending: Literal["resignation", "timeout", "deadline", "draw_agreed"] | None = Field(
+        None, description="aborted: the ending that aborted the game (absent: a player aborted it)"
+    )
+
+
+class GameResult(ResultCode):
     model_config = EXACT
     winner: Seat | None = Field(description="1 or 2; null for a draw or an aborted game")
     reason: str | None
@@ -181,7 +202,7 @@ class TurnState(BaseModel):
     advance: Advance | None = Field(None, description="only while units advance")
 
 
-class Outcome(BaseModel):
+class Outcome(ResultCode):
     model_config = EXACT
     winner: Seat | None
     reason: str
@@ -203,13 +224,9 @@ class Position(BaseModel):
     turn_state: TurnState | None = Field(None, description="only during a turn (left out between turns)")
 
 
-@with_config(ConfigDict(extra="allow"))
-class Event(TypedDict):
-    """One event of the log; its other fields depend on ``type`` (docs/notation.md, Events)."""
-
-    type: Annotated[
-        str, Field(description="shot, deploy, reveal, eliminated, advance, move, recall, draw, pass, resign, result...")
-    ]
+Event = Annotated[rules_events.Event, Field(discriminator="type")]
+"""One event of the log: one of the rules' event kinds (lordsofwar.rules.events), told apart by
+``type`` (docs/notation.md, Events)."""
 
 
 @with_config(ConfigDict(extra="forbid"))

@@ -36,7 +36,7 @@ from lordsofwar.web.games.bots import BotTurns, Hints
 from lordsofwar.web.games.runtime import Behind, GameError, Runtime, Stale, build, job_seed
 from lordsofwar.web.games.schemas import ACTION_MAX, GameOptions
 from lordsofwar.web.games.writer import CHANGING, BatchWriter, Then, run_steps
-from lordsofwar.web.models import Game, Heartbeat, User, utcnow
+from lordsofwar.web.models import Game, Heartbeat, User, result_columns, utcnow
 from lordsofwar.web.ratings import service as ratings
 from lordsofwar.web.settings import Settings
 from lordsofwar.web.tournaments import results as tournament_results
@@ -82,7 +82,7 @@ def game_meta(rt: Runtime, seat: int | None, now: datetime | None = None) -> dic
         "deadline": _iso(g.deadline_at) if running else None,
         "server_time": _iso(now),
         "draw_offer": g.draw_offer,
-        "result": None if g.status != "over" else {"winner": g.winner, "reason": g.reason},
+        "result": None if g.result is None else g.result.to_json(),
         "aborted": aborted(g),
         "abortable": seat is not None and running and engine.abortable(rt.pos),
         "rated": g.rated,
@@ -98,7 +98,7 @@ def aborted(g: Game) -> bool:
     """Whether the game was aborted: it ended before both players had made their first turn
     (rules.engine.ABORT_TURNS). An aborted game changes no rating, counts in no player's results
     and gives tournament points only as tournaments/results.py says."""
-    return g.status == "over" and engine.is_aborted(g.reason)
+    return engine.is_aborted(g.result)
 
 
 def legal_for(rt: Runtime, seat: int | None) -> list[str]:
@@ -359,7 +359,7 @@ class GameService:
     async def _apply(self, rt: Runtime, seat: int, text: str, version: int) -> Runtime:
         g, pos = rt.game, rt.pos
         if g.status != "running":
-            raise GameError(_("the game is over ({reason})").format(reason=result_reason(g.reason)))
+            raise GameError(_("the game is over ({reason})").format(reason=result_reason(g.result)))
         if not rt.action_version <= version <= g.version:  # a draw offer alone leaves it current
             raise Stale(
                 _(
@@ -371,7 +371,7 @@ class GameService:
             raise GameError(_("it is not your turn: {name} must act now").format(name=rt.names[pos.decider]))
         now = utcnow()
         if await self._expire(rt, now):
-            raise GameError(_("too late: {reason}").format(reason=result_reason(rt.game.reason)))
+            raise GameError(_("too late: {reason}").format(reason=result_reason(rt.game.result)))
         new = pos.copy()  # the engine refuses an illegal action (explaining why) and changes nothing
         try:
             action = notation.parse_action(text, pos)
@@ -409,8 +409,7 @@ class GameService:
         assert new.result is not None
         return {
             "status": "over",
-            "winner": new.result.winner,
-            "reason": new.result.reason,
+            **result_columns(new.result),
             "waiting_for": None,
             "deadline_at": None,
             "draw_offer": None,
@@ -432,7 +431,7 @@ class GameService:
         # What else changes when the game ends, in the same transaction and only if it does: the
         # ratings of a rated game, the result of a tournament's pairing.
         steps: dict[str, Then] = {}
-        counts = new.result is not None and not engine.is_aborted(new.result.reason)  # an aborted game rates nothing
+        counts = new.result is not None and not engine.is_aborted(new.result)  # an aborted game rates nothing
         if new.result is not None and counts and g.rated and g.player1_id is not None and g.player2_id is not None:
             steps["ratings"] = functools.partial(
                 ratings.rate_game,
@@ -505,7 +504,7 @@ class GameService:
         async def attempt(rt: Runtime) -> Runtime:
             seat = rt.player_seat(user_id)
             if rt.game.status != "running":
-                raise GameError(_("the game is over ({reason})").format(reason=result_reason(rt.game.reason)))
+                raise GameError(_("the game is over ({reason})").format(reason=result_reason(rt.game.result)))
             if not engine.abortable(rt.pos):
                 raise GameError(
                     _("the game can no longer be aborted: both players have made their first turn; resign instead")
@@ -522,7 +521,7 @@ class GameService:
         seat = rt.player_seat(user_id)
         g = rt.game
         if g.status != "running":
-            raise GameError(_("the game is over ({reason})").format(reason=result_reason(g.reason)))
+            raise GameError(_("the game is over ({reason})").format(reason=result_reason(g.result)))
         if op == "offer":
             if g.draw_offer == seat:
                 raise GameError(_("you have already offered a draw"))
@@ -545,7 +544,7 @@ class GameService:
 
     async def _end(self, rt: Runtime, ending: tuple[str, int | None], by: int | None, now: datetime | None = None) -> None:
         if rt.game.status != "running":
-            raise GameError(_("the game is over ({reason})").format(reason=result_reason(rt.game.reason)))
+            raise GameError(_("the game is over ({reason})").format(reason=result_reason(rt.game.result)))
         g = rt.game
         now = now or utcnow()
         new = rt.pos.copy()

@@ -36,6 +36,8 @@ CHANGING = (
     "waiting_for",
     "winner",
     "reason",
+    "termination",
+    "result_details",
     "clock1_ms",
     "clock2_ms",
     "since",

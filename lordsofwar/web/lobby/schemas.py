@@ -13,7 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from lordsofwar.bots import BOTS
 from lordsofwar.web.decks.schemas import DeckSummary
 from lordsofwar.web.fields import AS_WHOLE, Declared, spaces
-from lordsofwar.web.games.schemas import Army, CoreArmy, GameOptions
+from lordsofwar.web.games.schemas import Army, CoreArmy, GameOptions, ResultCode
 
 DeckNumber = Annotated[int, Field(ge=1, le=2**31 - 1), AS_WHOLE]
 
@@ -150,7 +150,7 @@ class LobbyInvitation(BaseModel):
     )
 
 
-class GameOutcome(BaseModel):
+class GameOutcome(ResultCode):
     model_config = ConfigDict(extra="forbid")
     winner: int | None = Field(description="1 or 2, or null for a draw (or an aborted game)")
     reason: str | None

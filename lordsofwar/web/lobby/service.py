@@ -57,7 +57,7 @@ async def game_json(db: AsyncSession, g: Game, user: User | None) -> dict[str, A
         "your_turn": seat is not None and g.status == "running" and g.waiting_for == seat,
         "deadline": None if g.deadline_at is None else g.deadline_at.isoformat(),
         "turns": len(g.actions),
-        "result": None if g.status != "over" else {"winner": g.winner, "reason": g.reason},
+        "result": None if g.result is None else g.result.to_json(),
         "aborted": aborted(g),
     }
 

@@ -266,7 +266,7 @@ def chart(points: list[dict[str, Any]], width: int = 600, height: int = 170) -> 
         return None
     left, right, top, bottom = 44, 10, 10, 22
     start = points[0]["rating"] - points[0]["change"]
-    ratings = [start, *(p["rating"] for p in points)]
+    ratings: list[int] = [start, *(p["rating"] for p in points)]
     lo, hi = min(ratings), max(ratings)
     step = 25 if hi - lo <= 100 else 50 if hi - lo <= 250 else 100
     lo, hi = (lo // step) * step, -(-hi // step) * step
@@ -332,7 +332,7 @@ def results_by(games: list[Game], user_id: int) -> dict[str, list[dict[str, Any]
     before both players made their first turn) are no games: left out."""
     tables: dict[str, dict[str, dict[str, Any]]] = {"army": {}, "variant": {}}
     for g in games:
-        if g.status != "over" or engine.is_aborted(g.reason):
+        if g.status != "over" or engine.is_aborted(g.result):
             continue
         seat = 1 if g.player1_id == user_id else 2 if g.player2_id == user_id else None
         if seat is None:

@@ -21,8 +21,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Table, select, update
 
-from lordsofwar.rules import engine
-from lordsofwar.rules.state import Result
+from lordsofwar.rules.state import Result, Termination
 from lordsofwar.web.models import Tournament, TournamentPairing
 from lordsofwar.web.tournaments.pairing import DOUBLE_FORFEIT, FORFEIT_LOSS, FORFEIT_WIN
 
@@ -35,16 +34,15 @@ def result_code(result: Result, log: list[dict[str, Any]], kind: str = "swiss") 
     after the moves in ``log``: ``1-0``, ``1/2``, ``0-1``, a forfeit (``+-``, ``-+``) when the
     loser lost on time or by the deadline without having played a single action, and for an
     aborted game as the module says."""
-    ending = engine.early_ending(result)
-    if engine.is_aborted(result.reason):
-        assert ending is not None
-        if kind == "arena" or ending[1] is None:
+    t = result.termination
+    if t is Termination.ABORTED:
+        if kind == "arena" or result.player is None:
             return DOUBLE_FORFEIT
-        return FORFEIT_LOSS if ending[1] == 1 else FORFEIT_WIN
+        return FORFEIT_LOSS if result.player == 1 else FORFEIT_WIN
     if result.winner is None:
         return "1/2"
-    if ending is not None and ending[0] in ("time", "deadline"):
-        loser = ending[1]
+    if t in (Termination.TIMEOUT, Termination.DEADLINE):
+        loser = result.player
         if not any(e.get("player") == loser and e.get("action") is not None for e in log):
             return FORFEIT_WIN if result.winner == 1 else FORFEIT_LOSS
     return "1-0" if result.winner == 1 else "0-1"

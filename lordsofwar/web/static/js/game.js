@@ -58,11 +58,11 @@
 import { ApiError, getJSON, postJSON } from './api.js';
 import { fmtClock, fmtDeadline } from './clock.js';
 import { $, $$, $button, $input, h, targetOf } from './dom.js';
-import { _, formatDateTime, ngettext, pgettext } from './i18n.js';
+import { _, formatDateTime, ngettext, pgettext, reasonText } from './i18n.js';
 import {
   DIRS, DIR_NAMES, applyHighContrast, armyTag, armyWords, cardEl, cardName, card, classWord, closeMagnifier, deckCount, describeText,
   entryEl, entrySquares, fillPanelsButton, fitCellSize, isCustomArmy, loadCards, logHeading, magnify, nodes, noneWord, norm,
-  named, parseSq, playerWord, rankWord, renderMat, resultText, scoreEl, scoreOf, setHighContrast, shotAt, shownName, store,
+  parseSq, playerWord, rankWord, renderMat, resultText, scoreEl, scoreOf, setHighContrast, shotAt, shownName, store,
   theUnit, unknownWord, actionText,
 } from './render.js';
 import { GameSocket } from './socket.js';
@@ -722,7 +722,7 @@ function startLive(root) {
       // an aborted game has no result: its banner says so and why (the page's own note, when it
       // was loaded aborted, says that no rating changes)
       const said = g.aborted
-        ? [h('strong', { text: _('Game aborted') }), h('span', { class: 'result-reason', text: named(r && r.reason, N) }),
+        ? [h('strong', { text: _('Game aborted') }), h('span', { class: 'result-reason', text: reasonText(r, N) }),
           $('#aborted-note') ? null : h('span', { class: 'rating-change', text: _('No result: no rating changes.') })]
         : [h('strong', { text: resultText(r, N, me) }), h('span', { class: 'rating-change', text: rated })];
       said.push(h('span', { class: 'result-links' },
@@ -1246,9 +1246,9 @@ function startLive(root) {
     // animations: new units, eliminated units fading out
     for (const e of newEntries) {
       for (const ev of e.events || []) {
-        if (ev.type === 'eliminated') UI.ghosts.push({ square: String(ev.square), card: String(ev.card), owner: Number(ev.owner) });
-        const to = ev.square || ev.to;
-        if ((ev.type === 'deploy' || ev.type === 'advance' || ev.type === 'move') && to) UI.fresh.add(norm(to));
+        if (ev.type === 'eliminated') UI.ghosts.push({ square: ev.square, card: ev.card, owner: ev.owner });
+        else if (ev.type === 'deploy') UI.fresh.add(norm(ev.square));
+        else if (ev.type === 'advance' || ev.type === 'move') UI.fresh.add(norm(ev.to));
       }
     }
     noteClock();

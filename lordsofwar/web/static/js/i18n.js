@@ -106,57 +106,74 @@ export function formatDateTime(when) {
   return new Date(when).toLocaleString(lang);
 }
 
-/* The rules engine's reasons a game ended (English data in records and the API) as sentences in the
- * page's language, the players by name where `names` ({1: 'alice', 2: 'bob'}) has them: the same
- * list as lordsofwar/i18n.py's result_reason. An unknown reason is shown as it is. */
-const P = 'player ([12])';
-/** @type {[RegExp, (x?: any) => string][]} */
-const REASONS = [
-  [/^(\d+) command units eliminated$/, (n) => ngettext('{n} command unit eliminated', '{n} command units eliminated', n)],
-  [/^(\d+) units eliminated$/, (n) => ngettext('{n} unit eliminated', '{n} units eliminated', n)],
-  [/^no unit eliminated in (\d+) turns$/, (n) => ngettext('no unit eliminated in {n} turn', 'no unit eliminated in {n} turns', n)],
-  [new RegExp('^' + P + ' resigned$'), (p) => _('{player} resigned', { player: p })],
-  [new RegExp('^' + P + ' ran out of time$'), (p) => _('{player} ran out of time', { player: p })],
-  [new RegExp('^' + P + ' missed the turn deadline$'), (p) => _('{player} missed the turn deadline', { player: p })],
-  [/^draw agreed$/, () => _('draw agreed')],
-  [new RegExp('^aborted by ' + P + '$'), (p) => _('{player} aborted the game', { player: p })],
-  [/^neither player can deploy, draw or recall$/, () => _('neither player can deploy, draw or recall')],
-  [new RegExp('^both reached a threshold; ' + P + ' reached the command threshold$'),
-    (p) => _('both reached a threshold; {player} reached the command threshold', { player: p })],
-  [new RegExp('^both reached the unit threshold; ' + P + ' eliminated more units$'),
-    (p) => _('both reached the unit threshold; {player} eliminated more units', { player: p })],
-  [new RegExp('^both reached the unit threshold; ' + P + ' eliminated more command units$'),
-    (p) => _('both reached the unit threshold; {player} eliminated more command units', { player: p })],
-  [new RegExp('^both reached the command threshold; ' + P + ' eliminated more units$'),
-    (p) => _('both reached the command threshold; {player} eliminated more units', { player: p })],
-  [new RegExp('^both reached the command threshold; ' + P + ' eliminated more command units$'),
-    (p) => _('both reached the command threshold; {player} eliminated more command units', { player: p })],
-  [/^both reached the unit threshold with equal units and command units$/,
-    () => _('both reached the unit threshold with equal units and command units')],
-  [/^both reached the command threshold with equal units and command units$/,
-    () => _('both reached the command threshold with equal units and command units')],
-];
+/**
+ * A result's code and facts (lordsofwar/rules/result.py): the API's `result`, a log's result event.
+ * @typedef {{winner?: number | null, reason?: string | null, termination?: string | null, count?: number | null,
+ *   player?: number | null, threshold?: string | null, ending?: string | null}} ResultCode
+ */
 
 /**
- * Why a game ended, in the page's language.
- * @param {string | null | undefined} reason the engine's English reason
+ * Why a game ended, in the page's language, written from the result's code and facts (the same
+ * sentences as lordsofwar/i18n.py's result_reason), the players by name where `names`
+ * ({1: 'alice', 2: 'bob'}) has them. A result without a code (an older server's) is said by its
+ * English `reason` as it is.
+ * @param {ResultCode | null | undefined} result
  * @param {Record<number, string> | null} [names] the players' names by number
  * @returns {string}
  */
-export function reasonText(reason, names) {
-  const text = String(reason || '');
-  if (text.startsWith('aborted: ')) { // an early ending that aborted the game (rules.engine.ABORTED)
-    return _('game aborted: {reason}', { reason: reasonText(text.slice('aborted: '.length), names) });
+export function reasonText(result, names) {
+  if (!result || !result.termination) return String((result && result.reason) || '');
+  /** @param {number | null | undefined} p */
+  const who = (p) => playerName(p, names);
+  const n = result.count || 0;
+  const byCommands = result.threshold === 'commands';
+  switch (result.termination) {
+    case 'units': return ngettext('{n} unit eliminated', '{n} units eliminated', n);
+    case 'commands': return ngettext('{n} command unit eliminated', '{n} command units eliminated', n);
+    case 'both_command_threshold':
+      return _('both reached a threshold; {player} reached the command threshold', { player: who(result.winner) });
+    case 'more_units':
+      return byCommands
+        ? _('both reached the command threshold; {player} eliminated more units', { player: who(result.winner) })
+        : _('both reached the unit threshold; {player} eliminated more units', { player: who(result.winner) });
+    case 'more_commands':
+      return byCommands
+        ? _('both reached the command threshold; {player} eliminated more command units', { player: who(result.winner) })
+        : _('both reached the unit threshold; {player} eliminated more command units', { player: who(result.winner) });
+    case 'equal':
+      return byCommands
+        ? _('both reached the command threshold with equal units and command units')
+        : _('both reached the unit threshold with equal units and command units');
+    case 'no_progress': return ngettext('no unit eliminated in {n} turn', 'no unit eliminated in {n} turns', n);
+    case 'no_action': return _('neither player can deploy, draw or recall');
+    case 'resignation': return _('{player} resigned', { player: who(result.player) });
+    case 'timeout': return _('{player} ran out of time', { player: who(result.player) });
+    case 'deadline': return _('{player} missed the turn deadline', { player: who(result.player) });
+    case 'draw_agreed': return _('draw agreed');
+    case 'aborted':
+      return result.ending ? _('game aborted: {reason}', { reason: abortText(result, names) }) : abortText(result, names);
+    default: return String(result.reason || result.termination);
   }
-  for (const [re, f] of REASONS) {
-    const m = re.exec(text);
-    if (!m) continue;
-    if (re.source.includes('(\\d+)')) return f(Number(m[1]));
-    if (m[1]) {
-      const p = Number(m[1]);
-      return f((names && names[p]) || _('player {n}', { n: p }));
-    }
-    return f();
-  }
-  return text;
+}
+
+/**
+ * What aborted a game (`termination` 'aborted'), in the page's language: the ending that came
+ * first ("bob resigned"), or who aborted it ("bob aborted the game"). The banner and the result
+ * line (log.js resultText) both say it this way.
+ * @param {ResultCode} result
+ * @param {Record<number, string> | null} [names]
+ * @returns {string}
+ */
+export function abortText(result, names) {
+  if (result.ending) return reasonText({ termination: result.ending, player: result.player, winner: null }, names);
+  return _('{player} aborted the game', { player: playerName(result.player, names) });
+}
+
+/**
+ * A player of a result by name where `names` has it, else "player 2".
+ * @param {number | null | undefined} p
+ * @param {Record<number, string> | null | undefined} names
+ */
+function playerName(p, names) {
+  return (p && names && names[p]) || _('player {n}', { n: p || '?' });
 }

@@ -3,7 +3,7 @@
 
 import { card, cardName, cardTitle } from './cards.js';
 import { h } from './dom.js';
-import { _, reasonText } from './i18n.js';
+import { _, abortText, reasonText } from './i18n.js';
 import { hidePreview, magnify, showPreview } from './magnifier.js';
 import { pieces, playerWord } from './words.js';
 
@@ -60,13 +60,17 @@ export function describeEntry(entry, names) {
       case 'pass': seg.push(_('{player} passes', { player: pn(ev.player) })); break;
       case 'extra_turn': seg.push({ text: _('extra turn for {player}', { player: pn(ev.player) }), cls: 'extra' }); break;
       case 'reveal': say(_("{player}'s hand is revealed: {cards}"),
-        { player: pn(ev.player), cards: (ev.hand || []).flatMap((id, i) => (i ? [', ', C(id)] : [C(id)])) }); break;
+        { player: pn(ev.player), cards: ev.hand.flatMap((id, i) => { const c = id == null ? '?' : C(id); return i ? [', ', c] : [c]; }) }); break;
       case 'resign': seg.push({ text: _('{player} resigns', { player: pn(ev.player) }), cls: 'res' }); break;
       case 'timeout': seg.push({ text: _('{player} is out of time', { player: pn(ev.player) }), cls: 'res' }); break;
       case 'draw_agreed': seg.push({ text: _('both players agree to a draw'), cls: 'res' }); break;
-      case 'result': seg.push({ text: ev.winner ? _('{player} wins — {reason}', { player: pn(ev.winner), reason: named(ev.reason, names) })
-        : _('Draw — {reason}', { reason: named(ev.reason, names) }), cls: 'res' }); break;
-      default: seg.push(ev.player ? _('{event} ({player})', { event: ev.type, player: pn(ev.player) }) : ev.type);
+      case 'abort': seg.push({ text: _('{player} aborted the game', { player: pn(ev.player) }), cls: 'res' }); break;
+      case 'result': seg.push({ text: ev.winner ? _('{player} wins — {reason}', { player: pn(ev.winner), reason: reasonText(ev, names) })
+        : _('Draw — {reason}', { reason: reasonText(ev, names) }), cls: 'res' }); break;
+      default: { // a kind this client does not know yet (a newer server)
+        const other = /** @type {{type: string, player?: Seat}} */ (/** @type {unknown} */ (ev));
+        seg.push(other.player ? _('{event} ({player})', { event: other.type, player: pn(other.player) }) : other.type);
+      }
     }
     parts.push(seg);
   }
@@ -109,8 +113,15 @@ export function describeText(entry, names) {
  */
 export function ownerInEntry(id, e) {
   for (const ev of e.events || []) {
-    if (ev.card === id) return ev.owner || ev.player || (ev.type === 'shot' ? e.player : null) || null;
-    if (ev.target_card === id) return e.player ? 3 - e.player : null;
+    switch (ev.type) {
+      case 'shot': // the shooter is the acting player's, its target the other's
+        if (ev.card === id) return e.player || null;
+        if (ev.target_card === id) return e.player ? 3 - e.player : null;
+        break;
+      case 'deploy': case 'recall': if (ev.card === id) return ev.player; break;
+      case 'eliminated': case 'advance': case 'move': if (ev.card === id) return ev.owner; break;
+      default: break;
+    }
   }
   return null;
 }
@@ -184,15 +195,6 @@ export function logHeading(e, names, state) {
 
 
 /**
- * "player 2 resigned" → "bob resigned", in the page's language (i18n.js: reasonText)
- * @param {string | null | undefined} reason
- * @param {Names | null} [names]
- */
-export function named(reason, names) {
-  return reasonText(reason, names);
-}
-
-/**
  * A game's result in words, from `you`'s side where given ("You won · ...").
  * @param {Result | null | undefined} result
  * @param {Names | null} names
@@ -200,12 +202,8 @@ export function named(reason, names) {
  */
 export function resultText(result, names, you) {
   if (!result) return '';
-  const reason = result.reason || '';
-  if (reason.startsWith('aborted: ')) { // an early ending that aborted the game: no result (rules.engine.ABORTED)
-    return _('Game aborted · {reason}', { reason: named(reason.slice('aborted: '.length), names) });
-  }
-  const why = named(result.reason, names);
-  if (reason.startsWith('aborted by ')) return _('Game aborted · {reason}', { reason: why });
+  if (result.termination === 'aborted') return _('Game aborted · {reason}', { reason: abortText(result, names) }); // no result
+  const why = reasonText(result, names);
   if (result.winner == null) return _('Draw · {reason}', { reason: why });
   const w = (names && names[result.winner]) || playerWord(result.winner);
   if (you) return result.winner === you ? _('You won · {reason}', { reason: why }) : _('You lost · {reason}', { reason: why });
