@@ -177,7 +177,7 @@ class Hints:
                 _("hints are off in this game: they are allowed only in games against a bot created with hints"), 403
             )
         if g.status != "running":
-            raise GameError(_("the game is over ({reason}): no more hints").format(reason=result_reason(g.reason)), 409)
+            raise GameError(_("the game is over ({reason}): no more hints").format(reason=result_reason(g.result)), 409)
         if rt.pos.decider != seat:
             raise GameError(_("it is not your turn: {name} must act now").format(name=rt.names[rt.pos.decider]), 409)
         version = g.version

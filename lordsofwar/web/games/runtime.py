@@ -17,7 +17,7 @@ from typing import Any
 from lordsofwar.i18n import _
 from lordsofwar.rules import notation
 from lordsofwar.rules.cards import CORE, CardSet
-from lordsofwar.rules.state import Position, Result
+from lordsofwar.rules.state import Position
 from lordsofwar.web.models import Game
 
 
@@ -91,7 +91,7 @@ def job_seed(key: bytes, label: str, game_id: int, version: int, seat: int = 0) 
 def build(game: Game, names: dict[int, str], cards: CardSet = CORE) -> Runtime:
     """Rebuild the position and log of a stored game with the rules engine."""
     pos = notation.deal(game.decks, game.seed, notation.parse_variant(game.variant), cards, game.armies)
-    result = Result(game.winner, game.reason) if game.status == "over" and game.reason is not None else None
+    result = game.result
     entries = list(notation.play_through(pos, game.actions, result))
     return Runtime(game, pos, entries, names, action_version=game.version)
 
@@ -105,5 +105,5 @@ def record_of(rt: Runtime) -> notation.GameRecord:
         notation.parse_variant(g.variant),
         [rt.names[1], rt.names[2]],
         list(g.actions),
-        None if g.status != "over" else Result(g.winner, g.reason or ""),
+        g.result,
     )
