@@ -10,7 +10,6 @@ import random
 import threading
 import time
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -23,10 +22,13 @@ from tests.web.test_two_processes import Client
 TRIALS = 4
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def servers(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[tuple[str, str]]:
-    """Two server processes on one database."""
-    with database(request.param, tmp_path) as url, running_servers(tmp_path, LOW_DATABASE_URL=url) as bases:
+@pytest.fixture(scope="module", params=["sqlite", "postgresql"])
+def servers(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str]]:
+    """Two server processes on one database, shared by the module's tests on that database (each
+    test signs up players of its own, with a name prefix no other test uses, and makes its own
+    tournaments)."""
+    root = tmp_path_factory.mktemp(f"races-{request.param}")
+    with database(request.param, root) as url, running_servers(root, LOW_DATABASE_URL=url) as bases:
         yield bases[0], bases[1]
 
 
@@ -119,7 +121,7 @@ def consistent(t: dict[str, Any], round_: int) -> list[str]:
 
 def test_joins_racing_the_start_are_paired_or_refused(servers: tuple[str, str]) -> None:
     a, b = servers
-    host, first, second = players(a, b, "host", 3)
+    host, first, second = players(a, b, "joinhost", 3)
     joiners = players(a, b, "joiner", 10)
     wrong: list[str] = []
     refused = 0
@@ -150,7 +152,7 @@ def test_joins_racing_the_start_are_paired_or_refused(servers: tuple[str, str]) 
 
 def test_withdrawals_racing_the_start_leave_the_player_out_or_come_after_the_pairing(servers: tuple[str, str]) -> None:
     a, b = servers
-    host, *others = players(a, b, "host", 33)
+    host, *others = players(a, b, "leavehost", 33)
     wrong: list[str] = []
     for trial in range(TRIALS):
         tid = swiss(host, trial, 1)
@@ -177,7 +179,7 @@ def test_withdrawals_racing_the_start_leave_the_player_out_or_come_after_the_pai
 
 def test_bots_entered_or_taken_out_racing_the_start(servers: tuple[str, str]) -> None:
     a, b = servers
-    host, guest = players(a, b, "host", 2)
+    host, guest = players(a, b, "bothost", 2)
     wrong: list[str] = []
     for trial in range(TRIALS):
         # Days per turn: no clock runs out meanwhile; games between two bots are played out
