@@ -215,7 +215,10 @@ async def api_record(game_id: GameId, user: MaybeUser, svc: Svc) -> Response:
 
 
 @router.get(
-    "/api/games/{game_id}/replay", response_model=Replay, response_model_exclude_unset=True, responses={**SEEN, **refusals(409)}
+    "/api/games/{game_id}/replay",
+    response_model=Replay,
+    response_model_exclude_unset=True,
+    responses={**SEEN, **refusals(409)},
 )
 async def api_replay(game_id: GameId, user: MaybeUser, svc: Svc) -> dict[str, Any]:
     """The record, every position of the game and the log, once the game is over."""
@@ -266,7 +269,13 @@ async def game_socket(ws: WebSocket, game_id: GameId) -> None:
                 break
             text = message.get("text")
             if text is None:
-                conn.send({"type": "error", "message": _("binary messages are not understood; send JSON text"), "version": None})
+                conn.send(
+                    {
+                        "type": "error",
+                        "message": _("binary messages are not understood; send JSON text"),
+                        "version": None,
+                    }
+                )
                 continue
             try:
                 await _on_message(svc, conn, text)

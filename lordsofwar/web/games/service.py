@@ -90,7 +90,9 @@ def game_meta(rt: Runtime, seat: int | None, now: datetime | None = None) -> dic
         "pool": g.mode,
         "ratings": None
         if rt.ratings is None
-        else {str(seat): {k: v for k, v in change.items() if k != "user_id"} for seat, change in enumerate(rt.ratings, 1)},
+        else {
+            str(seat): {k: v for k, v in change.items() if k != "user_id"} for seat, change in enumerate(rt.ratings, 1)
+        },
     }
 
 
@@ -126,6 +128,8 @@ def update_doc(rt: Runtime, seat: int | None, entries: list[dict[str, Any]]) -> 
 
 
 Listener = Callable[[Runtime, list[dict[str, Any]]], Awaitable[None]]
+
+
 class _Opening:
     """Stands for the opening position of a new game in :meth:`GameService.deadline`."""
 
@@ -194,7 +198,10 @@ class GameService:
             game = await db.get(Game, game_id)
             if game is None:
                 raise GameError(_("there is no game {game}").format(game=game_id), 404)
-            names = {1: await self._name(db, game.player1_id, game.bot1), 2: await self._name(db, game.player2_id, game.bot2)}
+            names = {
+                1: await self._name(db, game.player1_id, game.bot1),
+                2: await self._name(db, game.player2_id, game.bot2),
+            }
             changes = None
             if game.rated and game.status == "over":
                 changes = await ratings.game_changes(db, game.id, (game.player1_id, game.player2_id))
@@ -216,7 +223,9 @@ class GameService:
                 return None
             table: Table = Game.__table__  # type: ignore[assignment]
             async with self.sessions() as db:
-                row = (await db.execute(select(*[table.c[name] for name in CHANGING]).where(table.c.id == game_id))).first()
+                row = (
+                    await db.execute(select(*[table.c[name] for name in CHANGING]).where(table.c.id == game_id))
+                ).first()
             if row is None:
                 return None
             values = dict(zip(CHANGING, row, strict=True))
@@ -277,8 +286,12 @@ class GameService:
         side = int(options.creator_side) if options.creator_side != "random" else 1 + secrets.randbelow(2)
         armies: list[str] = [options.creator_army, options.opponent_army]
         armies = [a if a != "random" else secrets.choice(CORE_ARMIES) for a in armies]
-        dealt = [list(deck) if deck else self.cards.standard_deck(army) for deck, army in zip(custom, armies, strict=True)]
-        armies = [army if deck is None else decks.kind(deck, self.cards) for deck, army in zip(custom, armies, strict=True)]
+        dealt = [
+            list(deck) if deck else self.cards.standard_deck(army) for deck, army in zip(custom, armies, strict=True)
+        ]
+        armies = [
+            army if deck is None else decks.kind(deck, self.cards) for deck, army in zip(custom, armies, strict=True)
+        ]
         if side == 2:
             armies.reverse()
             dealt.reverse()
@@ -331,7 +344,9 @@ class GameService:
         if not isinstance(text, str):
             raise GameError(_("action: expected a string such as 'deploy orcs:07 d3'"), 400)
         if len(text) > ACTION_MAX:
-            raise GameError(_("action: {length} characters, at most {max}").format(length=len(text), max=ACTION_MAX), 413)
+            raise GameError(
+                _("action: {length} characters, at most {max}").format(length=len(text), max=ACTION_MAX), 413
+            )
         if type(version) is not int:
             raise GameError(_("version: expected the integer version of the game you saw"), 400)
 
@@ -393,7 +408,9 @@ class GameService:
         if g.mode == "live":
             key = f"clock{seat}_ms"
             turn_ended = new.turn != pos.turn and new.result is None
-            values[key] = clock.after_action(getattr(g, key), g.increment_ms, g.mode, pos.turn, g.since, now, turn_ended)
+            values[key] = clock.after_action(
+                getattr(g, key), g.increment_ms, g.mode, pos.turn, g.since, now, turn_ended
+            )
             values["since"] = now
         elif new.decider != pos.decider or new.turn != pos.turn:
             values["since"] = now
@@ -542,7 +559,9 @@ class GameService:
             raise GameError(_("op: expected 'offer', 'accept' or 'decline'"), 400)
         return rt
 
-    async def _end(self, rt: Runtime, ending: tuple[str, int | None], by: int | None, now: datetime | None = None) -> None:
+    async def _end(
+        self, rt: Runtime, ending: tuple[str, int | None], by: int | None, now: datetime | None = None
+    ) -> None:
         if rt.game.status != "running":
             raise GameError(_("the game is over ({reason})").format(reason=result_reason(rt.game.result)))
         g = rt.game
@@ -575,9 +594,7 @@ class GameService:
         now = utcnow()
         async with self.sessions() as db:
             ids = list(
-                await db.scalars(
-                    select(Game.id).where(Game.status == "running", Game.deadline_at <= now).limit(500)
-                )
+                await db.scalars(select(Game.id).where(Game.status == "running", Game.deadline_at <= now).limit(500))
             )
         ended = 0
         for game_id in ids:
