@@ -51,7 +51,7 @@ BOT_NAMES = list(BOTS)
 """The bots a command can name, weakest first."""
 
 
-class BotName(click.ParamType):
+class BotName(click.ParamType[str, Any]):
     """A bot's name (:data:`BOT_NAMES`, and ``extra``), or ``policy:FILE``: a trained policy
     (docs/rl.md), read at once so that a bad file is refused before anything starts."""
 

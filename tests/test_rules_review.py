@@ -415,7 +415,7 @@ def test_own_general_lost_to_an_enemy_berserker_advance_gives_the_enemy_no_extra
     assert (pos.turn, pos.to_move) == (11, 1)
 
 
-def test_threshold_is_checked_before_the_nobody_can_act_draw():
+def test_threshold_is_checked_before_the_nobody_can_act_draw() -> None:
     """8.2 before 8.3: the suicide deployment eliminates player 2's 20th unit and leaves nobody
     able to deploy, draw or recall. The threshold wins; without it the game is a draw."""
     board = {"d4": ("dwarves:04", 2)}
@@ -704,7 +704,8 @@ def assert_no_unit_above_its_defence(pos: Position) -> None:
 GAMES = 200
 
 
-def test_random_games_keep_the_invariants_of_the_turn():
+@pytest.mark.slow  # a few seconds: the rest of the file runs in well under one
+def test_random_games_keep_the_invariants_of_the_turn() -> None:
     """Property check over random games of every variant: the legal actions are offered in the
     order of the turn (a deployment first and at most once, advances alone while a choice is
     open), each is accepted, and the invariants above hold after every push."""

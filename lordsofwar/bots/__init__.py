@@ -84,7 +84,7 @@ def decide(
     params = inspect.signature(bot.choose).parameters
     if "known" in params or any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
         return bot.choose(view, known=known, deck=deck)
-    return bot.choose(view)  # type: ignore[call-arg]
+    return bot.choose(view)
 
 
 POLICY_PREFIX = "policy:"

@@ -29,7 +29,7 @@ from lordsofwar.rules.errors import IllegalActionError
 from lordsofwar.rules.knowledge import known_hands
 
 
-class LordsOfWarEnv(gymnasium.Env):  # type: ignore[misc]
+class LordsOfWarEnv(gymnasium.Env):
     """One agent against ``opponent`` (a bot's name, weakest first: random, recruit, greedy,
     veteran, elite, general); see the module text."""
 

@@ -123,7 +123,8 @@ class LordsOfWarState(pyspiel.State):  # type: ignore[misc]
     def _legal_actions(self, player: int) -> list[int]:
         if self.core_game.result is not None or player != self.core_game.decider - 1:
             return []
-        return self.core_game.legal_ids()
+        ids: list[int] = self.core_game.legal_ids()
+        return ids
 
     def _apply_action(self, action: int) -> None:
         text = self.core_game.action_text(int(action))

@@ -36,7 +36,7 @@ LOST = 2 * 6 * HAND_FEATURES + 4
 """Where ``info`` holds the decider's lost units (the opponent's follow)."""
 
 
-class LordsOfWarVectorEnv(VectorEnv):  # type: ignore[misc]
+class LordsOfWarVectorEnv(VectorEnv):
     """See the module text; ``**options`` are those of :class:`lordsofwar.rl.config.Config`."""
 
     metadata = {"autoreset_mode": AutoresetMode.SAME_STEP, "render_modes": []}

@@ -16,7 +16,7 @@ from lordsofwar.i18n import N_, _, ngettext
 from lordsofwar.web import pages
 from lordsofwar.web.accounts.service import AuthError
 from lordsofwar.web.deps import current_user, services
-from lordsofwar.web.games.service import GameError
+from lordsofwar.web.games.runtime import GameError
 from lordsofwar.web.problem import Problem
 
 

@@ -20,7 +20,7 @@ from sqlalchemy import select
 
 from lordsofwar.web.accounts import service as accounts
 from lordsofwar.web.app import create_app
-from lordsofwar.web.games.service import Behind
+from lordsofwar.web.games.runtime import Behind
 from lordsofwar.web.models import Heartbeat, utcnow
 from tests.web.conftest import Player, new_game, settings_for, until
 
@@ -280,7 +280,7 @@ def test_a_bot_turn_that_loses_a_race_is_retried_without_an_error_in_the_log(
 ) -> None:
     service = client.app.state.service  # type: ignore[attr-defined]
     real_apply = service._apply
-    lost = []
+    lost: list[str] = []
 
     async def racing(rt: Any, seat: int, text: str, version: int) -> Any:
         if rt.bot_of(seat) and not lost:

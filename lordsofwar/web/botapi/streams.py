@@ -129,7 +129,7 @@ class StreamSlots:
                 return slot
         else:
             member = uuid.uuid4().hex
-            full = int(await redis.eval(_TAKE, 2, *keys, self.lease_ms, member, *caps))  # type: ignore[misc]
+            full = int(await redis.eval(_TAKE, 2, *keys, self.lease_ms, member, *caps))
             if not full:
                 slot = Slot(keys, member, shared=True)
                 self._hold(slot)

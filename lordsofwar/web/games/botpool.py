@@ -28,9 +28,11 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 log = logging.getLogger("lordsofwar.web.bots")
+
+T = TypeVar("T")
 
 
 PARENT_CHECK_SECONDS = 1.0
@@ -159,7 +161,7 @@ class BotPool:
             )
         return self._pool
 
-    async def run(self, fn: Callable[..., Any], *args: Any, priority: int = TURN) -> Any:
+    async def run(self, fn: Callable[..., T], *args: Any, priority: int = TURN) -> T:
         """``fn(*args)`` in a worker, once one is free for ``priority``; a dead worker is replaced
         and raises :class:`BotPoolError`."""
         self._executor()  # refuse at once when closed

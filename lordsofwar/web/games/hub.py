@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from starlette.websockets import WebSocket, WebSocketState
 
-from lordsofwar.web.games.service import GameService, Runtime, state_doc, update_doc
+from lordsofwar.web.games.runtime import Runtime
+from lordsofwar.web.games.service import GameService, state_doc, update_doc
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis

@@ -16,8 +16,8 @@ from lordsofwar.rules.cards import CORE
 from lordsofwar.web import pages
 from lordsofwar.web.deps import Csrf, Db, MaybeUser, SignedIn, Svc, check_csrf
 from lordsofwar.web.errors import COMMON, refusals, validation_message
+from lordsofwar.web.games.runtime import GameError
 from lordsofwar.web.games.schemas import GameOptions
-from lordsofwar.web.games.service import GameError
 from lordsofwar.web.lobby import service
 from lordsofwar.web.lobby.schemas import Answer, Answered, Created, Lobby, NewInvitation, NoDeck, Waiting
 from lordsofwar.web.models import User

@@ -33,8 +33,9 @@ from lordsofwar.rules.cards import CORE
 from lordsofwar.web.accounts import service as accounts
 from lordsofwar.web.decks import service as deckweb
 from lordsofwar.web.fields import Declared, WholeNumber
+from lordsofwar.web.games.runtime import Runtime
 from lordsofwar.web.games.schemas import Army, GameOptions
-from lordsofwar.web.games.service import GameService, Runtime
+from lordsofwar.web.games.service import GameService
 from lordsofwar.web.lobby.schemas import DeckNumber, some_army
 from lordsofwar.web.models import Game, Tournament, TournamentEntry, TournamentPairing, User, utcnow
 from lordsofwar.web.problem import Problem
