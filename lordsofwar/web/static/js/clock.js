@@ -1,4 +1,7 @@
-/* The players' clocks in words: a live game's time left and a turn-based game's deadline. */
+/* The players' clocks in words: a live game's time left and a turn-based game's deadline.
+   The clock rules (which clock runs, the openings using no clock time, increments, deadlines)
+   are the server's alone, in lordsofwar/web/games/clock.py: the game page counts down only the
+   clock the server's `clock_running` names, from the server's `clocks`, and decides nothing. */
 
 import { _ } from './i18n.js';
 
