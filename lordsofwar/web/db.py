@@ -65,7 +65,7 @@ def make_engine(settings: Settings) -> AsyncEngine:
     url = settings.async_url()
     if url.startswith("sqlite"):
         # Few connections: SQLite has one writer at a time. Game changes, the hot path, all go
-        # through the game writer's own connection (games.BatchWriter); the rest is rare.
+        # through the game writer's own connection (games.writer.BatchWriter); the rest is rare.
         engine = create_async_engine(url, pool_size=3, max_overflow=2, pool_timeout=30)
         event.listen(engine.sync_engine, "connect", _sqlite_pragmas)
     else:

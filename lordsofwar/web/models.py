@@ -256,7 +256,7 @@ class Tournament(Base):
     status: Mapped[str] = mapped_column(String(10), default="upcoming", index=True)
     """``upcoming`` (registration open), ``running``, ``finished``."""
     options: Mapped[dict[str, Any]] = mapped_column(JSON)
-    """The games' options (web.games.service.GameOptions, sides and armies excepted)."""
+    """The games' options (web.games.schemas.GameOptions, sides and armies excepted)."""
     rounds: Mapped[int] = mapped_column(Integer)
     current_round: Mapped[int] = mapped_column(Integer, default=0)
     """The round being played (0 before the start), or an arena's pairing waves so far: raised

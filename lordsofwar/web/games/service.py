@@ -1,10 +1,13 @@
-"""Games on the server: the options of a new game, the live position of each game, clocks,
-actions, resignations, draw offers, timeouts and bot turns.
+"""The game service: every change to a game, and the documents its players and spectators get.
 
 A game row keeps the deal (decks, seed, variant) and the list of actions; the position is
-rebuilt from them with the rules engine and cached per process. Every change is written with a
-version check (``UPDATE ... WHERE version = old``), so two tabs or two server processes can
-never both apply an action to the same version of a game.
+rebuilt from them with the rules engine and cached per process (games.runtime). The service
+creates games, applies actions, resignations, aborts and draw offers, ends games whose time ran
+out (with the clock rules of games.clock) and keeps the server's heartbeat. Every change is
+written with a version check (``UPDATE ... WHERE version = old``, games.writer), so two tabs or
+two server processes can never both apply an action to the same version of a game, and is
+announced to the listeners (the hub) only once committed. Bots' turns and hints are in
+games.bots, analyses in games.analysis.
 """
 
 from __future__ import annotations
