@@ -704,7 +704,6 @@ def assert_no_unit_above_its_defence(pos: Position) -> None:
 GAMES = 200
 
 
-@pytest.mark.slow  # a few seconds: the rest of the file runs in well under one
 def test_random_games_keep_the_invariants_of_the_turn() -> None:
     """Property check over random games of every variant: the legal actions are offered in the
     order of the turn (a deployment first and at most once, advances alone while a choice is
