@@ -37,7 +37,7 @@ from lordsofwar.rules.notation import (
     replay,
     view_json,
 )
-from lordsofwar.rules.state import LENGTHS, Position, Variant
+from lordsofwar.rules.state import LENGTHS, Event, Position, Variant
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -556,7 +556,7 @@ def apply_command(position: str, actions: tuple[str, ...]) -> None:
     An illegal action prints one line naming the action and the rule, and exits with status 2.
     """
     pos = _read_position(position)
-    events: list[dict[str, Any]] = []
+    events: list[Event] = []
     for text in actions:
         events.extend(pos.push(text))
     _print_json(position_to_json(pos, events))

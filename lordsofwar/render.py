@@ -20,6 +20,7 @@ from rich.text import Text
 
 from lordsofwar.rules import engine, mat
 from lordsofwar.rules.cards import Card, CardSet
+from lordsofwar.rules.events import Event
 from lordsofwar.rules.state import Position
 
 CELL_WIDTH = 15
@@ -844,7 +845,7 @@ def result_text(pos: Position, names: Sequence[str] | None = None) -> Text:
     """``Player 1 wins: 20 units eliminated`` (or a draw), coloured by the winner."""
     if pos.result is None:
         return Text("")
-    winner, reason = pos.result
+    winner, reason = pos.result.winner, pos.result.reason
     if winner is None:
         return Text(f"Draw: {reason}", style="bold")
     return Text.assemble(player_label(winner, names), Text(f" wins: {reason}", style="bold"))
@@ -883,23 +884,22 @@ class EventNarrator:
             return Text("unit")
         return self._card(unit[0], unit[1])
 
-    def describe(self, event: Mapping[str, Any]) -> Text:  # noqa: C901 - one branch per event type
+    def describe(self, event: Event) -> Text:  # noqa: C901 - one branch per event kind
         """One line for one event; the narrator's idea of the mat follows the event."""
-        kind = event.get("type")
-        if kind == "deploy":
+        if event["type"] == "deploy":
             sq, card, player = event["square"], event["card"], event["player"]
             self.units[sq] = (card, player)
             text = Text.assemble(self._who(player), " deploys ", self._card(card, player), f" on {sq}")
-            if event.get("forced"):
+            if event["forced"]:
                 text.append(" (forced: no legal deployment)", "yellow")
             return text
-        if kind == "eliminated":
+        if event["type"] == "eliminated":
             sq = event["square"]
             self.units.pop(sq, None)
             return Text.assemble(
                 self._card(event["card"], event["owner"]), f" on {sq} ", Text("eliminated", style="bold red")
             )
-        if kind == "advance":
+        if event["type"] == "advance":
             frm, to = event["from"], event["to"]
             unit = self.units.pop(frm, None)
             text = Text.assemble(
@@ -908,52 +908,54 @@ class EventNarrator:
             if unit is not None:
                 self.units[to] = unit
             return text
-        if kind == "move":
+        if event["type"] == "move":
             frm, to = event["from"], event["to"]
             unit = self.units.pop(frm, None)
             text = Text.assemble(self._card(*unit) if unit else Text("unit"), f" moves {frm} -> {to}")
             if unit is not None:
                 self.units[to] = unit
             return text
-        if kind == "shot":
+        if event["type"] == "shot":
             frm, target = event["from"], event["target"]
-            verb = " declares a shot at " if event.get("declared") else " shoots "
+            verb = " declares a shot at " if event["declared"] else " shoots "
             return Text.assemble(
                 self._unit(frm),
                 f" on {frm}{verb}",
                 self._unit(target),
-                f" on {target} ({RANGED_MARK}{event.get('damage', '?')})",
+                f" on {target} ({RANGED_MARK}{event['damage']})",
             )
-        if kind == "reveal":
-            hand = ", ".join(self.cards[c].name if c in self.cards else str(c) for c in event.get("hand", []))
+        if event["type"] == "reveal":
+            hand = ", ".join("?" if c is None else self.cards[c].name if c in self.cards else c for c in event["hand"])
             return Text.assemble(self._who(event["player"]), Text(f"'s hand revealed: {hand}", style="yellow"))
-        if kind == "recall":
+        if event["type"] == "recall":
             sq = event["square"]
             unit = self.units.pop(sq, None)
-            owner = unit[1] if unit else event.get("player")
+            owner = unit[1] if unit else event["player"]
             return Text.assemble(self._who(owner), " recalls ", self._card(event["card"], owner), f" from {sq}")
-        if kind == "draw":
+        if event["type"] == "draw":
             return Text.assemble(self._who(event["player"]), " draws a card")
-        if kind == "pass":
+        if event["type"] == "pass":
             return Text.assemble(self._who(event["player"]), " passes (no draw or recall possible)")
-        if kind == "extra_turn":
+        if event["type"] == "extra_turn":
             return Text(
                 f"extra turn for player {event['player']} (the enemy general fell)",
                 style=f"bold {PLAYER_COLOUR.get(event['player'], '')}".strip(),
             )
-        if kind == "resign":
+        if event["type"] == "resign":
             return Text.assemble(self._who(event["player"]), Text(" resigns", style="bold"))
-        if kind == "result":
-            winner = event.get("winner")
-            if winner is None:
-                return Text(f"Game drawn: {event.get('reason', '')}", style="bold")
-            return Text.assemble(player_label(winner), Text(f" wins: {event.get('reason', '')}", style="bold"))
-        return Text(", ".join(f"{k}={v}" for k, v in event.items()), style="grey62")
+        if event["type"] == "timeout":
+            return Text.assemble(self._who(event["player"]), Text(" is out of time", style="bold"))
+        if event["type"] == "abort":
+            return Text.assemble(self._who(event["player"]), Text(" aborts the game", style="bold"))
+        if event["type"] == "draw_agreed":
+            return Text("Both players agree to a draw", style="bold")
+        winner = event["winner"]
+        if winner is None:
+            return Text(f"Game drawn: {event['reason']}", style="bold")
+        return Text.assemble(player_label(winner), Text(f" wins: {event['reason']}", style="bold"))
 
 
-def describe_events(
-    events: Iterable[Mapping[str, Any]], before: Position, names: Sequence[str] | None = None
-) -> list[Text]:
+def describe_events(events: Iterable[Event], before: Position, names: Sequence[str] | None = None) -> list[Text]:
     """Readable lines for ``events``, which happened to the position ``before``."""
     narrator = EventNarrator(before, names)
     return [narrator.describe(e) for e in events]

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 from rich import box
 from rich.console import Console, Group, RenderableType
@@ -23,6 +22,8 @@ from lordsofwar.bots import Bot, decide, make_bot
 from lordsofwar.rules import engine, mat, notation
 from lordsofwar.rules.cards import CardSet
 from lordsofwar.rules.errors import InvalidActionError, LordsOfWarError
+from lordsofwar.rules.events import Event
+from lordsofwar.rules.events import squares as event_squares
 from lordsofwar.rules.knowledge import known_hands
 from lordsofwar.rules.state import Position, Variant
 
@@ -39,8 +40,6 @@ COMMANDS: tuple[tuple[str, str], ...] = (
     ("quit", "leave the game without a result"),
     ("help", "this help"),
 )
-
-_EVENT_SQUARES = ("square", "from", "to", "target")
 
 
 class _Stop(Exception):
@@ -71,7 +70,7 @@ class PlayLoop:
         self.console = console
         self.read_line = read_line
         self.log: list[Text] = []
-        self.events: list[dict[str, Any]] = []  # every public event so far (what a bot may know)
+        self.events: list[Event] = []  # every public event so far (what a bot may know)
         self.turn_squares: set[int] = set()
         self.last_turn_squares: set[int] = set()
         self.shown: int | None = None
@@ -272,9 +271,8 @@ class PlayLoop:
         self.record.actions.append(text)
         for event in events:
             self.log.append(narrator.describe(event))
-            for key in _EVENT_SQUARES:
-                if isinstance(event.get(key), str):
-                    self.turn_squares.add(mat.parse(event[key], bordered=False))
+            for square in event_squares(event):
+                self.turn_squares.add(mat.parse(square, bordered=False))
         if self.pos.result is None and (self.pos.turn, self.pos.to_move) != turn:
             self.last_turn_squares = self.turn_squares
             self.turn_squares = set()

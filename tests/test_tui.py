@@ -356,19 +356,31 @@ def test_events_are_told_as_sentences() -> None:
         narrator.describe({"type": "eliminated", "square": "c3", "card": "orcs:01", "owner": 1}).plain,
         narrator.describe({"type": "reveal", "player": 2, "hand": ["dwarves:01"]}).plain,
         narrator.describe({"type": "extra_turn", "player": 1}).plain,
-        narrator.describe({"type": "result", "winner": 2, "reason": "4 command units eliminated"}).plain,
+        narrator.describe(
+            {
+                "type": "result",
+                "winner": 2,
+                "reason": "4 command units eliminated",
+                "termination": "commands",
+                "count": 4,
+            }
+        ).plain,
+        narrator.describe({"type": "timeout", "player": 2}).plain,
+        narrator.describe({"type": "abort", "player": 1}).plain,
+        narrator.describe({"type": "draw_agreed"}).plain,
     ]
     assert told[0] == "Gonke Longtooth on c3 eliminated"
     assert told[1] == "Player 2's hand revealed: Krod Klouthammer"
     assert told[2].startswith("extra turn for player 1")
     assert told[3] == "Player 2 wins: 4 command units eliminated"
+    assert told[4:] == ["Player 2 is out of time", "Player 1 aborts the game", "Both players agree to a draw"]
 
 
 def test_berserker_advance_is_told_with_the_unit_name() -> None:
     pos = notation.deal(DECKS, 7, Variant(), CORE)
     narrator = render.EventNarrator(pos)
-    narrator.describe({"type": "deploy", "card": "orcs:02", "square": "d3", "player": 1})
-    assert narrator.describe({"type": "advance", "from": "d3", "to": "c4", "owner": 1}).plain == (
+    narrator.describe({"type": "deploy", "card": "orcs:02", "square": "d3", "player": 1, "forced": False})
+    assert narrator.describe({"type": "advance", "from": "d3", "to": "c4", "owner": 1, "card": "orcs:02"}).plain == (
         "berserker Orc Deathbringer advances d3 -> c4"
     )
 

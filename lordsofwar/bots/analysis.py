@@ -22,7 +22,7 @@ from lordsofwar.bots.search import LEVELS, Analysis, SearchBot, SearchLevel
 from lordsofwar.rules import notation
 from lordsofwar.rules.cards import CORE, CardSet
 from lordsofwar.rules.knowledge import known_hands
-from lordsofwar.rules.state import Action, Position
+from lordsofwar.rules.state import Action, Event, Position
 
 TOP = "general"
 """The level that gives hints and analyses games."""
@@ -56,7 +56,7 @@ def win_probability(pos: Position, player: int, relative_mean: float, level: Sea
 
 def hint(
     pos: Position,
-    events: Sequence[dict[str, Any]],
+    events: Sequence[Event],
     deck: Sequence[str] | None,
     seed: int = 0,
     level: str = TOP,
@@ -105,7 +105,7 @@ def decisions_of(record: notation.GameRecord, cards: CardSet = CORE) -> list[dic
     "forced", "view", "known", "deck"}`` (``view``: the deciding player's view as JSON, ``known``:
     the hand cards the opponent had shown, ``deck``: that player's own list)."""
     pos = notation.deal(record.decks, record.seed, record.variant, cards)
-    events: list[dict[str, Any]] = []
+    events: list[Event] = []
     out = []
     for i, text in enumerate(record.actions):
         player = pos.decider

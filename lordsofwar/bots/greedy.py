@@ -37,7 +37,7 @@ from collections.abc import Mapping, Sequence
 from lordsofwar.rules import engine, mat
 from lordsofwar.rules.cards import Card, CardSet
 from lordsofwar.rules.errors import HiddenInformationError
-from lordsofwar.rules.state import Action, Position, Variant
+from lordsofwar.rules.state import Action, Event, Position, Variant
 
 WIN = 100_000.0
 """The score of winning the game (losing scores minus this)."""
@@ -221,15 +221,14 @@ class GreedyBot:
             v = self._values[card_id] = card_value(self._cards.card(card_id), self._variant)
         return v
 
-    def _gain(self, events: list[dict[str, object]], me: int) -> float:
+    def _gain(self, events: list[Event], me: int) -> float:
         gain = 0.0
         for e in events:
-            t = e.get("type")
-            if t == "eliminated":
-                v = self.value(str(e["card"]))
+            if e["type"] == "eliminated":
+                v = self.value(e["card"])
                 gain += -v if e["owner"] == me else v
-            elif t == "result":
-                winner = e.get("winner")
+            elif e["type"] == "result":
+                winner = e["winner"]
                 if winner == me:
                     gain += WIN
                 elif winner is not None:

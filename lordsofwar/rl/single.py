@@ -26,6 +26,7 @@ from lordsofwar.rl.aec import _framed, _lost, observe_view, render
 from lordsofwar.rl.config import Config, flat_observation, spaces_of
 from lordsofwar.rules import notation
 from lordsofwar.rules.errors import IllegalActionError
+from lordsofwar.rules.events import Event
 from lordsofwar.rules.knowledge import known_hands
 
 
@@ -73,7 +74,7 @@ class LordsOfWarEnv(gymnasium.Env):
         self.me = self.seat or 1 + int(rng.integers(2))
         self.bot = make_bot(self.opponent, int(rng.integers(2**31)))
         self.game = self._game_class.from_position(pos)
-        self.events: list[dict[str, Any]] = []
+        self.events: list[Event] = []
         self._opponent_plays()
         obs, truncated = self._observe()
         info: dict[str, Any] = {"seat": self.me}

@@ -2,7 +2,7 @@
 
 An :class:`Action` names one step of a turn; ``str(action)`` is its notation and
 :func:`parse_action` reads that notation back. Events are the plain dicts the engine returns
-for every action applied (``{"type": "deploy", ...}``, listed in docs/notation.md).
+for every action applied (``{"type": "deploy", ...}``), typed in :mod:`lordsofwar.rules.events`.
 """
 
 from __future__ import annotations
@@ -12,10 +12,8 @@ from typing import Any, NamedTuple, Protocol
 from lordsofwar.rules import mat
 from lordsofwar.rules.cards import CORE, CardSet
 from lordsofwar.rules.errors import InvalidActionError, NotationError, UnknownCardError, json_excerpt
+from lordsofwar.rules.events import Event as Event  # re-exported: the engine and the core import it from here
 from lordsofwar.rules.i18n import _
-
-Event = dict[str, Any]
-"""One thing an action caused, as notation.md lists it: ``{"type": "eliminated", ...}``."""
 
 
 class Action(NamedTuple):

@@ -19,6 +19,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from lordsofwar.rules.cards import DECK_SIZE
+from lordsofwar.rules.events import Event
 from lordsofwar.rules.notation import hand_visible
 from lordsofwar.rules.state import Position
 
@@ -76,7 +77,7 @@ def deck_cards(
     return {str(p): side_cards(pos, viewer, p, decks[p - 1], bool(standard[p - 1])) for p in (1, 2)}
 
 
-def known_hands(events: Iterable[dict[str, Any]], viewer: int | None = None) -> dict[int, list[str]]:
+def known_hands(events: Iterable[Event], viewer: int | None = None) -> dict[int, list[str]]:
     """The hand cards of each player that are in the open, from a game's public events in order
     (the ``events`` of its log entries): a forced deployment reveals the whole hand (3.4), a
     recalled unit goes back to the hand face up (7.3); a deployment takes its card out, a draw
@@ -84,14 +85,12 @@ def known_hands(events: Iterable[dict[str, Any]], viewer: int | None = None) -> 
     contain (sorted), for every player but ``viewer``, whose own hand needs no such reasoning."""
     known: dict[int, Counter[str]] = {1: Counter(), 2: Counter()}
     for e in events:
-        kind, player = e.get("type"), e.get("player")
-        if player not in known:
-            continue
-        if kind == "reveal":
-            known[player] = Counter(c for c in e["hand"] if c is not None)
-        elif kind == "deploy":
-            if known[player][e["card"]] > 0:
-                known[player][e["card"]] -= 1
-        elif kind == "recall":
-            known[player][e["card"]] += 1
+        if e["type"] == "reveal":
+            known[e["player"]] = Counter(c for c in e["hand"] if c is not None)
+        elif e["type"] == "deploy":
+            hand = known[e["player"]]
+            if hand[e["card"]] > 0:
+                hand[e["card"]] -= 1
+        elif e["type"] == "recall":
+            known[e["player"]][e["card"]] += 1
     return {p: sorted(k.elements()) for p, k in known.items() if p != viewer}

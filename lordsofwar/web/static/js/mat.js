@@ -5,7 +5,7 @@ import { $, h } from './dom.js';
 import { _ } from './i18n.js';
 import { FILES } from './words.js';
 
-/** @import { View, Seat, Unit, LogEntry, Colour } from './model' */
+/** @import { View, Seat, Unit, LogEntry, LogEvent, Colour } from './model' */
 /** @typedef {{square: string, card: string, owner: Seat}} Ghost  an eliminated unit fading out */
 /**
  * @typedef {object} MatOpts
@@ -175,13 +175,23 @@ export function renderMat(root, o) {
  */
 export function entrySquares(entry, out) {
   const squares = out || new Set();
-  for (const ev of entry.events || []) {
-    for (const k of ['square', 'from', 'to', 'target']) {
-      const v = ev[k];
-      if (v && typeof v === 'string') squares.add(norm(v));
-    }
-  }
+  for (const ev of entry.events || []) for (const sq of eventSquares(ev)) squares.add(norm(sq));
   return squares;
+}
+
+/**
+ * The squares one event names (lordsofwar.rules.events.squares): where a unit was deployed,
+ * eliminated or recalled, where one moved or advanced from and to, a shot's shooter and target.
+ * @param {LogEvent} ev
+ * @returns {string[]}
+ */
+export function eventSquares(ev) {
+  switch (ev.type) {
+    case 'deploy': case 'eliminated': case 'recall': return [ev.square];
+    case 'advance': case 'move': return [ev.from, ev.to];
+    case 'shot': return [ev.from, ev.target];
+    default: return [];
+  }
 }
 
 /**

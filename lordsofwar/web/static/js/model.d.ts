@@ -4,7 +4,8 @@
  * (GET /api/cards), a position or a player's view of it, the game's state and the live channel's
  * messages, its log, the replay and its analysis. Two adaptations for the client: a player's
  * number is a `number` (the client computes `3 - p`), so the documents keyed by player ("1", "2")
- * are read as records by number; and a log event's fields, which the schema leaves open, are named.
+ * are read as records by number; and the log's events, which the schema leaves open, are one
+ * interface per kind.
  */
 import type { components } from './api-types';
 
@@ -28,23 +29,142 @@ export type Result = Schemas['GameResult'];
 /** A position, or what one player (or a spectator) may see of it. */
 export type View = Omit<Schemas['Position'], 'players'> & { players: Record<number, PlayerView> };
 
-/** A log event: its type and the fields the events carry (the schema leaves them open). */
-export type LogEvent = Schemas['Event'] & {
-  player?: Seat | null;
-  owner?: Seat | null;
-  card?: string;
-  square?: string;
-  from?: string;
-  to?: string;
-  target?: string;
-  target_card?: string;
-  damage?: number;
-  declared?: boolean;
-  forced?: boolean;
-  hand?: string[];
-  winner?: Seat | null;
-  reason?: string | null;
-};
+/*
+ * The log's events, one interface per kind, discriminated by `type`: the same kinds and fields as
+ * the rules' TypedDicts (lordsofwar/rules/events.py; tests/test_events.py compares them). Squares
+ * are in notation ("d4"), cards are card ids.
+ */
+
+/** A ranged unit shoots: `declared` when the shot waits for the turn's deployment. */
+export interface ShotEvent {
+  type: 'shot';
+  from: string;
+  target: string;
+  damage: number;
+  declared: boolean;
+  /** the shooter's card */
+  card: string;
+  target_card: string;
+}
+
+/** A card from the hand is placed on `square`; `forced` when no other deployment was legal. */
+export interface DeployEvent {
+  type: 'deploy';
+  card: string;
+  square: string;
+  player: Seat;
+  forced: boolean;
+}
+
+/** A forced deployment shows the whole hand (null: a card the reader may not see). */
+export interface RevealEvent {
+  type: 'reveal';
+  player: Seat;
+  hand: (string | null)[];
+}
+
+export interface EliminatedEvent {
+  type: 'eliminated';
+  square: string;
+  card: string;
+  owner: Seat;
+}
+
+/** A berserker advances into a square it helped to empty. */
+export interface AdvanceEvent {
+  type: 'advance';
+  from: string;
+  to: string;
+  owner: Seat;
+  card: string;
+}
+
+export interface MoveEvent {
+  type: 'move';
+  from: string;
+  to: string;
+  owner: Seat;
+  card: string;
+}
+
+export interface RecallEvent {
+  type: 'recall';
+  square: string;
+  card: string;
+  player: Seat;
+}
+
+/** A card drawn (never named: events are public). */
+export interface DrawEvent {
+  type: 'draw';
+  player: Seat;
+}
+
+/** No reinforcement was possible. */
+export interface PassEvent {
+  type: 'pass';
+  player: Seat;
+}
+
+/** `player` eliminated the enemy general and plays again. */
+export interface ExtraTurnEvent {
+  type: 'extra_turn';
+  player: Seat;
+}
+
+export interface ResignEvent {
+  type: 'resign';
+  player: Seat;
+}
+
+/** `player` ran out of time or missed the turn deadline. */
+export interface TimeoutEvent {
+  type: 'timeout';
+  player: Seat;
+}
+
+export interface DrawAgreedEvent {
+  type: 'draw_agreed';
+}
+
+/** `player` aborted the game before both players had made their first turn. */
+export interface AbortEvent {
+  type: 'abort';
+  player: Seat;
+}
+
+/**
+ * The game is over (always the last event): the result's `winner` (null: a draw or an aborted
+ * game), `reason` in English, the `termination` code, and the facts that code needs.
+ */
+export interface ResultEvent {
+  type: 'result';
+  winner: Seat | null;
+  reason: string;
+  termination: string;
+  count?: number;
+  player?: Seat;
+  threshold?: string;
+  ending?: string;
+}
+
+/** A log event, discriminated by `type`. */
+export type LogEvent =
+  | ShotEvent
+  | DeployEvent
+  | RevealEvent
+  | EliminatedEvent
+  | AdvanceEvent
+  | MoveEvent
+  | RecallEvent
+  | DrawEvent
+  | PassEvent
+  | ExtraTurnEvent
+  | ResignEvent
+  | TimeoutEvent
+  | DrawAgreedEvent
+  | AbortEvent
+  | ResultEvent;
 
 export type LogEntry = Omit<Schemas['LogEntry'], 'events'> & { events: LogEvent[] };
 

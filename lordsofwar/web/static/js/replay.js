@@ -19,7 +19,7 @@ import {
   logHeading, magnify, norm, renderMat, resultText, scoreEl, setHighContrast, store,
 } from './render.js';
 
-/** @import { View, LogEntry, GameRecord, Analysis, AnalysisDoc, ReplayDoc, Names, Seat, Colour } from './model' */
+/** @import { View, LogEntry, LogEvent, ResultEvent, GameRecord, Analysis, AnalysisDoc, ReplayDoc, Names, Seat, Colour } from './model' */
 /** @typedef {{ply: number, entry: LogEntry | null, label?: string}} Ply  a step of the replay */
 /**
  * @typedef {object} ReplayState
@@ -82,7 +82,10 @@ function buildPlies() {
         entry = { n: i, turn: pos.turn, player: p, action: actions[i - 1], events: [] };
       }
     } else {
-      entry = without.shift() || { n: i, turn: R.positions[i].turn, player: null, action: null, events: [{ type: 'result', ...(R.positions[i].result || {}) }] };
+      const result = R.positions[i].result; // the position's result: the result event's fields
+      /** @type {LogEvent[]} */
+      const events = result ? [/** @type {ResultEvent} */ ({ type: 'result', ...result })] : [];
+      entry = without.shift() || { n: i, turn: R.positions[i].turn, player: null, action: null, events };
     }
     plies.push({ ply: i, entry });
   }
@@ -106,7 +109,7 @@ function render(fromList) {
   const last = it.entry ? entrySquares(it.entry) : new Set();
   /** @type {import('./mat.js').Ghost[]} */
   const ghosts = [];
-  if (it.entry) for (const ev of it.entry.events || []) if (ev.type === 'eliminated') ghosts.push({ square: String(ev.square), card: String(ev.card), owner: Number(ev.owner) });
+  if (it.entry) for (const ev of it.entry.events || []) if (ev.type === 'eliminated') ghosts.push({ square: ev.square, card: ev.card, owner: ev.owner });
   // status + result first (they take height the fit needs)
   const over = R.ply === R.positions.length - 1 && (pos.result || (R.record && R.record.result));
   const st = $('#status');
