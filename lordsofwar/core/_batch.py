@@ -55,7 +55,9 @@ class Batch(BatchBuffers):
         raises :class:`IllegalActionError` and nothing changes. ``SKIP`` (-1) leaves game ``i``
         as it is (its rewards, done and truncated read 0)."""
         acts = np.ascontiguousarray(actions, dtype=np.int32)
-        bad = self._b.step(acts, self.planes, self.info, self.mask, self.to_play, self.rewards, self.done, self.truncated)
+        bad = self._b.step(
+            acts, self.planes, self.info, self.mask, self.to_play, self.rewards, self.done, self.truncated
+        )
         if bad >= 0:
             raise IllegalActionError(f"game {bad} of the batch: action id {int(acts[bad])} is not legal there")
 
@@ -68,12 +70,12 @@ class Batch(BatchBuffers):
         """A copy of game ``i`` as a :class:`lordsofwar.core.Game`."""
         state = self._b.game(i)
         # The armies, as notation.deal names them: the standard deck each side's cards make.
-        _head, units, hands, decks, lost, *_ = state.export()
+        r = state.record()
         ids = self._table.ids
         armies = [""]
-        for p in (1, 2):
-            held = [ids[u[1]] for u in units if u[2] == p]
-            held += [ids[c] for c in (*hands[p - 1], *decks[p - 1], *lost[p - 1]) if c >= 0]
+        for p, hand, deck, lost in zip((1, 2), r.hands, r.decks, r.lost, strict=True):
+            held = [ids[u.card] for u in r.units if u.owner == p]
+            held += [ids[c] for c in (*hand, *deck, *lost) if c >= 0]
             armies.append(self._table.cards.standard_army_of(held) or "mercenary")
         return self._game_class(state, self._table, self.variant, armies)
 

@@ -17,15 +17,15 @@ plane   feature of the unit on the square
 ======= =============================================================================
 0       the decider's unit (1)
 1       the opponent's unit (1)
-2-9     own unit: its arrow value towards direction ``d`` = plane - 2
-10-17   enemy unit: its arrow value towards direction ``d`` = plane - 10
+2-9     own unit: its attack value towards direction ``d`` = plane - 2
+10-17   enemy unit: its attack value towards direction ``d`` = plane - 10
 18      defence
 19      ranged damage (0 without a ranged weapon)
 20      command unit (general or command rank) (1)
 21      general (1)
 22-26   class: infantry, cavalry, berserker, spear, ranged (one of them 1)
-27      has movement arrows (1)
-28      engaged: some enemy arrow points at it (``Position.attackers``) (1)
+27      has moves (1)
+28      engaged: some enemy attack points at it (``Position.attackers``) (1)
 29      deployed this turn (1)
 30      supported: deployed this turn next to a friendly unit (1)
 31      has shot (declared or fired) this turn (1)
@@ -48,13 +48,13 @@ feature of a hand slot
 ======= =============================================================================
 0       a card is in the slot (1)
 1       defence
-2-9     arrow value towards the card's own direction ``d`` = feature - 2
+2-9     attack value towards the card's own direction ``d`` = feature - 2
 10      ranged damage
 11      number of target squares of its ranged weapon
 12-16   class: infantry, cavalry, berserker, spear, ranged (one of them 1)
 17      command unit (1)
 18      general (1)
-19      number of movement arrows
+19      number of moves
 ======= =============================================================================
 
 and the scalars, ``info[240 + s]``:

@@ -45,61 +45,62 @@ void observe(const Game& g, const Frame& f, uint8_t* planes, float* info) {
         at(21, k) = kd.general;
         at(22 + kd.cls, k) = 1;
         at(27, k) = kd.n_moves > 0;
-        at(28, k) = u.natt > 0;
+        at(28, k) = u.n_attacks > 0;
         static constexpr uint8_t FLAGS[6] = {DEPLOYED, SUPPORTED, SHOT, TOOK_PART, MOVED, ENGAGED_AT_START};
         for (int i = 0; i < 6; ++i) at(29 + i, k) = (u.flags & FLAGS[i]) != 0;
         at(35, k) = clamp8(u.shot_damage);
     }
-    if (g.has_advance && g.phase == ADVANCE) {
-        for (const auto& [b, squares] : g.adv.candidates) {
+    const AdvanceRound* adv = g.advance();
+    if (adv && g.phase() == ADVANCE) {
+        for (const auto& [b, squares] : adv->candidates) {
             int wi = g.unit_at(b);
             if (wi < 0 || g.units()[wi].owner != me) continue;
             int k = f.index(b);
             if (k >= 0) at(36, k) = 1;
             for (Sq t : squares) {
                 int kt = f.index(t);
-                if (kt >= 0 && std::find(g.adv.taken.begin(), g.adv.taken.end(), t) == g.adv.taken.end()) at(37, kt) = 1;
+                if (kt >= 0 && std::find(adv->taken.begin(), adv->taken.end(), t) == adv->taken.end()) at(37, kt) = 1;
             }
         }
     }
-    const auto& kinds = g.cards->kinds[1];
-    const auto& mine = g.hands[me];
+    const auto& kinds = g.cards().kinds[1];
+    const auto& mine = g.hand(me);
     for (size_t i = 0; i < mine.size() && i < (size_t)HAND_LIMIT; ++i) {
         float* slot = info + i * HAND_FEATURES;
         if (mine[i] >= 0) card_features(kinds[mine[i]], slot);
         else slot[0] = 1;
     }
-    const auto& theirs = g.hands[them];
+    const auto& theirs = g.hand(them);
     for (size_t i = 0; i < theirs.size() && i < (size_t)HAND_LIMIT; ++i) {
         float* slot = info + (HAND_LIMIT + i) * HAND_FEATURES;
-        if (g.v.visible && theirs[i] >= 0) card_features(kinds[theirs[i]], slot);
+        if (g.variant().visible && theirs[i] >= 0) card_features(kinds[theirs[i]], slot);
         else slot[0] = 1;  // a card is there; what it is stays hidden
     }
     float* s = info + 2 * HAND_LIMIT * HAND_FEATURES;
     s[0] = (float)mine.size();
     s[1] = (float)theirs.size();
-    s[2] = (float)g.decks[me].size();
-    s[3] = (float)g.decks[them].size();
-    s[4] = (float)g.lost[me].size();
-    s[5] = (float)g.lost[them].size();
+    s[2] = (float)g.deck(me).size();
+    s[3] = (float)g.deck(them).size();
+    s[4] = (float)g.lost(me).size();
+    s[5] = (float)g.lost(them).size();
     s[6] = (float)g.commands_eliminated(them);
     s[7] = (float)g.commands_eliminated(me);
-    s[8] = (float)g.v.units_to_win;
-    s[9] = (float)g.v.commands_to_win;
-    s[10] = (float)g.quiet_turns;
-    s[11] = (float)g.v.no_progress_turns;
-    s[12] = (float)g.turn;
-    s[13] = g.phase == PRE;
-    s[14] = g.phase == ADVANCE;
-    s[15] = g.phase == POST;
-    s[16] = g.to_move == me;
-    s[17] = g.forced;
-    s[18] = g.v.intermediate;
-    s[19] = g.v.visible;
-    s[20] = g.v.bordered;
-    s[21] = (g.generals_lost & (1 << me)) != 0;
-    s[22] = (g.generals_lost & (1 << them)) != 0;
-    s[23] = g.turn <= 2;
+    s[8] = (float)g.variant().units_to_win;
+    s[9] = (float)g.variant().commands_to_win;
+    s[10] = (float)g.quiet_turns();
+    s[11] = (float)g.variant().no_progress_turns;
+    s[12] = (float)g.turn();
+    s[13] = g.phase() == PRE;
+    s[14] = g.phase() == ADVANCE;
+    s[15] = g.phase() == POST;
+    s[16] = g.to_move() == me;
+    s[17] = g.forced();
+    s[18] = g.variant().intermediate;
+    s[19] = g.variant().visible;
+    s[20] = g.variant().bordered;
+    s[21] = (g.generals_lost() & (1 << me)) != 0;
+    s[22] = (g.generals_lost() & (1 << them)) != 0;
+    s[23] = g.turn() <= 2;
 }
 
 int write_mask(Game& g, const Frame& f, uint8_t* mask, std::vector<Action>& buf, int& missing) {
@@ -183,10 +184,10 @@ int Batch::step(const int32_t* actions, uint8_t* planes, float* info, uint8_t* m
         ++steps;
         rewards[2 * b] = rewards[2 * b + 1] = 0;
         done[b] = truncated[b] = 0;
-        if (g.over) {
-            if (g.winner) {
-                rewards[2 * b + g.winner - 1] = 1;
-                rewards[2 * b + 2 - g.winner] = -1;
+        if (g.over()) {
+            if (g.winner()) {
+                rewards[2 * b + g.winner() - 1] = 1;
+                rewards[2 * b + 2 - g.winner()] = -1;
             }
             done[b] = 1;
             ++episodes;

@@ -13,8 +13,8 @@ int floor_div(int a, int b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 Frame frame_of(const Game& g, int width, int height) {
     Frame f;
     f.player = g.decider();
-    f.offsets = (int)g.cards->shot_offsets.size();
-    if (g.v.bordered) return f;
+    f.offsets = (int)g.cards().shot_offsets.size();
+    if (g.variant().bordered) return f;
     int minx = 0, maxx = WIDTH - 1, miny = 0, maxy = HEIGHT - 1;
     const auto& units = g.units();
     if (!units.empty()) {
@@ -42,7 +42,7 @@ int encode(const Game& g, const Frame& f, const Action& a) {
     int shoot0 = 6 * N, advance0 = shoot0 + N * T, move0 = advance0 + 8 * N, recall0 = move0 + 8 * N;
     switch (a.kind) {
         case A_DEPLOY: {
-            const auto& hand = g.hands[f.player];
+            const auto& hand = g.hand(f.player);
             int slot = (int)(std::find(hand.begin(), hand.end(), a.card) - hand.begin());
             int k = f.index(a.to);
             if (k < 0 || slot >= (int)hand.size() || slot >= 6) return -1;  // not in the hand: no id
@@ -51,7 +51,7 @@ int encode(const Game& g, const Frame& f, const Action& a) {
         case A_SHOOT: {
             int k = f.index(a.from);
             int dx = sq_x(a.to) - sq_x(a.from), dy = sq_y(a.to) - sq_y(a.from);
-            int t = f.player == 2 ? g.cards->offset_index(-dx, -dy) : g.cards->offset_index(dx, dy);
+            int t = f.player == 2 ? g.cards().offset_index(-dx, -dy) : g.cards().offset_index(dx, dy);
             if (k < 0 || t < 0) return -1;
             return shoot0 + k * T + t;
         }
@@ -80,7 +80,7 @@ bool decode(const Game& g, const Frame& f, int id, Action& out) {
     out = Action{};
     if (id < shoot0) {
         int slot = id / N;
-        const auto& hand = g.hands[f.player];
+        const auto& hand = g.hand(f.player);
         if (slot >= (int)hand.size() || hand[slot] < 0) return false;
         // A deployment names the first slot that holds its card.
         if (std::find(hand.begin(), hand.end(), hand[slot]) != hand.begin() + slot) return false;
@@ -89,7 +89,7 @@ bool decode(const Game& g, const Frame& f, int id, Action& out) {
     }
     if (id < advance0) {
         int k = (id - shoot0) / T, t = (id - shoot0) % T;
-        auto [right, forward] = g.cards->shot_offsets[t];
+        auto [right, forward] = g.cards().shot_offsets[t];
         int s = f.player == 2 ? -1 : 1;
         out.kind = A_SHOOT, out.from = f.square(k);
         out.to = make_sq(sq_x(out.from) + right * s, sq_y(out.from) + forward * s);
@@ -116,8 +116,8 @@ namespace {
 // What a unit's attackers deal it already, a shot at it included.
 int melee_on(const Game& g, const Unit& w) {
     int total = w.shot_damage > 0 ? w.shot_damage : 0;
-    for (int e = 0; e < w.natt; ++e) {
-        if (!(g.units()[g.unit_at(w.att_sq[e])].flags & SHOT)) total += w.att_val[e];
+    for (int e = 0; e < w.n_attacks; ++e) {
+        if (!(g.units()[g.unit_at(w.attack_sq[e])].flags & SHOT)) total += w.attack_val[e];
     }
     return total;
 }
@@ -125,14 +125,14 @@ int melee_on(const Game& g, const Unit& w) {
 }  // namespace
 
 bool hits(const Game& g, const Action& a) {
-    int player = g.to_move, enemy = 3 - player;
+    int player = g.to_move(), enemy = 3 - player;
     if (a.kind == A_SHOOT) {
         const Unit& w = g.units()[g.unit_at(a.to)];
         const Unit& s = g.units()[g.unit_at(a.from)];
         return melee_on(g, w) + g.kind(s).damage > g.kind(w).defence;
     }
     if (a.kind != A_DEPLOY) return false;
-    const Kind& k = g.cards->kinds[player][a.card];
+    const Kind& k = g.cards().kinds[player][a.card];
     for (int i = 0; i < k.n_attacks; ++i) {
         int wi = g.unit_at(step(a.to, k.attack_dir[i]));
         if (wi < 0) continue;
@@ -143,14 +143,14 @@ bool hits(const Game& g, const Action& a) {
 }
 
 // The eliminating deployments of the bordered mat's pre-deployment phase (play.hpp): a deployment
-// on ``t`` eliminates ``w`` when an arrow of the card points from ``t`` at ``w`` with a value
+// on ``t`` eliminates ``w`` when an attack of the card points from ``t`` at ``w`` with a value
 // above what ``w`` still resists, so a card's eliminating squares are the enemy units' squares
-// stepped back along its arrows: a few bit operations instead of a test per deployment.
+// stepped back along its attacks: a few bit operations instead of a test per deployment.
 int eliminating_deployments(const Game& g, uint64_t hit[HAND_LIMIT]) {
-    int player = g.to_move, enemy = 3 - player;
+    int player = g.to_move(), enemy = 3 - player;
     struct Target {
         Sq sq;
-        int need;  // an arrow above this value eliminates
+        int need;  // an attack above this value eliminates
     };
     Target targets[WIDTH * HEIGHT];
     int nt = 0;
@@ -160,7 +160,7 @@ int eliminating_deployments(const Game& g, uint64_t hit[HAND_LIMIT]) {
     const DeployPlan& plan = g.plan();
     int n_hit = 0;
     for (int c = 0; c < plan.n; ++c) {
-        const Kind& k = g.cards->kinds[player][plan.card[c]];
+        const Kind& k = g.cards().kinds[player][plan.card[c]];
         uint64_t b = 0;
         for (int t = 0; t < nt; ++t) {
             for (int i = 0; i < k.n_attacks; ++i) {
@@ -215,13 +215,13 @@ Action greedy_pre(const Game& g, Rng& rng, std::vector<Action>& buf, std::vector
 }  // namespace
 
 int playout(Game& g, Rng& rng, int policy, int max_turns, std::vector<Action>& buf) {
-    int start = g.turn, played = 0;
+    int start = g.turn(), played = 0;
     static thread_local std::vector<Action> good;
-    while (!g.over && (max_turns < 0 || g.turn - start < max_turns)) {
-        if (policy == UNIFORM && g.phase == PRE) {
+    while (!g.over() && (max_turns < 0 || g.turn() - start < max_turns)) {
+        if (policy == UNIFORM && g.phase() == PRE) {
             // Uniform over shots + deployments without listing the deployments.
             g.resolve_start();
-            if (g.phase == PRE) {
+            if (g.phase() == PRE) {
                 buf.clear();
                 g.shots(buf);
                 uint32_t r = rng.below((uint32_t)(buf.size() + g.deploy_count()));
@@ -231,11 +231,11 @@ int playout(Game& g, Rng& rng, int policy, int max_turns, std::vector<Action>& b
                 continue;
             }
         }
-        if (policy == GREEDY && g.phase == PRE && g.v.bordered) {
+        if (policy == GREEDY && g.phase() == PRE && g.variant().bordered) {
             // The eliminating deployments found from the enemy units' side (bitboards), not by
             // testing every deployment: the same choice as below, at a fraction of the cost.
             g.resolve_start();
-            if (g.phase == PRE) {
+            if (g.phase() == PRE) {
                 g.push(greedy_pre(g, rng, buf, good), nullptr);
                 ++played;
                 continue;
@@ -262,16 +262,15 @@ void deal(Game& g, const std::vector<int16_t>& deck1, const std::vector<int16_t>
     const std::vector<int16_t>* decks[3] = {nullptr, &deck1, &deck2};
     for (int p = 1; p <= 2; ++p) {
         std::vector<int16_t> deck = *decks[p];
-        auto general = std::find_if(deck.begin(), deck.end(), [&](int16_t c) { return g.cards->kinds[1][c].general; });
+        auto general = std::find_if(deck.begin(), deck.end(), [&](int16_t c) { return g.cards().kinds[1][c].general; });
         if (general == deck.end()) throw std::invalid_argument("a deck holds exactly one general");
         int16_t gen = *general;
         deck.erase(general);
         for (size_t i = deck.size() - 1; i > 0; --i) std::swap(deck[i], deck[rng.below((uint32_t)(i + 1))]);
         size_t in_hand = std::min<size_t>(5, deck.size());
-        g.hands[p].assign(deck.begin(), deck.begin() + (long)in_hand);
-        g.hands[p].push_back(gen);
-        g.decks[p].assign(deck.begin() + (long)in_hand, deck.end());
-        g.lost[p].clear();
+        std::vector<int16_t> hand(deck.begin(), deck.begin() + (long)in_hand);
+        hand.push_back(gen);
+        g.set_cards(p, std::move(hand), std::vector<int16_t>(deck.begin() + (long)in_hand, deck.end()));
     }
     g.start_turn();
 }

@@ -43,17 +43,17 @@ int find_kid(const Node& n, uint64_t key) {
 }  // namespace
 
 double evaluate(const Game& g, const SearchSpec& spec) {
-    if (g.over) return g.winner == 1 ? 1.0 : g.winner == 2 ? 0.0 : 0.5;
+    if (g.over()) return g.winner() == 1 ? 1.0 : g.winner() == 2 ? 0.0 : 0.5;
     double score = 0;  // value eliminated by player 1 minus value eliminated by player 2
-    for (int16_t c : g.lost[2]) score += c >= 0 && (size_t)c < spec.value.size() ? spec.value[c] : 0;
-    for (int16_t c : g.lost[1]) score -= c >= 0 && (size_t)c < spec.value.size() ? spec.value[c] : 0;
+    for (int16_t c : g.lost(2)) score += c >= 0 && (size_t)c < spec.value.size() ? spec.value[c] : 0;
+    for (int16_t c : g.lost(1)) score -= c >= 0 && (size_t)c < spec.value.size() ? spec.value[c] : 0;
     return 1.0 / (1.0 + std::exp(-(score - spec.base) / spec.scale));
 }
 
 void fill_hidden(Game& g, const std::vector<int16_t> pool[3], Rng& rng, std::vector<int16_t>& scratch) {
     for (int p = 1; p <= 2; ++p) {
-        size_t wanted = (size_t)std::count(g.hands[p].begin(), g.hands[p].end(), -1) +
-                        (size_t)std::count(g.decks[p].begin(), g.decks[p].end(), -1);
+        size_t wanted = (size_t)std::count(g.hand(p).begin(), g.hand(p).end(), -1) +
+                        (size_t)std::count(g.deck(p).begin(), g.deck(p).end(), -1);
         if (!wanted) continue;
         if (pool[p].size() < wanted)
             throw std::invalid_argument("player " + std::to_string(p) + "'s pool holds " +
@@ -61,12 +61,7 @@ void fill_hidden(Game& g, const std::vector<int16_t> pool[3], Rng& rng, std::vec
                                         " are unknown");
         scratch = pool[p];
         for (size_t i = 0; i < wanted; ++i) std::swap(scratch[i], scratch[i + rng.below((uint32_t)(scratch.size() - i))]);
-        size_t next = 0;
-        for (auto* place : {&g.hands[p], &g.decks[p]}) {
-            for (int16_t& c : *place) {
-                if (c < 0) c = scratch[next++];
-            }
-        }
+        g.reveal(p, scratch.data());
     }
 }
 
@@ -105,8 +100,8 @@ SearchOut search(const Game& view, const SearchSpec& spec) {
         int at = 0;
         path.clear();
         bool expanded = false;
-        while (!g.over && !expanded) {
-            if (g.phase == PRE) g.resolve_start();
+        while (!g.over() && !expanded) {
+            if (g.phase() == PRE) g.resolve_start();
             int player = g.decider();
             int best = -1;
             double best_score = -1e300;
@@ -120,7 +115,7 @@ SearchOut search(const Game& view, const SearchSpec& spec) {
             };
             size_t n_legal = 0;
             bool listed = false;
-            if (g.phase == PRE && g.v.bordered) {
+            if (g.phase() == PRE && g.variant().bordered) {
                 // Before the deployment on the bordered mat the legal actions are the shots and
                 // the deployments of the turn's bitboards: each child is tested against them,
                 // without listing the (up to hundreds of) deployments at every level.
@@ -226,7 +221,7 @@ SearchOut search(const Game& view, const SearchSpec& spec) {
             at = best;
             path.push_back(best);
         }
-        if (!g.over) playout(g, rng, spec.policy, spec.playout_turns, buf);
+        if (!g.over()) playout(g, rng, spec.policy, spec.playout_turns, buf);
         double r1 = evaluate(g, judge);
         for (int id : path) {
             Node& n = nodes[id];
