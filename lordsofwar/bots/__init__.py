@@ -10,8 +10,10 @@ applies the chosen action to the real position.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
+from lordsofwar.rules.i18n import N_
 from lordsofwar.rules.state import Action, Position
 
 
@@ -58,19 +60,73 @@ def _search_bot(name: str) -> BotFactory:
     return factory
 
 
-SEARCH_LEVELS = ("recruit", "veteran", "elite", "general")
-"""The search bots (:mod:`lordsofwar.bots.search`), weakest first."""
+@dataclass(frozen=True, slots=True)
+class BotLevel:
+    """One built-in bot: the name a user picks it by and the words that describe it. The words
+    are English, marked for the catalogues and translated where they are shown (the web pages
+    and their scripts get them from the server)."""
 
-BOTS: dict[str, BotFactory] = {
-    "random": _random_bot,
-    "recruit": _search_bot("recruit"),
-    "greedy": _greedy_bot,
-    **{name: _search_bot(name) for name in SEARCH_LEVELS[1:]},
-}
+    name: str
+    """Its key: ``lordsofwar play --opponent NAME``, the web's ``bot:NAME``, a bot account's level."""
+    factory: BotFactory
+    player_name: str
+    """The bot as a player: "Veteran bot"."""
+    title: str
+    """The level alone, as in "estimated by the Veteran bot"."""
+    blurb: str
+    """What it does, in a few words (the lobby shows it beside the name)."""
+    searches: bool = False
+    """A level of the search bot (:data:`lordsofwar.bots.search.LEVELS` holds its settings)."""
+
+
+BOT_LEVELS: tuple[BotLevel, ...] = (
+    BotLevel("random", _random_bot, N_("Random bot"), N_("Random"), N_("plays random legal actions")),
+    BotLevel(
+        "recruit",
+        _search_bot("recruit"),
+        N_("Recruit bot"),
+        N_("Recruit"),
+        N_("a beginner: a small search, a turn ahead"),
+        searches=True,
+    ),
+    BotLevel("greedy", _greedy_bot, N_("Greedy bot"), N_("Greedy"), N_("takes the most value each turn")),
+    BotLevel(
+        "veteran",
+        _search_bot("veteran"),
+        N_("Veteran bot"),
+        N_("Veteran"),
+        N_("searches hundreds of lines"),
+        searches=True,
+    ),
+    BotLevel(
+        "elite",
+        _search_bot("elite"),
+        N_("Elite bot"),
+        N_("Elite"),
+        N_("searches thousands of lines"),
+        searches=True,
+    ),
+    BotLevel(
+        "general",
+        _search_bot("general"),
+        N_("General bot"),
+        N_("General"),
+        N_("the strongest: 40,000 lines a decision"),
+        searches=True,
+    ),
+)
+"""The built-in bots, weakest first (the ladder measured by bench/bots.py, docs/bots.md):
+``random`` (uniformly random legal actions), ``recruit`` (a small search), ``greedy`` (the action
+that eliminates the most value this turn, see :mod:`lordsofwar.bots.greedy`), then the search
+levels ``veteran``, ``elite`` and ``general``. The one list of them: everything else (the CLI's
+choices, the web's bot accounts, the lobby, the pages' scripts) is derived from it."""
+
+BOTS: dict[str, BotFactory] = {level.name: level.factory for level in BOT_LEVELS}
 """The bots a user can pick by name (``lordsofwar play --opponent NAME``), each built from a seed,
-weakest first (the ladder measured by bench/bots.py): ``random`` (uniformly random legal actions),
-``recruit`` (a small search), ``greedy`` (the action that eliminates the most value this turn, see
-:mod:`lordsofwar.bots.greedy`), then the search levels ``veteran``, ``elite`` and ``general``."""
+weakest first."""
+
+SEARCH_LEVELS: tuple[str, ...] = tuple(level.name for level in BOT_LEVELS if level.searches)
+"""The search bots (:mod:`lordsofwar.bots.search`), weakest first."""
 
 
 def decide(
@@ -106,4 +162,14 @@ def make_bot(name: str, seed: int | None = None) -> Bot:
     return factory(seed)
 
 
-__all__ = ["BOTS", "POLICY_PREFIX", "SEARCH_LEVELS", "Bot", "BotFactory", "decide", "make_bot"]
+__all__ = [
+    "BOTS",
+    "BOT_LEVELS",
+    "POLICY_PREFIX",
+    "SEARCH_LEVELS",
+    "Bot",
+    "BotFactory",
+    "BotLevel",
+    "decide",
+    "make_bot",
+]

@@ -9,19 +9,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from lordsofwar.rules.i18n import N_
+from lordsofwar.bots import BOT_LEVELS
 
 LADDER = Path(__file__).with_name("ladder.json")
-
-BLURBS = {
-    "random": N_("plays random legal actions"),
-    "recruit": N_("a beginner: a small search, a turn ahead"),
-    "greedy": N_("takes the most value each turn"),
-    "veteran": N_("searches hundreds of lines"),
-    "elite": N_("searches thousands of lines"),
-    "general": N_("the strongest: 40,000 lines a decision"),
-}
-"""What each bot does, in a few words (English; marked for the catalogues, translated where shown)."""
 
 
 @functools.cache
@@ -40,4 +30,5 @@ def ratings() -> dict[str, int]:
 
 
 def blurbs() -> dict[str, str]:
-    return dict(BLURBS)
+    """What each bot does, in a few words (English, :attr:`BotLevel.blurb`; translated where shown)."""
+    return {level.name: level.blurb for level in BOT_LEVELS}

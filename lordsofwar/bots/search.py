@@ -55,8 +55,6 @@ class SearchLevel:
     scale: float = 30.0
     widen: int = 0
     relative: bool = False
-    title: str = ""
-    blurb: str = ""
 
 
 @dataclass
@@ -248,20 +246,13 @@ _STRONG: dict[str, Any] = {
 LEVELS: dict[str, SearchLevel] = {
     level.name: level
     for level in (
-        SearchLevel(
-            "recruit",
-            60,
-            0.05,
-            explore=0.7,
-            playout_turns=1,
-            title="Recruit",
-            blurb="a beginner: looks a turn ahead, often wrongly",
-        ),
-        SearchLevel("veteran", 600, 0.25, **_STRONG, title="Veteran", blurb="searches a few hundred lines"),
-        SearchLevel("elite", 3500, 0.5, **_STRONG, title="Elite", blurb="searches thousands of lines"),
-        SearchLevel("general", 40000, 1.0, **_STRONG, title="General", blurb="the strongest: 40,000 lines a decision"),
+        SearchLevel("recruit", 60, 0.05, explore=0.7, playout_turns=1),
+        SearchLevel("veteran", 600, 0.25, **_STRONG),
+        SearchLevel("elite", 3500, 0.5, **_STRONG),
+        SearchLevel("general", 40000, 1.0, **_STRONG),
     )
 }
-"""The search levels, weakest first (their measured strength: docs/bots.md and
+"""The search levels' settings, weakest first (their names and words:
+:data:`lordsofwar.bots.BOT_LEVELS`; their measured strength: docs/bots.md and
 :mod:`lordsofwar.bots.ladder`). A level stops at its iteration cap or at its time budget,
 whichever comes first; benchmarks lean on the cap, so their games repeat."""

@@ -12,7 +12,7 @@ from fastapi.templating import Jinja2Templates
 from starlette.datastructures import FormData
 
 from lordsofwar import i18n
-from lordsofwar.web import language, words
+from lordsofwar.web import facts, language, words
 from lordsofwar.web.models import User
 from lordsofwar.web.problem import Problem
 
@@ -31,6 +31,8 @@ templates.env.filters["deck_kind"] = i18n.deck_kind
 templates.env.filters["reason"] = i18n.result_reason
 templates.env.filters["longdate"] = lambda d: format_date(d, format="long", locale=i18n.babel_locale())
 templates.env.globals["languages"] = lambda: [(code, i18n.NAMES.get(code, code)) for code in i18n.available()]
+templates.env.globals["page_facts"] = facts.page_facts
+templates.env.globals["rank_counts_text"] = facts.rank_counts_text
 
 N_ = i18n.N_
 FLASHES = {

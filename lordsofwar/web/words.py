@@ -4,6 +4,7 @@ docs/i18n.md): the option values themselves stay English keys on the wire."""
 from __future__ import annotations
 
 from lordsofwar import i18n
+from lordsofwar.bots import BOT_LEVELS
 from lordsofwar.i18n import N_, _
 
 OPTION_WORDS = {
@@ -34,14 +35,8 @@ def army_word(key: str) -> str:
     return key if i18n.current() == i18n.DEFAULT else i18n.army_name(key)
 
 
-BOT_NAMES = {
-    "random": N_("Random bot"),
-    "recruit": N_("Recruit bot"),
-    "greedy": N_("Greedy bot"),
-    "veteran": N_("Veteran bot"),
-    "elite": N_("Elite bot"),
-    "general": N_("General bot"),
-}
+BOT_NAMES = {level.name: level.player_name for level in BOT_LEVELS}
+"""Each built-in bot's name as a player (English; :data:`lordsofwar.bots.BOT_LEVELS`)."""
 
 
 def bot_name(level: str) -> str:

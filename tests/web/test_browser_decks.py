@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from lordsofwar.rules.cards import DECK_SIZE, RANK_COUNTS, RANKS
+from tests.web.page_facts import serve_changed_facts
 from tests.web.server import chromium_path, running_server
 from tests.web.test_browser import sign_up, visit
 
@@ -88,3 +90,42 @@ def test_a_refused_export_shows_the_servers_sentence(browser: Any, server: str) 
     message = page.inner_text("#decks-message .msg-text")
     assert message.startswith("Could not export “Gone too”: ") and "not defined" not in message, message
     assert errors == []
+
+
+def rank_heads(page: Any) -> list[tuple[str, str, str]]:
+    """Each rank group of the editor's deck: its rank, its count "4 / 4" and its state."""
+    heads = page.eval_on_selector_all(
+        "#deck-ranks .rank-group",
+        """gs => gs.map(g => [g.dataset.rank, g.querySelector('.rank-head .rc').textContent,
+          ['full', 'short', 'over'].find(c => g.classList.contains(c))])""",
+    )
+    return [tuple(h) for h in heads]
+
+
+def test_the_editors_quotas_are_the_servers(browser: Any, server: str) -> None:
+    """The editor counts each rank against the quotas the page brings from the server (no copy of
+    its own): the real ones, then changed ones on their way to the browser."""
+    page = sign_up(browser, server, "quinn")
+    deck = new_deck(page, "Quotas")  # the elves' standard deck
+    url = f"{server}/decks/{deck}"
+    visit(page, url)
+    page.wait_for_selector("#deck-stats[data-state=ready][data-cards='36']")
+    assert rank_heads(page) == [(r, f"{RANK_COUNTS[r]} / {RANK_COUNTS[r]}", "full") for r in RANKS]
+    assert page.inner_text("#deck-status").startswith(f"Complete: {DECK_SIZE} of {DECK_SIZE}")
+
+    def one_more_elite(facts: dict[str, Any]) -> None:
+        for quota in facts["deck"]["ranks"]:
+            quota["count"] += {"elite": 1, "veteran": -1}.get(quota["rank"], 0)
+
+    serve_changed_facts(page, url, one_more_elite)
+    visit(page, url)
+    page.wait_for_selector("#deck-stats[data-state=ready][data-cards='36']")
+    heads = {rank: (count, state) for rank, count, state in rank_heads(page)}
+    assert heads["elite"] == (f"{RANK_COUNTS['elite']} / {RANK_COUNTS['elite'] + 1}", "short")
+    assert heads["veteran"] == (f"{RANK_COUNTS['veteran']} / {RANK_COUNTS['veteran'] - 1}", "over")
+    assert heads["general"] == (f"{RANK_COUNTS['general']} / {RANK_COUNTS['general']}", "full")
+    veterans = RANK_COUNTS["veteran"]
+    assert page.inner_text("#deck-status") == (
+        f"Over: the deck has {veterans} veteran cards (1 over the {veterans - 1} allowed)"
+    )
+    page.context.close()

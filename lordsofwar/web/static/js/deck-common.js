@@ -5,6 +5,7 @@
 
 import { ApiError, NetworkError, request } from './api.js';
 import { h } from './dom.js';
+import { DECK } from './facts.js';
 import { _, lang, ngettext } from './i18n.js';
 import { ARMY_NAMES, ARMY_WORDS } from './words.js';
 
@@ -19,13 +20,17 @@ import { ARMY_NAMES, ARMY_WORDS } from './words.js';
 /** @typedef {'ok' | 'error' | 'info'} MessageKind */
 /** @typedef {{text: string, kind: MessageKind, highlight?: number}} Flash */
 
-export const RANKS = ['general', 'command', 'special', 'elite', 'veteran', 'regular', 'recruit'];
-/** @type {Record<string, number>} */
-export const NEED = { general: 1, command: 5, special: 4, elite: 4, veteran: 6, regular: 8, recruit: 8 };
-export const DECK_SIZE = 36;
-export const NAME_LIMIT = 40;
-export const FILE_LIMIT = 32 * 1024;
-export const CLASSES = ['infantry', 'cavalry', 'berserker', 'spear', 'ranged'];
+// the deck's rules in numbers: the server's (js/facts.js, lordsofwar.rules.cards, lordsofwar.decks)
+/** The ranks, general first. */
+export const RANKS = DECK.ranks;
+/** The cards of each rank in a deck (clarifications 8.4). */
+export const RANK_COUNTS = DECK.counts;
+export const DECK_SIZE = DECK.size;
+/** The longest deck name, in characters. */
+export const NAME_LIMIT = DECK.nameLimit;
+/** The longest deck file, in characters. */
+export const FILE_LIMIT = DECK.fileLimit;
+export const CLASSES = DECK.classes;
 const FLASH_KEY = 'low.decks.flash';
 
 // ---------------------------------------------------------------------------------------------

@@ -44,12 +44,13 @@
 import { ApiError } from './api.js';
 import { CARDS as LOADED, cardEl, loadCards } from './cards.js';
 import { $, h } from './dom.js';
+import { ARMIES as ARMY_FACTS } from './facts.js';
 import { _, lang, ngettext, pgettext } from './i18n.js';
 import { magnify } from './magnifier.js';
 import { applyHighContrast } from './prefs.js';
 import { DIRS, DIR_NAMES, RANK_ABBR, classWord, rankWord } from './words.js';
 import {
-  CLASSES, DECK_SIZE, NAME_LIMIT, NEED, RANKS, aRankCard, api, armyName, armyWord, around, cardCount, clause,
+  CLASSES, DECK_SIZE, NAME_LIMIT, RANK_COUNTS, RANKS, aRankCard, api, armyName, armyWord, around, cardCount, clause,
   cut, download, freeName, hideMessage, numOf, rankCards, rankName, reason, sentence, setFlash, showMessage,
   takeFlash,
 } from './deck-common.js';
@@ -149,8 +150,7 @@ const at = (ev, sel) => {
 async function start() {
   /** @type {DeckDetail} */
   const deck = JSON.parse($('#deck-data').textContent || '');
-  /** @type {string[]} */
-  const ARMIES = JSON.parse((/** @type {HTMLElement | null} */ ($('#deck-armies')) || { textContent: '' }).textContent || '[]');
+  const ARMIES = ARMY_FACTS.map((a) => a.name);
   const msg = $('#deck-message');
   const statusEl = $('#deck-status');
   const nameInput = /** @type {HTMLInputElement} */ ($('#deck-name'));
@@ -221,19 +221,19 @@ async function start() {
    */
   function addProblem(ids, id) {
     const c = /** @type {Card} */ (card(id));
-    const have = counts(ids)[c.rank], need = NEED[c.rank];
+    const have = counts(ids)[c.rank], need = RANK_COUNTS[c.rank];
     if (have >= need) return _('The {rank} rank is full ({have} of {need}): take {a_card} out before adding {card}.', { rank: rankWord(c.rank), have, need, a_card: aRankCard(c.rank), card: c.name });
     return null;
   }
   /** @param {string[]} ids */
   function missing(ids) {
     const n = counts(ids);
-    return RANKS.filter((r) => n[r] < NEED[r]).map((r) => rankCards(r, NEED[r] - n[r]));
+    return RANKS.filter((r) => n[r] < RANK_COUNTS[r]).map((r) => rankCards(r, RANK_COUNTS[r] - n[r]));
   }
   /** @param {string[]} ids */
   function overs(ids) {
     const n = counts(ids);
-    return RANKS.filter((r) => n[r] > NEED[r]).map((r) => _('{cards} ({over} over the {need} allowed)', { cards: rankCards(r, n[r]), over: n[r] - NEED[r], need: NEED[r] }));
+    return RANKS.filter((r) => n[r] > RANK_COUNTS[r]).map((r) => _('{cards} ({over} over the {need} allowed)', { cards: rankCards(r, n[r]), over: n[r] - RANK_COUNTS[r], need: RANK_COUNTS[r] }));
   }
   /** @param {string[]} ids */
   function standardOf(ids) {
@@ -405,7 +405,7 @@ async function start() {
     const groups = [];
     const target = S.selected !== null ? (card(S.cards[S.selected]) || NO_CARD).rank : (F.rank.value !== 'all' ? F.rank.value : null);
     for (const r of RANKS) {
-      const state = n[r] > NEED[r] ? 'over' : n[r] === NEED[r] ? 'full' : 'short';
+      const state = n[r] > RANK_COUNTS[r] ? 'over' : n[r] === RANK_COUNTS[r] ? 'full' : 'short';
       const slots = h('div', { class: 'slots' });
       S.cards.forEach((id, i) => {
         const c = card(id);
@@ -423,12 +423,12 @@ async function start() {
         h('button', { type: 'button', class: 'remove-card', title: _('Take out {card}', { card: c.name }), 'aria-label': _('Take out {card}', { card: c.name }), text: '×' }));
         slots.append(el);
       });
-      for (let k = n[r]; k < NEED[r]; k++) {
+      for (let k = n[r]; k < RANK_COUNTS[r]; k++) {
         slots.append(h('button', { type: 'button', class: 'slot-empty', 'data-slot-rank': r, title: _('A missing {rank} card: show the {rank} cards', { rank: rankWord(r) }) },
           '+', h('span', { text: /** @type {Record<string, string>} */ (RANK_ABBR)[r] })));
       }
-      groups.push(h('section', { class: `rank-group ${state}` + (target === r ? ' target' : ''), 'data-rank': r, 'aria-label': _('{rank}: {n} of {need}', { rank: rankName(r), n: n[r], need: NEED[r] }) },
-        h('h3', { class: 'rank-head' }, h('span', { class: 'rn', text: rankName(r) }), h('span', { class: 'rc', text: `${n[r]} / ${NEED[r]}` })),
+      groups.push(h('section', { class: `rank-group ${state}` + (target === r ? ' target' : ''), 'data-rank': r, 'aria-label': _('{rank}: {n} of {need}', { rank: rankName(r), n: n[r], need: RANK_COUNTS[r] }) },
+        h('h3', { class: 'rank-head' }, h('span', { class: 'rn', text: rankName(r) }), h('span', { class: 'rc', text: `${n[r]} / ${RANK_COUNTS[r]}` })),
         slots));
     }
     const focused = /** @type {HTMLElement | null} */ (document.activeElement && document.activeElement.closest && document.activeElement.closest('.deck-card'));
@@ -488,7 +488,7 @@ async function start() {
     document.title = (d ? '● ' : '') + _('{name} · Deck editor · Lords of War', { name: S.name.trim() || untitled });
     const n = counts(S.cards);
     for (const opt of F.rank.options) {
-      if (opt.value !== 'all') opt.textContent = `${rankName(opt.value)} ${n[opt.value]}/${NEED[opt.value]}`;
+      if (opt.value !== 'all') opt.textContent = `${rankName(opt.value)} ${n[opt.value]}/${RANK_COUNTS[opt.value]}`;
     }
   }
 
@@ -569,14 +569,14 @@ async function start() {
       badge.textContent = count ? '×' + count : '';
       badge.title = count ? _('{n} in the deck', { n: count }) : '';
       const swap = !!sel && sel.rank === c.rank;
-      const full = !swap && n[c.rank] >= NEED[c.rank];
+      const full = !swap && n[c.rank] >= RANK_COUNTS[c.rank];
       tile.classList.toggle('swap', swap);
       tile.classList.toggle('rank-full', full);
       const btn = $('.add-card', tile);
       btn.textContent = swap ? _('⇄ Swap') : _('+ Add');
       btn.title = swap ? _('Put {card} in place of {out}', { card: c.name, out: /** @type {Card} */ (sel).name })
-        : full ? _('The {rank} rank is full ({have} of {need}): select {a_card} in the deck to swap it', { rank: rankWord(c.rank), have: n[c.rank], need: NEED[c.rank], a_card: aRankCard(c.rank) })
-          : _('Add {card} ({rank}: {have} of {need})', { card: c.name, rank: rankWord(c.rank), have: n[c.rank], need: NEED[c.rank] });
+        : full ? _('The {rank} rank is full ({have} of {need}): select {a_card} in the deck to swap it', { rank: rankWord(c.rank), have: n[c.rank], need: RANK_COUNTS[c.rank], a_card: aRankCard(c.rank) })
+          : _('Add {card} ({rank}: {have} of {need})', { card: c.name, rank: rankWord(c.rank), have: n[c.rank], need: RANK_COUNTS[c.rank] });
       btn.setAttribute('aria-label', swap ? _('Swap in {card}', { card: c.name }) : _('Add {card}', { card: c.name }));
     }
   }

@@ -145,7 +145,7 @@ function decksPage(root) {
     const read = (/** @type {File | null | undefined} */ file) => {
       impError.hidden = true;
       if (!file) return;
-      if (file.size > FILE_LIMIT * 4) { err(_('The file {file} is too big ({size} kB): a deck file is at most 32 kB.', { file: file.name, size: Math.round(file.size / 1024) })); return; }
+      if (file.size > FILE_LIMIT * 4) { err(_('The file {file} is too big ({size} kB): a deck file is at most {limit} kB.', { file: file.name, size: Math.round(file.size / 1024), limit: Math.round(FILE_LIMIT / 1024) })); return; }
       const reader = new FileReader();
       reader.onload = () => { text.value = String(reader.result || ''); text.scrollTop = 0; };
       reader.onerror = () => err(_('The file {file} could not be read.', { file: file.name }));

@@ -15,6 +15,7 @@
  */
 
 import { _ } from './i18n.js';
+import { armyWords } from './words.js';
 
 /** @typedef {import('./api-types').components['schemas']['Lobby']} Lobby */
 /** @typedef {import('./api-types').components['schemas']['Accepted']} Accepted */
@@ -27,13 +28,6 @@ const busy = () => [...document.querySelectorAll('.accept-form select')].some((s
 const form = /** @type {HTMLFormElement | null} */ (document.getElementById('new-game-form'));
 const deckSelect = /** @type {HTMLSelectElement | null} */ (document.getElementById('creator-deck'));
 const deckNote = document.getElementById('creator-deck-note');
-// the armies' names in a sentence ("uses elves cards"): the data's keys, in the page's language
-/** @type {Record<string, string>} */
-const ARMY_WORDS = {
-  dwarves: _('dwarves'), elves: _('elves'), lizardmen: _('lizardmen'),
-  orcs: _('orcs'), templars: _('templars'), undead: _('undead'),
-};
-const armyWord = (/** @type {string} */ k) => ARMY_WORDS[k] || k;
 // an option's deck name, without the note a previous check added to it
 const plainName = (/** @type {HTMLOptionElement} */ opt) => {
   if (opt.dataset.name === undefined) opt.dataset.name = opt.textContent || '';
@@ -52,7 +46,7 @@ function deckFit() {
     const outside = (opt.dataset.armies || '').split(' ').filter((a) => a && !allowed.has(a));
     let problem = null;
     if (missing) problem = _('not complete: it needs {n} more', { n: missing });
-    else if (outside.length) problem = _('uses {armies} cards, which this game would not allow', { armies: outside.map(armyWord).join(', ') });
+    else if (outside.length) problem = _('uses {armies} cards, which this game would not allow', { armies: outside.map(armyWords).join(', ') });
     opt.disabled = !!problem;
     const bare = plainName(opt);
     opt.textContent = problem ? _('{deck} (does not fit)', { deck: bare }) : bare;

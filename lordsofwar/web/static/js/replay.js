@@ -16,7 +16,7 @@ import { $, $button, $input, h, targetOf } from './dom.js';
 import { _, formatNumber, ngettext } from './i18n.js';
 import {
   actionText, applyHighContrast, armyTag, cardEl, closeMagnifier, deckCount, entryEl, entrySquares, fillPanelsButton, fitCellSize, loadCards,
-  logHeading, magnify, norm, renderMat, resultText, scoreEl, setHighContrast, store,
+  logHeading, magnify, norm, renderMat, resultText, scoreEl, setHighContrast, store, BOT_TITLES,
 } from './render.js';
 
 /** @import { View, LogEntry, LogEvent, ResultEvent, GameRecord, Analysis, AnalysisDoc, ReplayDoc, Names, Seat, Colour } from './model' */
@@ -34,10 +34,7 @@ import {
  * @property {Analysis | null} analysis
  */
 
-// the searching bots' levels by the rank words they are named after (lordsofwar.bots)
 const unknownError = _('unknown error');
-/** @type {Record<string, string>} */
-const LEVELS = { recruit: _('Recruit'), veteran: _('Veteran'), elite: _('Elite'), general: _('General') };
 const root = /** @type {HTMLElement} */ (document.getElementById('replay'));
 const gameId = Number(root.dataset.gameId);
 /** @type {ReplayState} */
@@ -320,7 +317,7 @@ function drawAnalysis(A) {
   svg.setAttribute('viewBox', `0 0 ${GW} ${GH}`);
   svg.setAttribute('class', 'win-graph');
   const N = names();
-  const level = LEVELS[A.level] || A.level;
+  const level = BOT_TITLES[A.level] || A.level;
   /** @type {Record<number, Record<string, number>>} */
   const counts = { 1: { mistake: 0, blunder: 0 }, 2: { mistake: 0, blunder: 0 } };
   for (const d of A.decisions) if (d.verdict) counts[d.player][d.verdict]++;

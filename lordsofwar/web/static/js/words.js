@@ -2,6 +2,7 @@
  * built-in bots' names, and the small words used inside other sentences. Card names, squares,
  * card ids and the notation stay as they are. */
 
+import { ARMIES, BOTS } from './facts.js';
 import { _ } from './i18n.js';
 
 /** @typedef {Record<string, string>} Words  the words of the data's keys (an unknown key: undefined) */
@@ -12,14 +13,15 @@ export const DIRS = ['F', 'FR', 'R', 'BR', 'B', 'BL', 'L', 'FL'];
 export const FILES = 'abcdefg';
 /** @type {Words} */
 export const RANK_ABBR = { general: _('GEN'), command: _('CMD'), special: _('SPC'), elite: _('ELT'), veteran: _('VET'), regular: _('REG'), recruit: _('RCT') };
-// the rules' words for the data's keys (the same English words as lordsofwar/i18n.py ARMIES, CLASSES) ...
+// the rules' words for the classes (the same English words as lordsofwar/i18n.py CLASSES)
 /** @type {Words} */
 export const CLASS_ABBR = { infantry: _('Infantry'), cavalry: _('Cavalry'), berserker: _('Berserker'), spear: _('Spear'), ranged: _('Ranged') };
+// the armies' names ("Orcs") and their words inside a sentence ("army: custom orcs"): the server's
+// (js/facts.js)
 /** @type {Words} */
-export const ARMY_NAMES = { dwarves: _('Dwarves'), elves: _('Elves'), lizardmen: _('Lizardmen'), orcs: _('Orcs'), templars: _('Templars'), undead: _('Undead') };
-// ... and as they stand inside a sentence ("veteran infantry", "army: custom orcs")
+export const ARMY_NAMES = Object.fromEntries(ARMIES.map((a) => [a.name, a.label]));
 /** @type {Words} */
-export const ARMY_WORDS = { dwarves: _('dwarves'), elves: _('elves'), lizardmen: _('lizardmen'), orcs: _('orcs'), templars: _('templars'), undead: _('undead') };
+export const ARMY_WORDS = Object.fromEntries(ARMIES.map((a) => [a.name, a.word]));
 /** @type {Words} */
 export const RANK_WORDS = { general: _('general'), command: _('command'), special: _('special'), elite: _('elite'), veteran: _('veteran'), regular: _('regular'), recruit: _('recruit') };
 /** @type {Words} */
@@ -52,12 +54,12 @@ export function armyLabel(army) {
   const m = /^custom (.+)$/.exec(army);
   return m ? _('Custom {army}', { army: ARMY_WORDS[m[1]] || m[1] }) : army.replace(/^./, (c) => c.toUpperCase());
 }
-// a built-in bot by its level's name in the page's language (its account's name is English)
+// a built-in bot by its level's name in the page's language (its account's name is English), and
+// the level alone ("Veteran", as in "estimated by the Veteran bot"): the server's (js/facts.js)
 /** @type {Words} */
-export const BOT_NAMES = {
-  random: _('Random bot'), recruit: _('Recruit bot'), greedy: _('Greedy bot'),
-  veteran: _('Veteran bot'), elite: _('Elite bot'), general: _('General bot'),
-};
+export const BOT_NAMES = Object.fromEntries(BOTS.map((b) => [b.name, b.player_name]));
+/** @type {Words} */
+export const BOT_TITLES = Object.fromEntries(BOTS.map((b) => [b.name, b.title]));
 /**
  * A player's name as the page shows it: a built-in bot by its level's name.
  * @param {GamePlayer | null | undefined} pl
