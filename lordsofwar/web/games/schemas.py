@@ -15,7 +15,7 @@ description (lordsofwar.web.app), so that clients generated from it know them to
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Generic, Literal, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, Generic, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, RootModel, model_validator, with_config
 from pydantic.json_schema import models_json_schema
@@ -24,6 +24,7 @@ from typing_extensions import TypedDict
 from lordsofwar.i18n import _, ngettext
 from lordsofwar.rules import events as rules_events
 from lordsofwar.rules import state as rules_state
+from lordsofwar.rules.cards import CORE_ARMIES
 from lordsofwar.rules.result import Termination
 from lordsofwar.web.fields import Declared, WholeNumber
 from lordsofwar.web.words import army_word, hands_words, option_word
@@ -438,15 +439,21 @@ class CardFacts(BaseModel):
 
 # --- what a client sends: a game's options, an action, a draw -------------------------------------
 
-CoreArmy = Literal["orcs", "dwarves", "elves", "lizardmen", "templars", "undead"]
-Army = Literal["orcs", "dwarves", "elves", "lizardmen", "templars", "undead", "random"]
+if TYPE_CHECKING:  # the checker sees a name; validation and the API's schema see the list
+    CoreArmy = str
+    Army = str
+else:
+    CoreArmy = Literal[CORE_ARMIES]
+    """A core army's name (lordsofwar.rules.cards.CORE_ARMIES: the one list of them)."""
+    Army = Literal[(*CORE_ARMIES, "random")]
+    """A core army's name, or "random"."""
 ACTION_MAX = 100
 """The longest action a request may send, in characters."""
 DRAW_OPS = ("offer", "accept", "decline")
 
 
 def _core_armies() -> list[CoreArmy]:
-    return ["orcs", "dwarves", "elves", "lizardmen", "templars", "undead"]
+    return list(CORE_ARMIES)
 
 
 class GameOptions(BaseModel):
