@@ -1016,6 +1016,19 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * AbortEvent
+         * @description ``player`` aborted the game before both players had made their first turn.
+         */
+        AbortEvent: {
+            /** Player */
+            player: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "abort";
+        };
         /** Accepted */
         Accepted: {
             /**
@@ -1056,6 +1069,22 @@ export interface components {
             owners: number[];
             /** Taken */
             taken: string[];
+        };
+        /** AdvanceEvent */
+        AdvanceEvent: {
+            /** Card */
+            card: string;
+            /** From */
+            from: string;
+            /** Owner */
+            owner: number;
+            /** To */
+            to: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "advance";
         };
         /** Alternative */
         Alternative: {
@@ -1682,6 +1711,36 @@ export interface components {
              */
             version: number;
         };
+        /**
+         * DeployEvent
+         * @description A card from the hand is placed on ``square`` (3); ``forced`` when no other action was left.
+         */
+        DeployEvent: {
+            /** Card */
+            card: string;
+            /** Forced */
+            forced: boolean;
+            /** Player */
+            player: number;
+            /** Square */
+            square: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "deploy";
+        };
+        /**
+         * DrawAgreedEvent
+         * @description Both players agreed to a draw (a platform's ending).
+         */
+        DrawAgreedEvent: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "draw_agreed";
+        };
         /** DrawBody */
         DrawBody: {
             /**
@@ -1690,6 +1749,36 @@ export interface components {
              * @enum {string}
              */
             op: "offer" | "accept" | "decline";
+        };
+        /**
+         * DrawEvent
+         * @description A player draws the top card of the deck (7.2); the card stays unnamed.
+         */
+        DrawEvent: {
+            /** Player */
+            player: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "draw";
+        };
+        /**
+         * EliminatedEvent
+         * @description A check removed ``owner``'s unit from ``square`` (4).
+         */
+        EliminatedEvent: {
+            /** Card */
+            card: string;
+            /** Owner */
+            owner: number;
+            /** Square */
+            square: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "eliminated";
         };
         /**
          * EnterBot
@@ -1768,17 +1857,17 @@ export interface components {
             version: number | null;
         };
         /**
-         * Event
-         * @description One event of the log; its other fields depend on ``type`` (docs/notation.md, Events).
+         * ExtraTurnEvent
+         * @description ``player`` eliminated the enemy general and plays again (7.4).
          */
-        Event: {
+        ExtraTurnEvent: {
+            /** Player */
+            player: number;
             /**
-             * Type
-             * @description shot, deploy, reveal, eliminated, advance, move, recall, draw, pass, resign, result...
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
              */
-            type: string;
-        } & {
-            [key: string]: unknown;
+            type: "extra_turn";
         };
         /** GameMeta */
         GameMeta: {
@@ -1948,8 +2037,30 @@ export interface components {
         };
         /** GameOutcome */
         GameOutcome: {
+            /**
+             * Count
+             * @description units, commands: how many the winner eliminated; no_progress: the turns without one
+             */
+            count?: number | null;
+            /**
+             * Ending
+             * @description aborted: the ending that aborted the game (absent: a player aborted it)
+             */
+            ending?: ("resignation" | "timeout" | "deadline" | "draw_agreed") | null;
+            /**
+             * Player
+             * @description resignation, timeout, deadline: who; aborted: who aborted it, or whose ending did
+             */
+            player?: (1 | 2) | null;
             /** Reason */
             reason: string | null;
+            /** @description why the game ended (docs/notation.md lists the codes) */
+            termination: components["schemas"]["Termination"];
+            /**
+             * Threshold
+             * @description more_units, more_commands, equal: the threshold both players reached
+             */
+            threshold?: ("units" | "commands") | null;
             /**
              * Winner
              * @description 1 or 2, or null for a draw (or an aborted game)
@@ -1991,8 +2102,30 @@ export interface components {
         };
         /** GameResult */
         GameResult: {
+            /**
+             * Count
+             * @description units, commands: how many the winner eliminated; no_progress: the turns without one
+             */
+            count?: number | null;
+            /**
+             * Ending
+             * @description aborted: the ending that aborted the game (absent: a player aborted it)
+             */
+            ending?: ("resignation" | "timeout" | "deadline" | "draw_agreed") | null;
+            /**
+             * Player
+             * @description resignation, timeout, deadline: who; aborted: who aborted it, or whose ending did
+             */
+            player?: (1 | 2) | null;
             /** Reason */
             reason: string | null;
+            /** @description why the game ended (docs/notation.md lists the codes) */
+            termination: components["schemas"]["Termination"];
+            /**
+             * Threshold
+             * @description more_units, more_commands, equal: the threshold both players reached
+             */
+            threshold?: ("units" | "commands") | null;
             /**
              * Winner
              * @description 1 or 2; null for a draw or an aborted game
@@ -2341,7 +2474,7 @@ export interface components {
              */
             action: string | null;
             /** Events */
-            events: components["schemas"]["Event"][];
+            events: (components["schemas"]["ShotEvent"] | components["schemas"]["DeployEvent"] | components["schemas"]["RevealEvent"] | components["schemas"]["EliminatedEvent"] | components["schemas"]["AdvanceEvent"] | components["schemas"]["MoveEvent"] | components["schemas"]["RecallEvent"] | components["schemas"]["DrawEvent"] | components["schemas"]["PassEvent"] | components["schemas"]["ExtraTurnEvent"] | components["schemas"]["ResignEvent"] | components["schemas"]["TimeoutEvent"] | components["schemas"]["DrawAgreedEvent"] | components["schemas"]["AbortEvent"] | components["schemas"]["ResultEvent"])[];
             /**
              * N
              * @description 1 for the first entry
@@ -2394,6 +2527,22 @@ export interface components {
              * @enum {string}
              */
             notifications: "off" | "turn" | "digest";
+        };
+        /** MoveEvent */
+        MoveEvent: {
+            /** Card */
+            card: string;
+            /** From */
+            from: string;
+            /** Owner */
+            owner: number;
+            /** To */
+            to: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "move";
         };
         /** Names */
         Names: {
@@ -2508,10 +2657,45 @@ export interface components {
         };
         /** Outcome */
         Outcome: {
+            /**
+             * Count
+             * @description units, commands: how many the winner eliminated; no_progress: the turns without one
+             */
+            count?: number | null;
+            /**
+             * Ending
+             * @description aborted: the ending that aborted the game (absent: a player aborted it)
+             */
+            ending?: ("resignation" | "timeout" | "deadline" | "draw_agreed") | null;
+            /**
+             * Player
+             * @description resignation, timeout, deadline: who; aborted: who aborted it, or whose ending did
+             */
+            player?: (1 | 2) | null;
             /** Reason */
             reason: string;
+            /** @description why the game ended (docs/notation.md lists the codes) */
+            termination: components["schemas"]["Termination"];
+            /**
+             * Threshold
+             * @description more_units, more_commands, equal: the threshold both players reached
+             */
+            threshold?: ("units" | "commands") | null;
             /** Winner */
             winner: (1 | 2) | null;
+        };
+        /**
+         * PassEvent
+         * @description A player ends the turn with no reinforcement, having none left (7.2).
+         */
+        PassEvent: {
+            /** Player */
+            player: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "pass";
         };
         /** PlayerRatings */
         PlayerRatings: {
@@ -2727,6 +2911,23 @@ export interface components {
              */
             score: number;
         };
+        /**
+         * RecallEvent
+         * @description A unit goes back to its player's hand, face up, as the turn's reinforcement (7.2).
+         */
+        RecallEvent: {
+            /** Card */
+            card: string;
+            /** Player */
+            player: number;
+            /** Square */
+            square: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "recall";
+        };
         /** RecordPlayer */
         RecordPlayer: {
             /** Deck */
@@ -2769,6 +2970,65 @@ export interface components {
             positions: components["schemas"]["Position"][];
             record: components["schemas"]["GameRecord"];
         };
+        /**
+         * ResignEvent
+         * @description ``player`` resigned.
+         */
+        ResignEvent: {
+            /** Player */
+            player: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "resign";
+        };
+        /**
+         * ResultEvent
+         * @description The game is over, always the last event of a game: the position's result as JSON
+         *     (:meth:`lordsofwar.rules.result.Result.to_json`) with its tag. ``winner`` is None for a draw
+         *     or an aborted game, ``reason`` the ending in English, ``termination`` its code; the facts the
+         *     code needs follow where it needs them: ``count`` (units, command units or quiet turns), ``player`` (who
+         *     resigned, ran out of time, missed the deadline or aborted), ``threshold`` (the threshold both
+         *     reached, a code) and ``ending`` (the ending that aborted the game, a code).
+         */
+        ResultEvent: {
+            /** Count */
+            count?: number;
+            /** Ending */
+            ending?: string;
+            /** Player */
+            player?: number;
+            /** Reason */
+            reason: string;
+            /** Termination */
+            termination: string;
+            /** Threshold */
+            threshold?: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "result";
+            /** Winner */
+            winner: number | null;
+        };
+        /**
+         * RevealEvent
+         * @description A forced deployment shows the whole hand first (3.4), the card about to be placed included.
+         *     A card the applying side cannot see (a view's hidden hand) is ``None``.
+         */
+        RevealEvent: {
+            /** Hand */
+            hand: (string | null)[];
+            /** Player */
+            player: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "reveal";
+        };
         /** Revoked */
         Revoked: {
             /** Revoked */
@@ -2801,6 +3061,26 @@ export interface components {
              * @description the signed-in player's name
              */
             name: string;
+        };
+        /** ShotEvent */
+        ShotEvent: {
+            /** Card */
+            card: string;
+            /** Damage */
+            damage: number;
+            /** Declared */
+            declared: boolean;
+            /** From */
+            from: string;
+            /** Target */
+            target: string;
+            /** Target Card */
+            target_card: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "shot";
         };
         /**
          * Side
@@ -2891,6 +3171,25 @@ export interface components {
             type: "state";
             /** @description the caller's view (a spectator's: both hands hidden in the hidden variant) */
             view: components["schemas"]["Position"];
+        };
+        /**
+         * Termination
+         * @description Why a game ended; the values are the codes of records and the web API (docs/notation.md).
+         * @enum {string}
+         */
+        Termination: "units" | "commands" | "both_command_threshold" | "more_units" | "more_commands" | "equal" | "no_progress" | "no_action" | "resignation" | "draw_agreed" | "timeout" | "deadline" | "aborted";
+        /**
+         * TimeoutEvent
+         * @description ``player`` ran out of time or missed the turn deadline (a platform's ending).
+         */
+        TimeoutEvent: {
+            /** Player */
+            player: number;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "timeout";
         };
         /** TokenCreated */
         TokenCreated: {
