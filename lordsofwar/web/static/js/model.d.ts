@@ -4,8 +4,8 @@
  * (GET /api/cards), a position or a player's view of it, the game's state and the live channel's
  * messages, its log, the replay and its analysis. Two adaptations for the client: a player's
  * number is a `number` (the client computes `3 - p`), so the documents keyed by player ("1", "2")
- * are read as records by number; and the log's events, which the schema leaves open, are one
- * interface per kind.
+ * are read as records by number; and the log's events are written out, one interface per kind
+ * (each the API's component of that kind, which the compiler checks).
  */
 import type { components } from './api-types';
 
@@ -165,6 +165,12 @@ export type LogEvent =
   | DrawAgreedEvent
   | AbortEvent
   | ResultEvent;
+
+/** Both ways assignable: a compile error below when the kinds here and the API's part. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Holds<T extends true> = T;
+/** The union above is the API's (the generated components of lordsofwar/rules/events.py). */
+export type LogEventIsTheApis = Holds<Same<LogEvent, Schemas['LogEntry']['events'][number]>>;
 
 export type LogEntry = Omit<Schemas['LogEntry'], 'events'> & { events: LogEvent[] };
 
