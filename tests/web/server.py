@@ -82,7 +82,7 @@ def server_process(data: Path, port: int | None = None, **env: str) -> Iterator[
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 60  # a start takes about a second, much longer on a busy machine
         while True:
             if proc.poll() is not None:
                 raise RuntimeError(f"the server exited: {(data / 'server.log').read_text()[-2000:]}")
@@ -92,7 +92,7 @@ def server_process(data: Path, port: int | None = None, **env: str) -> Iterator[
             except httpx.HTTPError:
                 pass
             if time.monotonic() > deadline:
-                raise RuntimeError("the server did not answer within 30 s")
+                raise RuntimeError("the server did not answer within 60 s")
             time.sleep(0.1)
         yield proc, base
     finally:
