@@ -372,7 +372,7 @@ def stats(ids: Iterable[str], cards: CardSet) -> dict[str, Any]:
         "classes": {c: sum(1 for u in units if u.cls == c) for c in CLASSES},
         "armies": dict(sorted(by_army.items(), key=lambda kv: (-kv[1], kv[0]))),
         "average_defence": round(sum(u.defence for u in units) / n, 2) if n else None,
-        "attack": {d: sum(u.attacks.get(d, 0) for u in units) for d in DIRECTIONS},
+        "attacks": {d: sum(u.attacks.get(d, 0) for u in units) for d in DIRECTIONS},
         "attack_total": sum(sum(u.attacks.values()) for u in units),
         "ranged_units": len(ranged),
         "ranged_damage": sum(u.ranged.damage for u in ranged if u.ranged is not None),

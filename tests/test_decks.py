@@ -88,7 +88,7 @@ def test_statistics_of_a_standard_deck() -> None:
     s = decks.stats(CORE.standard_deck("orcs"), CORE)
     cards = [CORE.card(c) for c in CORE.standard_deck("orcs")]
     assert s["classes"] == {k: sum(1 for c in cards if c.cls == k) for k in ("infantry", "cavalry", "berserker", "spear", "ranged")}
-    assert s["attack_total"] == sum(s["attack"].values()) == sum(sum(c.attacks.values()) for c in cards)
+    assert s["attack_total"] == sum(s["attacks"].values()) == sum(sum(c.attacks.values()) for c in cards)
     assert s["ranged_units"] == sum(1 for c in cards if c.ranged) and s["command_units"] == 6
     assert decks.stats([], CORE)["average_defence"] is None
 

@@ -61,7 +61,7 @@ def test_a_deck_from_a_core_army_is_complete_and_standard(alice: Player) -> None
     support = sum(1 for c in ORCS if CORE.card(c).cls in ("spear", "ranged"))
     assert stats["support_units"] == support and stats["support_share"] == round(support / 36, 3)
     assert stats["average_defence"] == round(sum(CORE.card(c).defence for c in ORCS) / 36, 2)
-    assert stats["attack"]["F"] == sum(CORE.card(c).attacks.get("F", 0) for c in ORCS)
+    assert stats["attacks"]["F"] == sum(CORE.card(c).attacks.get("F", 0) for c in ORCS)
     assert stats["ranged_damage"] == sum(CORE.card(c).ranged.damage for c in ORCS if CORE.card(c).ranged)  # type: ignore[union-attr]
     assert [x["name"] for x in decks_of(alice)] == ["Orc horde"]
 

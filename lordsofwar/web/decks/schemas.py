@@ -117,7 +117,7 @@ class DeckStats(BaseModel):
     classes: dict[str, int] = Field(description="cards per unit class")
     armies: dict[str, int] = Field(description="cards per army, most first")
     average_defence: float | None = Field(description="null for no cards")
-    attack: dict[str, int] = Field(description="the sum of the attack values per direction (F, FR, R, BR, B, BL, L, FL)")
+    attacks: dict[str, int] = Field(description="the sum of the attack values per direction (F, FR, R, BR, B, BL, L, FL)")
     attack_total: int
     ranged_units: int
     ranged_damage: int

@@ -1631,15 +1631,15 @@ export interface components {
             armies: {
                 [key: string]: number;
             };
-            /**
-             * Attack
-             * @description the sum of the attack values per direction (F, FR, R, BR, B, BL, L, FL)
-             */
-            attack: {
-                [key: string]: number;
-            };
             /** Attack Total */
             attack_total: number;
+            /**
+             * Attacks
+             * @description the sum of the attack values per direction (F, FR, R, BR, B, BL, L, FL)
+             */
+            attacks: {
+                [key: string]: number;
+            };
             /**
              * Average Defence
              * @description null for no cards

@@ -697,7 +697,7 @@ async function start() {
     // attack by direction
     blocks.push(h('div', { class: 'st-block', 'data-stat': 'attack' },
       h('h3', { text: _('Attack by direction') }),
-      h('div', { class: 'st-compass', title: _("The sum of every card's attack arrow in each direction; the front ({front}) is up.", { front: DIR_LETTERS.F }) }, compass(st.attack, st.attack_total))));
+      h('div', { class: 'st-compass', title: _("The sum of every card's attack arrow in each direction; the front ({front}) is up.", { front: DIR_LETTERS.F }) }, compass(st.attacks, st.attack_total))));
 
     statsEl.replaceChildren(...blocks);
   }
