@@ -307,10 +307,11 @@ def result_reason(result: Result | Mapping[str, Any] | None, names: Mapping[int,
     if result is None:
         return ""
     if not isinstance(result, Result):
+        doc = dict(result)
         try:
-            result = result_codes.from_json(dict(result))
+            result = result_codes.from_json(doc)
         except (KeyError, ValueError):
-            return str(result.get("reason") or "")
+            return str(doc.get("reason") or "")
 
     def who(p: int | None) -> str:
         return (names or {}).get(p or 0) or gettext("player {n}").format(n=p)

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import enum
 import re
-from typing import Any, NamedTuple
+from dataclasses import dataclass
+from typing import Any
 
 
 class Termination(enum.Enum):
@@ -57,7 +58,8 @@ ABORT_ENDINGS = PLAYER_ENDINGS | {Termination.DRAW_AGREED}
 """The endings that abort a game in its first turns (:attr:`Result.ending`)."""
 
 
-class Result(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class Result:
     """How a game ended: the winner (1, 2, or None for a draw or an aborted game), the
     termination, and what its sentence needs (None where the termination needs nothing):
 

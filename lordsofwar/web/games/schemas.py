@@ -76,6 +76,7 @@ class ResultCode(BaseModel):
     """A result's code and the facts its sentence needs (docs/notation.md, Results): clients
     decide and translate by these, ``reason`` is the English sentence written from them."""
 
+    model_config = ConfigDict(use_enum_values=True)  # the code as the document has it (a string)
     termination: Termination = Field(description="why the game ended (docs/notation.md lists the codes)")
     count: int | None = Field(
         None, description="units, commands: how many the winner eliminated; no_progress: the turns without one"
