@@ -44,6 +44,8 @@ from lordsofwar.rules.state import (
     SHOT,
     TOOK_PART,
     Position,
+    Result,
+    Termination,
     Variant,
 )
 
@@ -64,7 +66,7 @@ SLINGER = {
     "rank": "regular",
     "class": "ranged",
     "defence": 3,
-    "arrows": "F4",
+    "attacks": "F4",
     "ranged": {"damage": 4, "grid": ["###", "###", "###", ".U."]},
     "moves": "F",
 }
@@ -74,7 +76,7 @@ STRIDER = {
     "rank": "regular",
     "class": "infantry",
     "defence": 3,
-    "arrows": "F4",
+    "attacks": "F4",
     "moves": "F L",
 }
 RAGER = {
@@ -83,7 +85,7 @@ RAGER = {
     "rank": "regular",
     "class": "berserker",
     "defence": 2,
-    "arrows": "F5",
+    "attacks": "F5",
     "moves": "F",
 }
 PACK = card_set_with(SLINGER, STRIDER, RAGER)
@@ -422,12 +424,10 @@ def test_threshold_is_checked_before_the_nobody_can_act_draw() -> None:
     kw: dict[str, Any] = {"hands": {1: ["orcs:09"], 2: []}, "decks": {1: [], 2: []}}
     pos = make_position(board=board, lost={2: ["dwarves:35"] * 19}, **kw)
     play(pos, "deploy orcs:09 d3", "pass")
-    assert pos.result is not None and pos.result.winner == 1
-    assert "20 units" in pos.result.reason
+    assert pos.result == Result(1, Termination.UNITS, count=20)
     pos = make_position(board=board, **kw)
     play(pos, "deploy orcs:09 d3", "pass")
-    assert pos.result is not None and pos.result.winner is None
-    assert "neither player" in pos.result.reason
+    assert pos.result == Result(None, Termination.NO_ACTION)
     assert (pos.turn, pos.to_move) == (9, 1)
 
 

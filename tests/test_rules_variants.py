@@ -11,7 +11,7 @@ from helpers import board_of, legal, lost_of, make_position, neighbours, play, p
 from lordsofwar.rules import mat
 from lordsofwar.rules.errors import HiddenInformationError, InvalidActionError, NotationError
 from lordsofwar.rules.notation import parse_position, position_to_json, view, view_json
-from lordsofwar.rules.state import Variant
+from lordsofwar.rules.state import Result, Termination, Variant
 
 # --- the variant object ----------------------------------------------------------------------------
 
@@ -164,5 +164,5 @@ def test_length_variant_sets_both_thresholds(units, commands):
     )
     assert pos.variant.units_to_win == units and pos.variant.commands_to_win == commands
     play(pos, "deploy orcs:09 d3", "draw")
-    assert pos.result is not None and pos.result.winner == 1
-    assert str(units) in pos.result.reason
+    assert pos.result == Result(1, Termination.UNITS, count=units)
+    assert pos.result.reason == f"{units} units eliminated"
