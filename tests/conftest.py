@@ -24,15 +24,14 @@ TESTS = Path(__file__).resolve().parent
 SLOW_FIXTURES = frozenset({"browser"})
 SLOW_NAMES = frozenset({"running_server", "running_servers", "server_process", "subprocess"})
 
-# Seconds measured with `pytest -n 0 --durations` on two busy cores, for tests that reach none
-# of the above. A test renamed here is no longer marked: keep the names in step.
+# Seconds measured with `pytest -n 0 --durations` on two busy cores (5 s or more), for tests that
+# reach none of the above. A test renamed here is no longer marked: keep the names in step.
 SLOW_TESTS = {
     "tests/test_search_bot.py::test_the_top_level_beats_random_in_every_game": 114,
     "tests/test_tui.py::test_human_always_choosing_action_1_plays_a_whole_game_that_replays": 11,
     "tests/test_rl.py::test_openspiels_ismcts_plays_a_game": 5,
+    "tests/test_events.py::test_a_forced_deployment_reveals_a_typed_hand_in_both_implementations": 14,
     "tests/test_greedy_bot.py::test_greedy_beats_random_in_a_clear_majority": 5,
-    "tests/test_knowledge.py::test_what_the_viewer_gets_depends_only_on_what_the_viewer_sees": 4,
-    "tests/test_bots.py::test_a_bot_in_the_game_loop_sees_only_its_own_view": 3,
 }
 # Whole games played at random, checked after every action (property runs without Hypothesis).
 SLOW_NAME_PARTS = ("random_games",)
