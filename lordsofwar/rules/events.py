@@ -192,6 +192,18 @@ EventType = Literal[
 """The tags of :data:`Event`, in its order."""
 
 
+class LogEntry(TypedDict):
+    """One step of a game's log: ``n`` (1 for the first), the ``turn`` it was taken in, the
+    ``player`` who took it (None when no one did), the ``action`` in notation (None for an ending
+    off the board) and the ``events`` it caused."""
+
+    n: int
+    turn: int
+    player: int | None
+    action: str | None
+    events: list[Event]
+
+
 def squares(event: Event) -> list[str]:
     """The squares ``event`` names, in notation: where a unit was deployed, eliminated or
     recalled, where one moved or advanced from and to, a shot's shooter and target."""
@@ -215,6 +227,7 @@ __all__ = [
     "Event",
     "EventType",
     "ExtraTurnEvent",
+    "LogEntry",
     "MoveEvent",
     "PassEvent",
     "RecallEvent",

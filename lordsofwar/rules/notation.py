@@ -28,7 +28,7 @@ from lordsofwar.rules.errors import (
     json_excerpt,
     read_json,
 )
-from lordsofwar.rules.events import Event
+from lordsofwar.rules.events import Event, LogEntry
 from lordsofwar.rules.i18n import _
 from lordsofwar.rules.position import (
     DEPLOYED,
@@ -584,7 +584,7 @@ def parse_record(doc: Any, cards: CardSet = CORE) -> GameRecord:
     return GameRecord(decks, seed, variant, names, list(actions), _parse_result(d.get("result")))
 
 
-def play_through(pos: Position, actions: Sequence[str], result: Result | None) -> Iterator[dict[str, Any]]:
+def play_through(pos: Position, actions: Sequence[str], result: Result | None) -> Iterator[LogEntry]:
     """Apply a record's actions, then its ending off the board if it has one, to ``pos`` in
     place; yield a log entry after each step: ``{"n", "turn", "player", "action", "events"}``
     (``action`` is None for the ending). Checks each action and the result as :func:`replay`.

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from starlette.websockets import WebSocket, WebSocketState
 
+from lordsofwar.rules.events import LogEntry
 from lordsofwar.web.games.runtime import Runtime
 from lordsofwar.web.games.service import GameService, state_doc, update_doc
 
@@ -165,7 +166,7 @@ class Hub:
     def watchers(self, game_id: int) -> int:
         return len(self.games.get(game_id, ()))
 
-    async def changed(self, rt: Runtime, entries: list[dict[str, Any]]) -> None:
+    async def changed(self, rt: Runtime, entries: list[LogEntry]) -> None:
         """Called by the game service, under the game's lock, after each committed change: it
         only queues messages (in version order) and never waits for a client."""
         self.push_update(rt, entries)
@@ -208,7 +209,7 @@ class Hub:
             except Exception:
                 log.exception("publishing %s game changes on Redis failed", len(batch))
 
-    def push_update(self, rt: Runtime, entries: list[dict[str, Any]]) -> None:
+    def push_update(self, rt: Runtime, entries: list[LogEntry]) -> None:
         self._push(rt, lambda seat: update_doc(rt, seat, entries))
 
     def push_state(self, rt: Runtime) -> None:

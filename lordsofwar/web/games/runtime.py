@@ -17,6 +17,7 @@ from typing import Any
 from lordsofwar.i18n import _
 from lordsofwar.rules import notation
 from lordsofwar.rules.cards import CORE, CardSet
+from lordsofwar.rules.events import LogEntry
 from lordsofwar.rules.state import Position
 from lordsofwar.web.models import Game
 
@@ -48,7 +49,7 @@ class Runtime:
 
     game: Game
     pos: Position
-    log: list[dict[str, Any]]
+    log: list[LogEntry]
     names: dict[int, str]
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     action_version: int = 0  # the version right after the last change to the position

@@ -29,6 +29,7 @@ from lordsofwar.i18n import _, result_reason
 from lordsofwar.rules import engine, notation
 from lordsofwar.rules.cards import CORE, CORE_ARMIES, CardSet
 from lordsofwar.rules.errors import LordsOfWarError
+from lordsofwar.rules.events import LogEntry
 from lordsofwar.rules.knowledge import deck_cards
 from lordsofwar.rules.state import Position
 from lordsofwar.web.db import upsert
@@ -113,7 +114,7 @@ def legal_for(rt: Runtime, seat: int | None) -> list[str]:
     return sorted(str(a) for a in pos.legal_actions())
 
 
-def state_doc(rt: Runtime, seat: int | None, log: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def state_doc(rt: Runtime, seat: int | None, log: list[LogEntry] | None = None) -> dict[str, Any]:
     """What ``seat`` (None: a spectator) gets of the game: its meta data, the view, the legal
     actions, the log (``log``: only these entries) and what it may know of each deck."""
     standard = [army in CORE_ARMIES for army in rt.game.armies]  # a core army's name: its standard deck
@@ -126,11 +127,11 @@ def state_doc(rt: Runtime, seat: int | None, log: list[dict[str, Any]] | None = 
     }
 
 
-def update_doc(rt: Runtime, seat: int | None, entries: list[dict[str, Any]]) -> dict[str, Any]:
+def update_doc(rt: Runtime, seat: int | None, entries: list[LogEntry]) -> dict[str, Any]:
     return {"type": "update", **state_doc(rt, seat, entries)}
 
 
-Listener = Callable[[Runtime, list[dict[str, Any]]], Awaitable[None]]
+Listener = Callable[[Runtime, list[LogEntry]], Awaitable[None]]
 
 
 class _Opening:
@@ -212,7 +213,7 @@ class GameService:
         rt.ratings = changes
         return rt
 
-    async def apply_remote(self, game_id: int, version: int, action: str) -> dict[str, Any] | None:
+    async def apply_remote(self, game_id: int, version: int, action: str) -> LogEntry | None:
         """Another process applied ``action`` as change ``version``: apply it to this process's
         cached position too, with the game's fields read back from the database. None (and the
         caller reloads the game) unless the cache is exactly one change behind and the database
@@ -240,7 +241,7 @@ class GameService:
                 events = new.push(notation.parse_action(action, new))
             except LordsOfWarError:
                 return None
-            entry = {"n": len(rt.log) + 1, "turn": turn, "player": player, "action": action, "events": events}
+            entry: LogEntry = {"n": len(rt.log) + 1, "turn": turn, "player": player, "action": action, "events": events}
             if g.rated and values["status"] == "over":
                 async with self.sessions() as db:
                     rt.ratings = await ratings.game_changes(db, game_id, (g.player1_id, g.player2_id))
@@ -397,7 +398,13 @@ class GameService:
         except LordsOfWarError as exc:  # not one of this position's actions: a refusal of state
             raise GameError(str(exc), 409) from None
         turn = pos.turn
-        entry = {"n": len(g.actions) + 1, "turn": turn, "player": seat, "action": str(action), "events": events}
+        entry: LogEntry = {
+            "n": len(g.actions) + 1,
+            "turn": turn,
+            "player": seat,
+            "action": str(action),
+            "events": events,
+        }
         values = self._clock_after(rt, seat, new, now)
         values["actions"] = [*g.actions, str(action)]
         if g.draw_offer is not None and g.draw_offer != seat:
@@ -436,7 +443,7 @@ class GameService:
             "ended_at": now,
         }
 
-    async def _commit(self, rt: Runtime, new: Position, values: dict[str, Any], entries: list[dict[str, Any]]) -> None:
+    async def _commit(self, rt: Runtime, new: Position, values: dict[str, Any], entries: list[LogEntry]) -> None:
         g = rt.game
         now = values.get("since") or utcnow()
         if new.result is not None:
@@ -499,7 +506,7 @@ class GameService:
         if new.result is None:
             self.bot_turns.schedule(g.id)
 
-    async def _notify(self, rt: Runtime, entries: list[dict[str, Any]]) -> None:
+    async def _notify(self, rt: Runtime, entries: list[LogEntry]) -> None:
         for listener in self.listeners:
             try:
                 await listener(rt, entries)
@@ -572,7 +579,7 @@ class GameService:
         new = rt.pos.copy()
         # before both players have made their first turn, any ending aborts the game
         events = engine.abort(new, ending) if engine.abortable(rt.pos) else engine.end_early(new, ending)
-        entry = {"n": len(rt.log) + 1, "turn": new.turn, "player": by, "action": None, "events": events}
+        entry: LogEntry = {"n": len(rt.log) + 1, "turn": new.turn, "player": by, "action": None, "events": events}
         values: dict[str, Any] = {"since": now}
         if g.waiting_for is not None and clock.clock_runs(g.mode, rt.pos.turn):
             key = f"clock{g.waiting_for}_ms"  # the clock that was running stops where it is

@@ -17,10 +17,9 @@ rounds go on. What a board gives then depends on the event:
 
 from __future__ import annotations
 
-from typing import Any
-
 from sqlalchemy import Connection, Table, select, update
 
+from lordsofwar.rules.events import LogEntry
 from lordsofwar.rules.state import Result, Termination
 from lordsofwar.web.models import Tournament, TournamentPairing
 from lordsofwar.web.tournaments.pairing import DOUBLE_FORFEIT, FORFEIT_LOSS, FORFEIT_WIN
@@ -29,7 +28,7 @@ PAIRINGS: Table = TournamentPairing.__table__  # type: ignore[assignment]
 TOURNAMENTS: Table = Tournament.__table__  # type: ignore[assignment]
 
 
-def result_code(result: Result, log: list[dict[str, Any]], kind: str = "swiss") -> str:
+def result_code(result: Result, log: list[LogEntry], kind: str = "swiss") -> str:
     """The pairing's result, in a tournament of ``kind``, for a game that ended with ``result``
     after the moves in ``log``: ``1-0``, ``1/2``, ``0-1``, a forfeit (``+-``, ``-+``) when the
     loser lost on time or by the deadline without having played a single action, and for an
@@ -43,7 +42,7 @@ def result_code(result: Result, log: list[dict[str, Any]], kind: str = "swiss") 
         return "1/2"
     if t in (Termination.TIMEOUT, Termination.DEADLINE):
         loser = result.player
-        if not any(e.get("player") == loser and e.get("action") is not None for e in log):
+        if not any(e["player"] == loser and e["action"] is not None for e in log):
             return FORFEIT_WIN if result.winner == 1 else FORFEIT_LOSS
     return "1-0" if result.winner == 1 else "0-1"
 
@@ -56,7 +55,7 @@ def record_result(conn: Connection, game_id: int, code: str) -> int:
     return int(done.rowcount)
 
 
-def record_game(conn: Connection, game_id: int, tournament_id: int, result: Result, log: list[dict[str, Any]]) -> int:
+def record_game(conn: Connection, game_id: int, tournament_id: int, result: Result, log: list[LogEntry]) -> int:
     """Write the result of the game ``game_id`` of tournament ``tournament_id`` into its pairing,
     as :func:`result_code` makes it for the tournament's kind (read in the same transaction)."""
     kind = conn.execute(select(TOURNAMENTS.c.kind).where(TOURNAMENTS.c.id == tournament_id)).scalar()

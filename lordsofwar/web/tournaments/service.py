@@ -30,6 +30,7 @@ from lordsofwar import decks as deckrules
 from lordsofwar.bots import BOTS, ladder
 from lordsofwar.i18n import N_, _
 from lordsofwar.rules.cards import CORE
+from lordsofwar.rules.events import LogEntry
 from lordsofwar.web.accounts import service as accounts
 from lordsofwar.web.decks import service as deckweb
 from lordsofwar.web.fields import Declared, WholeNumber
@@ -527,7 +528,7 @@ class Advancer:
         self.again: dict[int, bool] = {}  # tournaments being paired: True when asked once more
         games.listeners.append(self.changed)
 
-    async def changed(self, rt: Runtime, entries: list[dict[str, Any]]) -> None:
+    async def changed(self, rt: Runtime, entries: list[LogEntry]) -> None:
         tid = rt.game.tournament_id
         if tid is None or rt.game.status != "over":
             return
