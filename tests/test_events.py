@@ -19,7 +19,7 @@ from pydantic import Field, TypeAdapter, ValidationError
 from lordsofwar import core
 from lordsofwar.rules import engine, notation
 from lordsofwar.rules.cards import CORE
-from lordsofwar.rules.events import EVENT_TYPES, Event, EventType
+from lordsofwar.rules.events import EVENT_TYPES, Event, EventType, squares
 from lordsofwar.rules.state import Position
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -83,6 +83,24 @@ def test_an_event_with_a_missing_extra_or_mistyped_field_is_refused() -> None:
     for event in bad:
         with pytest.raises((AssertionError, ValidationError)):
             check_event(event)
+
+
+def test_the_squares_an_event_names() -> None:
+    shot: Event = {
+        "type": "shot",
+        "from": "c2",
+        "target": "d4",
+        "damage": 2,
+        "declared": False,
+        "card": "orcs:24",
+        "target_card": "elves:01",
+    }
+    assert squares(shot) == ["c2", "d4"]
+    assert squares({"type": "deploy", "card": "orcs:01", "square": "b3", "player": 1, "forced": True}) == ["b3"]
+    assert squares({"type": "advance", "from": "c3", "to": "c4", "owner": 2, "card": "orcs:02"}) == ["c3", "c4"]
+    assert squares({"type": "recall", "square": "e5", "card": "orcs:09", "player": 2}) == ["e5"]
+    assert squares({"type": "draw", "player": 1}) == []
+    assert squares({"type": "draw_agreed"}) == []
 
 
 # --- what produces events ----------------------------------------------------------------------

@@ -35,7 +35,8 @@ ShotEvent = TypedDict(
 
 
 class DeployEvent(TypedDict):
-    """A card from the hand is placed on ``square`` (3); ``forced`` when no other action was left."""
+    """A card from the hand is placed on ``square`` (3); ``forced`` for a forced deployment (no
+    hand card had a legal square, 3.4)."""
 
     type: Literal["deploy"]
     card: str
