@@ -17,7 +17,12 @@ OLD = [
     (1, "20 units eliminated", "units", {"count": 20}),
     (None, "aborted: player 1 resigned", "aborted", {"player": 1, "ending": "resignation"}),
     (None, "aborted by player 2", "aborted", {"player": 2}),
-    (2, "both reached the unit threshold; player 2 eliminated more command units", "more_commands", {"threshold": "units"}),
+    (
+        2,
+        "both reached the unit threshold; player 2 eliminated more command units",
+        "more_commands",
+        {"threshold": "units"},
+    ),
     (None, "draw agreed", "draw_agreed", None),
     (1, "player 2 missed the turn deadline", "deadline", {"player": 2}),
 ]
@@ -45,10 +50,12 @@ def test_old_games_get_their_termination_from_their_reason(tmp_path: Path) -> No
     command.upgrade(cfg, "head")
     games = sa.Table("games", sa.MetaData(), autoload_with=engine)
     with engine.connect() as conn:
-        got = conn.execute(sa.select(games.c.id, games.c.termination, games.c.result_details).order_by(games.c.id)).all()
+        got = conn.execute(
+            sa.select(games.c.id, games.c.termination, games.c.result_details).order_by(games.c.id)
+        ).all()
     assert [(t, d) for _i, t, d in got] == [(t, d) for _w, _r, t, d in OLD] + [(None, None)]
-    for (winner, reason, termination, details), (_i, _t, _d) in zip(OLD, got, strict=False):
-        result = result_of(winner, termination, details, reason)
+    for (winner, reason, _t, _d), (_id, termination, details) in zip(OLD, got[: len(OLD)], strict=True):
+        result = result_of(winner, termination, details, reason)  # as the site reads the row
         assert result.reason == reason and result_columns(result)["termination"] == termination
     command.downgrade(cfg, "0011")
     engine.dispose()
