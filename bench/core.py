@@ -26,12 +26,12 @@ from lordsofwar.rules.state import Variant  # noqa: E402
 VARIANT = Variant(rules="intermediate")
 
 
-def native_setup() -> tuple[object, list[list[int]], tuple[bool, bool, bool, int, int, int]]:
-    from lordsofwar.core._native import _variant_tuple, table
+def native_setup() -> tuple[object, list[list[int]], object]:
+    from lordsofwar.core._native import core_variant, table
 
     tab = table(CORE)
     decks = [[tab.index[c] for c in CORE.standard_deck(a)] for a in CORE.armies]
-    return tab.core, decks, _variant_tuple(VARIANT)
+    return tab.core, decks, core_variant(VARIANT)
 
 
 def native_random_games(seconds: float, seed: int) -> dict[str, float]:

@@ -614,3 +614,26 @@ def test_the_protocols_name_the_whole_api() -> None:
     assert declared(core.GameProtocol) == public(_python.Game)
     batch = _python.Batch(1, seed=0)  # the buffers are attributes of the batch object
     assert public(batch) - {"allocate", "clear_outcomes"} == declared(core.BatchProtocol)
+
+
+@needs_native
+def test_the_binding_passes_named_records() -> None:
+    from lordsofwar.core import _core
+
+    game = _native.Game.deal([CORE.standard_deck("orcs"), CORE.standard_deck("elves")], 3)
+    game.apply(game.legal()[0])
+    record = game._s.record()
+    (unit,) = record.units
+    assert (unit.owner, game.cards[game._t.ids[unit.card]].army) == (1, "orcs")
+    assert unit.flags & 1 and unit.shot_damage == -1 and not unit.has_target  # deployed this turn
+    assert [len(h) for h in record.hands] == [5, 6] and [len(d) for d in record.decks] == [30, 30]
+    assert (record.turn, record.to_move, record.result, record.advance, record.in_turn) == (1, 1, None, None, True)
+    again = _core.State(game._t.core, _native.core_variant(game.variant))
+    again.load(record)
+    assert _native.Game(again, game._t, game.variant, game.armies).to_json() == game.to_json()
+    with pytest.raises(ValueError, match="phase"):
+        record.phase = 7
+    spec = _core.CardSpec()
+    spec.id, spec.cls = "orcs:99", 5
+    with pytest.raises(ValueError, match="class index"):
+        _core.Cards([spec])

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 
 import lordsofwar.core._core as _core
-from lordsofwar.core._native import Game, _variant_tuple, table
+from lordsofwar.core._native import Game, core_variant, table
 from lordsofwar.core.batching import BatchBuffers, with_frame
 from lordsofwar.core.encoding import FRAME
 from lordsofwar.rules.cards import CardSet
@@ -35,7 +35,7 @@ class Batch(BatchBuffers):
         self._b = _core.Batch(
             self._table.core,
             [[index[c] for c in deck] for deck in self.decks],
-            _variant_tuple(self.variant),
+            core_variant(self.variant),
             size,
             seed & (2**64 - 1),
             self.frame[0],

@@ -11,6 +11,50 @@ class Illegal(ValueError):
 class Hidden(ValueError):
     pass
 
+class Variant:
+    """
+    The rules variant as the core needs it (lordsofwar.rules.position.Variant).
+    """
+
+    def __init__(self) -> None: ...
+
+    @property
+    def intermediate(self) -> bool: ...
+
+    @intermediate.setter
+    def intermediate(self, arg: bool, /) -> None: ...
+
+    @property
+    def visible(self) -> bool:
+        """hands are visible"""
+
+    @visible.setter
+    def visible(self, arg: bool, /) -> None: ...
+
+    @property
+    def bordered(self) -> bool: ...
+
+    @bordered.setter
+    def bordered(self, arg: bool, /) -> None: ...
+
+    @property
+    def units_to_win(self) -> int: ...
+
+    @units_to_win.setter
+    def units_to_win(self, arg: int, /) -> None: ...
+
+    @property
+    def commands_to_win(self) -> int: ...
+
+    @commands_to_win.setter
+    def commands_to_win(self, arg: int, /) -> None: ...
+
+    @property
+    def no_progress_turns(self) -> int: ...
+
+    @no_progress_turns.setter
+    def no_progress_turns(self, arg: int, /) -> None: ...
+
 class CardSpec:
     """One card as the core needs it; its traits come from the card data."""
 
@@ -288,7 +332,7 @@ class Record:
     def advance(self, value: AdvanceRecord | None) -> None: ...
 
 class State:
-    def __init__(self, arg0: Cards, arg1: tuple[bool, bool, bool, int, int, int], /) -> None: ...
+    def __init__(self, cards: Cards, variant: Variant) -> None: ...
 
     def clone(self) -> State: ...
 
@@ -368,7 +412,7 @@ INFO: int = 264
 HAND_FEATURES: int = 20
 
 class Batch:
-    def __init__(self, cards: Cards, decks: Sequence[Sequence[int]], variant: tuple[bool, bool, bool, int, int, int], size: int, seed: int, width: int, height: int) -> None: ...
+    def __init__(self, cards: Cards, decks: Sequence[Sequence[int]], variant: Variant, size: int, seed: int, width: int, height: int) -> None: ...
 
     @property
     def size(self) -> int: ...
@@ -400,12 +444,12 @@ class Batch:
     def game(self, arg: int, /) -> State:
         """A copy of game ``i`` as a State."""
 
-def time_actions(cards: Cards, decks: Sequence[Sequence[int]], variant: tuple[bool, bool, bool, int, int, int], samples: int, seed: int) -> tuple:
+def time_actions(cards: Cards, decks: Sequence[Sequence[int]], variant: Variant, samples: int, seed: int) -> tuple:
     """
     Time legal listings and applications at decision points of random games: (listing ns, apply ns, actions listed, bytes of a Game object).
     """
 
-def random_games(cards: Cards, decks: Sequence[Sequence[int]], variant: tuple[bool, bool, bool, int, int, int], games: int, seconds: float, seed: int) -> tuple:
+def random_games(cards: Cards, decks: Sequence[Sequence[int]], variant: Variant, games: int, seconds: float, seed: int) -> tuple:
     """
     Play uniformly random games from random deals of the given decks: (games, actions, turns, seconds).
     """

@@ -94,8 +94,12 @@ def table(cards: CardSet) -> _Table:
     return t
 
 
-def _variant_tuple(v: Variant) -> tuple[bool, bool, bool, int, int, int]:
-    return (v.intermediate, v.hands == "visible", v.bordered, v.units_to_win, v.commands_to_win, v.no_progress_turns)
+def core_variant(v: Variant) -> _core.Variant:
+    """The variant as the core holds it."""
+    cv = _core.Variant()
+    cv.intermediate, cv.visible, cv.bordered = v.intermediate, v.hands == "visible", v.bordered
+    cv.units_to_win, cv.commands_to_win, cv.no_progress_turns = v.units_to_win, v.commands_to_win, v.no_progress_turns
+    return cv
 
 
 class Game:
@@ -140,7 +144,7 @@ class Game:
             a.owners, a.taken, a.advanced = list(adv.owners), list(adv.taken), adv.advanced
             a.candidates = [(b, list(ts)) for b, ts in adv.candidates.items()]
             r.advance = a
-        s = _core.State(tab.core, _variant_tuple(pos.variant))
+        s = _core.State(tab.core, core_variant(pos.variant))
         s.load(r)
         return cls(s, tab, pos.variant, list(pos.armies))
 

@@ -38,14 +38,6 @@ void check_buffers(const Batch& b, const U8& planes, const F32& info, const U8& 
         throw nb::value_error("buffers of the wrong size for this batch (see lordsofwar.core.Batch)");
 }
 
-using VariantTuple = std::tuple<bool, bool, bool, int, int, int>;
-
-Variant variant_of(const VariantTuple& t) {
-    Variant v;
-    std::tie(v.intermediate, v.visible, v.bordered, v.units_to_win, v.commands_to_win, v.no_progress_turns) = t;
-    return v;
-}
-
 // The notation of squares and actions is the core's (Game::action_to_string, square_name).
 std::string sq_name(Sq s) { return square_name(s); }
 
@@ -147,7 +139,7 @@ struct State {
     Game g;
     std::vector<Action> buf;
 
-    State(const Cards& cards, const VariantTuple& v) : g(cards.table, variant_of(v)) { buf.reserve(256); }
+    State(const Cards& cards, const Variant& v) : g(cards.table, v) { buf.reserve(256); }
 
     Frame frame(int w, int h) const { return frame_of(g, w, h); }
 
@@ -202,6 +194,15 @@ NB_MODULE(_core, m) {
             PyErr_SetString(hidden_type.ptr(), e.what());
         }
     });
+
+    nb::class_<Variant>(m, "Variant", "The rules variant as the core needs it (lordsofwar.rules.position.Variant).")
+        .def(nb::init<>())
+        .def_rw("intermediate", &Variant::intermediate)
+        .def_rw("visible", &Variant::visible, "hands are visible")
+        .def_rw("bordered", &Variant::bordered)
+        .def_rw("units_to_win", &Variant::units_to_win)
+        .def_rw("commands_to_win", &Variant::commands_to_win)
+        .def_rw("no_progress_turns", &Variant::no_progress_turns);
 
     nb::class_<CardSpec>(m, "CardSpec", "One card as the core needs it; its traits come from the card data.")
         .def(nb::init<>())
@@ -291,7 +292,7 @@ NB_MODULE(_core, m) {
             nb::arg("value").none());
 
     nb::class_<State>(m, "State")
-        .def(nb::init<const Cards&, const VariantTuple&>())
+        .def(nb::init<const Cards&, const Variant&>(), nb::arg("cards"), nb::arg("variant"))
         .def("clone", [](const State& s) { return State(s); })
         .def("load", [](State& s, const Record& r) { s.g.load(r); }, nb::arg("record"),
              "Set up the position of a Record (a fresh State only).")
@@ -451,10 +452,10 @@ NB_MODULE(_core, m) {
     nb::class_<Batch>(m, "Batch")
         .def(
             "__init__",
-            [](Batch* self, const Cards& cards, std::vector<std::vector<int16_t>> decks, const VariantTuple& v,
+            [](Batch* self, const Cards& cards, std::vector<std::vector<int16_t>> decks, const Variant& v,
                int size, uint64_t seed, int width, int height) {
                 if (size < 1) throw nb::value_error("size: at least one game");
-                new (self) Batch(cards.table, variant_of(v), std::move(decks), size, seed, width, height);
+                new (self) Batch(cards.table, v, std::move(decks), size, seed, width, height);
             },
             nb::arg("cards"), nb::arg("decks"), nb::arg("variant"), nb::arg("size"), nb::arg("seed"),
             nb::arg("width"), nb::arg("height"))
@@ -496,7 +497,7 @@ NB_MODULE(_core, m) {
         .def(
             "game", [](const Batch& b, int i) {
                 if (i < 0 || i >= b.size) throw nb::index_error("no such game in the batch");
-                State s(Cards{b.cards}, VariantTuple{});
+                State s(Cards{b.cards}, b.games[i].variant());
                 s.g = b.games[i];
                 return s;
             },
@@ -504,11 +505,11 @@ NB_MODULE(_core, m) {
 
     m.def(
         "time_actions",
-        [](const Cards& cards, const std::vector<std::vector<int16_t>>& decks, const VariantTuple& v, int samples,
+        [](const Cards& cards, const std::vector<std::vector<int16_t>>& decks, const Variant& v, int samples,
            uint64_t seed) {
             // Decision points met in random games; then one legal listing and one application
             // timed on a fresh copy of each (what the copy cached at that point, it keeps).
-            Variant var = variant_of(v);
+            const Variant& var = v;
             Rng rng(seed);
             std::vector<Game> points;
             std::vector<Action> chosen, buf;
@@ -549,9 +550,9 @@ NB_MODULE(_core, m) {
 
     m.def(
         "random_games",
-        [](const Cards& cards, const std::vector<std::vector<int16_t>>& decks, const VariantTuple& v, int games,
+        [](const Cards& cards, const std::vector<std::vector<int16_t>>& decks, const Variant& v, int games,
            double seconds, uint64_t seed) {
-            Variant var = variant_of(v);
+            const Variant& var = v;
             Rng rng(seed);
             std::vector<Action> buf;
             buf.reserve(256);
