@@ -61,6 +61,8 @@ def view_doc(rt: Runtime, seat: int | None) -> dict[str, Any]:
 
 
 def game_meta(rt: Runtime, seat: int | None, now: datetime | None = None) -> dict[str, Any]:
+    """The game's meta data for ``seat`` (None: a spectator): players, time control, the clocks
+    as they read at ``now`` and which one runs (games.clock), the result, what the seat may do."""
     g = rt.game
     now = now or utcnow()
     running = g.status == "running"
@@ -108,6 +110,7 @@ def aborted(g: Game) -> bool:
 
 
 def legal_for(rt: Runtime, seat: int | None) -> list[str]:
+    """The actions ``seat`` may play now, in notation (none unless it is that seat's decision)."""
     pos = rt.pos
     if seat is None or rt.game.status != "running" or pos.result is not None or pos.decider != seat:
         return []
