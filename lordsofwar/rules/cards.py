@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_core import PydanticCustomError
@@ -139,12 +139,20 @@ class _RangedModel(BaseModel):
         return rows
 
 
+if TYPE_CHECKING:  # the checker sees text; validation sees the lists above
+    _Rank = str
+    _Class = str
+else:
+    _Rank = Literal[RANKS]
+    _Class = Literal[CLASSES]
+
+
 class _CardModel(BaseModel):
     model_config = ConfigDict(extra="forbid", populate_by_name=True, strict=True)
     id: str = Field(max_length=40)
     name: str = Field(min_length=1, max_length=80)
-    rank: Literal["general", "command", "special", "elite", "veteran", "regular", "recruit"]
-    cls: Literal["infantry", "cavalry", "berserker", "spear", "ranged"] = Field(alias="class")
+    rank: _Rank
+    cls: _Class = Field(alias="class")
     defence: int = Field(ge=0, le=99)
     attacks: str = Field(default="", max_length=80)
     ranged: _RangedModel | None = None

@@ -3,6 +3,7 @@
 
 import { card, cardEl, isCommand } from './cards.js';
 import { h } from './dom.js';
+import { DECK } from './facts.js';
 import { _, ngettext, pgettext } from './i18n.js';
 import { hoverPop, placePop } from './magnifier.js';
 import { armyLabel, armyWords, nodes } from './words.js';
@@ -109,7 +110,8 @@ export function fillPanelsButton(btn, view, order, names, home, hidden) {
     : _('Hide the player panels (the rings: command units and units eliminated): {scores}', { scores });
 }
 
-export const RANK_ORDER = ['general', 'command', 'special', 'elite', 'veteran', 'regular', 'recruit'];
+/** The ranks, general first (the server's, js/facts.js). */
+export const RANK_ORDER = DECK.ranks;
 /** Cards in rank order (general first), then by id. @param {string} a @param {string} b */
 export const byRank = (a, b) => {
   const ca = card(a), cb = card(b);
