@@ -1713,7 +1713,8 @@ export interface components {
         };
         /**
          * DeployEvent
-         * @description A card from the hand is placed on ``square`` (3); ``forced`` when no other action was left.
+         * @description A card from the hand is placed on ``square`` (3); ``forced`` for a forced deployment (no
+         *     hand card had a legal square, 3.4).
          */
         DeployEvent: {
             /** Card */
