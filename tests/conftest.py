@@ -30,7 +30,6 @@ SLOW_TESTS = {
     "tests/test_search_bot.py::test_the_top_level_beats_random_in_every_game": 114,
     "tests/test_tui.py::test_human_always_choosing_action_1_plays_a_whole_game_that_replays": 11,
     "tests/test_rl.py::test_openspiels_ismcts_plays_a_game": 5,
-    "tests/test_events.py::test_a_forced_deployment_reveals_a_typed_hand_in_both_implementations": 14,
     "tests/test_greedy_bot.py::test_greedy_beats_random_in_a_clear_majority": 5,
 }
 # Whole games played at random, checked after every action (property runs without Hypothesis).
