@@ -14,9 +14,9 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_core import PydanticCustomError
 
 from lordsofwar.rules.errors import CardPackError, DeckError, UnknownCardError, read_json
@@ -139,12 +139,20 @@ class _RangedModel(BaseModel):
         return rows
 
 
-if TYPE_CHECKING:  # the checker sees text; validation sees the lists above
-    _Rank = str
-    _Class = str
-else:
-    _Rank = Literal[RANKS]
-    _Class = Literal[CLASSES]
+def _one_of(allowed: tuple[str, ...]) -> AfterValidator:
+    """A validator that takes only a value of ``allowed`` (refused as pydantic refuses a literal)."""
+
+    def check(value: str) -> str:
+        if value not in allowed:
+            expected = ", ".join(repr(a) for a in allowed)
+            raise PydanticCustomError("literal_error", "Input should be one of {expected}", {"expected": expected})
+        return value
+
+    return AfterValidator(check)
+
+
+_Rank = Annotated[str, _one_of(RANKS)]
+_Class = Annotated[str, _one_of(CLASSES)]
 
 
 class _CardModel(BaseModel):
