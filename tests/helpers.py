@@ -14,14 +14,13 @@ from typing import Any
 
 from lordsofwar.rules import mat
 from lordsofwar.rules.cards import CORE, CardSet, parse_card_file
+from lordsofwar.rules.events import Event
 from lordsofwar.rules.notation import parse_position, position_to_json
 from lordsofwar.rules.state import Position
 
 # Filler decks so that a player can always draw unless a test says otherwise.
 DEFAULT_DECKS: dict[int, list[str]] = {1: ["orcs:30", "orcs:33"], 2: ["dwarves:35", "dwarves:23"]}
 DEFAULT_ARMIES: dict[int, str] = {1: "orcs", 2: "dwarves"}
-
-Event = dict[str, Any]
 
 
 def position_doc(
@@ -127,7 +126,7 @@ def events_of(events: Iterable[Event], kind: str) -> list[Event]:
 
 
 def eliminated_squares(events: Iterable[Event]) -> set[str]:
-    return {e["square"] for e in events_of(events, "eliminated")}
+    return {e["square"] for e in events if e["type"] == "eliminated"}
 
 
 def turn_state(pos: Position) -> dict[str, Any]:

@@ -8,11 +8,11 @@ import re
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from hypothesis import strategies as st
 
 from lordsofwar.rules.cards import CORE, RANKS
+from lordsofwar.rules.events import Event
 from lordsofwar.rules.notation import GameRecord, deal, position_to_json
 from lordsofwar.rules.state import LENGTHS, Action, Position, Variant
 
@@ -67,7 +67,7 @@ def games() -> st.SearchStrategy[GameSetup]:
     )
 
 
-StepCheck = Callable[[Position, Action, Position, list[dict[str, Any]]], None]
+StepCheck = Callable[[Position, Action, Position, list[Event]], None]
 
 
 def max_turns(variant: Variant) -> int:
@@ -137,8 +137,8 @@ def leaked_ids(pos: Position, viewer: int, view_text: str) -> set[str]:
     """
     opponent = 3 - viewer
     hidden: set[str | None] = set(pos.decks[1]) | set(pos.decks[2])
-    visible: set[str | None] = {u.id for u in pos.board.values()} | set(pos.lost[1]) | set(pos.lost[2])
-    visible |= set(pos.hands[viewer])
+    visible: set[str | None] = {u.id for u in pos.board.values()}
+    visible |= set(pos.lost[1]) | set(pos.lost[2]) | set(pos.hands[viewer])
     if pos.variant.hands == "hidden" and pos.result is None:
         hidden |= set(pos.hands[opponent])
     else:

@@ -12,6 +12,7 @@ import os
 import subprocess
 import sys
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +20,7 @@ import pytest
 
 from lordsofwar.rules import mat
 from lordsofwar.rules.errors import IllegalActionError, InvalidActionError
+from lordsofwar.rules.events import Event
 from lordsofwar.rules.notation import parse_position, position_to_json
 
 REPO = Path(__file__).resolve().parents[1]
@@ -70,7 +72,7 @@ def _board_multiset(entries: list[dict[str, Any]], bordered: bool) -> Counter[tu
     return Counter((_square(e["square"], bordered), e["card"], e["owner"]) for e in entries)
 
 
-def _events_text(events: list[dict[str, Any]]) -> str:
+def _events_text(events: Sequence[Mapping[str, Any]]) -> str:
     return json.dumps([list(e.values()) for e in events]).lower()
 
 
@@ -79,7 +81,7 @@ def check_expect(
     expect: dict[str, Any],
     doc: dict[str, Any],
     legal_actions: list[str],
-    events: list[dict[str, Any]],
+    events: Sequence[Mapping[str, Any]],
 ) -> None:
     """Assert every key of ``expect`` against a position document, its legal actions and events."""
     unknown = set(expect) - KNOWN_KEYS
@@ -134,7 +136,7 @@ def test_acceptance_case(case: dict[str, Any]) -> None:
     pos = parse_position(case["position"])
     expect = case["expect"]
     actions = case["actions"]
-    events: list[dict[str, Any]] = []
+    events: list[Event] = []
     if "illegal_at" in expect:
         k = expect["illegal_at"]
         assert 0 <= k < len(actions), f"{name}: illegal_at {k} but only {len(actions)} actions"

@@ -641,9 +641,12 @@ def test_play_hands_the_game_to_the_terminal_ui(monkeypatch: pytest.MonkeyPatch,
 
 def test_play_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[dict[str, Any]] = []
-    monkeypatch.setitem(
-        sys.modules, "lordsofwar.tui", types.SimpleNamespace(run_play=lambda **kw: calls.append(kw) or 0)
-    )
+
+    def run_play(**kwargs: Any) -> int:
+        calls.append(kwargs)
+        return 0
+
+    monkeypatch.setitem(sys.modules, "lordsofwar.tui", types.SimpleNamespace(run_play=run_play))
     assert ok(run("play")) == ""
     (kwargs,) = calls
     assert kwargs["opponent"] == "random" and kwargs["human_player"] == 1 and kwargs["save"] is None

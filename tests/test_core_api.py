@@ -7,7 +7,8 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Callable, Iterator
-from typing import Any
+from functools import partial
+from typing import Any, TypedDict
 
 import numpy as np
 import pytest
@@ -54,9 +55,17 @@ def test_the_package_exports_the_implementation() -> None:
         assert (core.Game, core.Batch) == (_python.Game, _python.Batch)
 
 
-SHORT = {"units_to_win": 15, "commands_to_win": 3, "no_progress_turns": 12}
+class Short(TypedDict):
+    """The keywords of a short game's variant."""
+
+    units_to_win: int
+    commands_to_win: int
+    no_progress_turns: int
+
+
+SHORT: Short = {"units_to_win": 15, "commands_to_win": 3, "no_progress_turns": 12}
 VARIANTS = [
-    Variant(rules, hands, mat_, **SHORT)  # type: ignore[arg-type]
+    Variant(rules, hands, mat_, **SHORT)
     for rules in ("basic", "intermediate")
     for hands in ("hidden", "visible")
     for mat_ in ("bordered", "unbordered")
@@ -128,7 +137,7 @@ def test_observation_and_mask_shapes(Game: Any) -> None:
     assert (mask.shape, mask.dtype) == ((1724,), np.uint8)
     assert np.flatnonzero(mask).tolist() == game.legal_ids()
 
-    class Narrow(Game):  # type: ignore[misc, valid-type]
+    class Narrow(Game):
         FRAME = (9, 5)
 
     wide = Narrow.deal(decks, 1, Variant(mat="unbordered"))
@@ -142,7 +151,7 @@ def test_observation_matches_the_python_mirror_in_random_games(Game: Any) -> Non
     position at every decision point of random games in every variant, played in step; and a
     game made from the position (mid-turn state included) observes the same."""
 
-    class Small(Game):  # type: ignore[misc, valid-type]
+    class Small(Game):
         FRAME = (5, 4)
 
     seen_planes = np.zeros(observation.PLANES, bool)
@@ -495,6 +504,11 @@ def outcome(fn: Callable[[], Any]) -> tuple[Any, ...]:
         return "error", type(exc), str(exc)
 
 
+def mask_list(game: Any) -> list[int]:
+    """The legal mask of a game (native or Python) as a list."""
+    return game.legal_mask().tolist()
+
+
 def true_hidden(pos: Position, view: dict[str, Any]) -> dict[int, dict[str, list[str]]]:
     out: dict[int, dict[str, list[str]]] = {}
     for p in (1, 2):
@@ -530,15 +544,15 @@ def check_parity(pos: Position, rng: random.Random) -> None:
         assert sorted(python.action_text(i) for i in ids[1]) == sorted(legal)
         others = [i for i in rng.sample(range(python.num_actions), 8) if i not in ids[1]] + [-1, python.num_actions]
         for i in others:
-            assert outcome(lambda i=i: native.action_text(i)) == outcome(lambda i=i: python.action_text(i))
+            assert outcome(partial(native.action_text, i)) == outcome(partial(python.action_text, i))
             n, p = native.clone(), python.clone()
-            assert outcome(lambda n=n, i=i: n.apply_id(i)) == outcome(lambda p=p, i=i: p.apply_id(i))
+            assert outcome(partial(n.apply_id, i)) == outcome(partial(p.apply_id, i))
             assert n.to_json() == p.to_json() == python.to_json()
     for text in PROBE_TEXTS:
         n, p = native.clone(), python.clone()
-        assert outcome(lambda n=n, t=text: n.apply(t)) == outcome(lambda p=p, t=text: p.apply(t)), text
+        assert outcome(partial(n.apply, text)) == outcome(partial(p.apply, text)), text
         assert n.to_json() == p.to_json()
-        assert outcome(lambda t=text: native.action_id(t)) == outcome(lambda t=text: python.action_id(t)), text
+        assert outcome(partial(native.action_id, text)) == outcome(partial(python.action_id, text)), text
     for viewer in (1, 2):
         nview, pview = native.view(viewer), python.view(viewer)
         doc = pview.to_json()
@@ -547,7 +561,7 @@ def check_parity(pos: Position, rng: random.Random) -> None:
         truth = true_hidden(pos, doc)
         assert nview.fill(truth).to_json() == pview.fill(truth).to_json() == python.to_json()
         assert same(nview.observation(), pview.observation())  # the other player's view too
-        masks = [outcome(lambda v=v: v.legal_mask().tolist()) for v in (nview, pview)]
+        masks = [outcome(partial(mask_list, v)) for v in (nview, pview)]
         assert masks[0] == masks[1]
     if legal:
         action = rng.choice(legal)

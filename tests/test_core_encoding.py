@@ -28,6 +28,7 @@ from lordsofwar.rules.errors import (
     InvalidActionError,
     NotationError,
 )
+from lordsofwar.rules.events import Event
 from lordsofwar.rules.notation import parse_position, position_to_json
 from lordsofwar.rules.state import Action, Position, Variant
 
@@ -115,7 +116,7 @@ def sampled(rng: random.Random, rate: float, check: Callable[[Position, Action, 
     """An ``on_step`` for ``play`` that runs ``check(before, action, after)`` at about ``rate``
     of the steps."""
 
-    def on_step(before: Position, action: Action, after: Position, events: list[dict[str, Any]]) -> None:
+    def on_step(before: Position, action: Action, after: Position, events: list[Event]) -> None:
         if rng.random() < rate:
             check(before, action, after)
 

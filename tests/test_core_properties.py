@@ -18,10 +18,11 @@ from strategies import GameSetup, games, leaked_ids, max_turns
 from lordsofwar import core
 from lordsofwar.core import FrameError
 from lordsofwar.rules.errors import IllegalActionError, InvalidActionError
+from lordsofwar.rules.events import Event
 from lordsofwar.rules.notation import parse_action, position_from_text
 
 SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-Step = Callable[[Any, str, Any, list[dict[str, Any]]], None]
+Step = Callable[[Any, str, Any, list[Event]], None]
 
 
 def play(setup: GameSetup, rng: random.Random, on_step: Step | None = None) -> Any:
@@ -53,7 +54,7 @@ def holdings(doc: dict[str, Any], player: int) -> Counter[str | None]:
 def test_cards_are_conserved_and_no_two_units_share_a_square(setup: GameSetup, rng: random.Random) -> None:
     dealt = {p: Counter(setup.decks[p - 1]) for p in (1, 2)}
 
-    def check(before: Any, action: str, after: Any, events: list[dict[str, Any]]) -> None:
+    def check(before: Any, action: str, after: Any, events: list[Event]) -> None:
         doc = after.to_json()
         for p in (1, 2):
             assert holdings(doc, p) == dealt[p], f"player {p}'s cards changed after {action}"
@@ -66,7 +67,7 @@ def test_cards_are_conserved_and_no_two_units_share_a_square(setup: GameSetup, r
 @SETTINGS
 @given(games(), st.randoms(use_true_random=False))
 def test_listed_actions_are_unique_parse_back_and_have_ids(setup: GameSetup, rng: random.Random) -> None:
-    def check(before: Any, action: str, after: Any, events: list[dict[str, Any]]) -> None:
+    def check(before: Any, action: str, after: Any, events: list[Event]) -> None:
         if after.is_over:
             assert after.legal() == [] and after.legal_ids() == []
             return
@@ -91,7 +92,7 @@ ILLEGAL = ["draw", "pass", "recall a1", "deploy orcs:01 a1", "shoot a1 a2", "mov
 @SETTINGS
 @given(games(), st.randoms(use_true_random=False))
 def test_illegal_actions_are_refused_and_change_nothing(setup: GameSetup, rng: random.Random) -> None:
-    def check(before: Any, action: str, after: Any, events: list[dict[str, Any]]) -> None:
+    def check(before: Any, action: str, after: Any, events: list[Event]) -> None:
         if after.is_over:
             return
         legal = set(after.legal())
@@ -128,7 +129,7 @@ def test_illegal_actions_are_refused_and_change_nothing(setup: GameSetup, rng: r
 @SETTINGS
 @given(games(), st.randoms(use_true_random=False))
 def test_clones_are_independent_and_json_round_trips(setup: GameSetup, rng: random.Random) -> None:
-    def check(before: Any, action: str, after: Any, events: list[dict[str, Any]]) -> None:
+    def check(before: Any, action: str, after: Any, events: list[Event]) -> None:
         # ``before`` is a clone taken before the action: applying it there gives the same game.
         state = json.dumps(before.to_json(), sort_keys=True)
         again = before.clone()
@@ -146,7 +147,7 @@ def test_clones_are_independent_and_json_round_trips(setup: GameSetup, rng: rand
 @SETTINGS
 @given(games(), st.randoms(use_true_random=False))
 def test_views_never_show_a_hidden_card(setup: GameSetup, rng: random.Random) -> None:
-    def check(before: Any, action: str, after: Any, events: list[dict[str, Any]]) -> None:
+    def check(before: Any, action: str, after: Any, events: list[Event]) -> None:
         pos = after.to_position()
         for player in (1, 2):
             view = after.view(player)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping, Sequence
 
 import pytest
 from helpers import make_position, play
@@ -218,14 +219,19 @@ class CheckedGreedy:
         self.hidden_hands = hidden_hands
         self.choices = 0
 
-    def choose(self, view: Position) -> Action:
+    def choose(
+        self,
+        view: Position,
+        known: Mapping[int, Sequence[str]] | None = None,
+        deck: Sequence[str] | None = None,
+    ) -> Action:
         me = view.decider
         assert all(c is None for p in (1, 2) for c in view.decks[p])
         assert all(c is not None for c in view.hands[me])
         if self.hidden_hands:
             assert all(c is None for c in view.hands[3 - me])
         self.choices += 1
-        return self.inner.choose(view)
+        return self.inner.choose(view, known, deck)
 
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: f"{v.rules}-{v.hands}-{v.mat}-{v.units_to_win}")

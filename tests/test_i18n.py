@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po
 
 from lordsofwar import i18n
@@ -29,13 +30,13 @@ DOMAINS = ("messages", "js")
 PLACEHOLDER = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*(?:![rsa])?(?::[^{}]*)?\}|%\([A-Za-z_]+\)[sd]")
 
 
-def _read(path: Path) -> object:
+def _read(path: Path) -> Catalog:
     with open(path, "rb") as f:
         return read_po(f)
 
 
-def _ids(catalogue: object) -> set[object]:
-    return {m.id if isinstance(m.id, str) else tuple(m.id) for m in catalogue if m.id}  # type: ignore[attr-defined]
+def _ids(catalogue: Catalog) -> set[object]:
+    return {m.id if isinstance(m.id, str) else tuple(m.id) for m in catalogue if m.id}
 
 
 def _placeholders(text: str) -> list[str]:
@@ -48,9 +49,31 @@ def test_templates_hold_exactly_what_the_code_marks(domain: str, tmp_path: Path)
     assert pybabel.exists(), "Babel's pybabel is installed with the package"
     out = tmp_path / f"{domain}.pot"
     if domain == "messages":
-        args = ["-F", "babel.cfg", "-k", "_", "-k", "N_", "-k", "gettext", "-k", "ngettext:1,2", str(ROOT / "lordsofwar")]
+        args = [
+            "-F",
+            "babel.cfg",
+            "-k",
+            "_",
+            "-k",
+            "N_",
+            "-k",
+            "gettext",
+            "-k",
+            "ngettext:1,2",
+            str(ROOT / "lordsofwar"),
+        ]
     else:
-        args = ["-F", "babel-js.cfg", "-k", "_", "-k", "ngettext:1,2", "-k", "pgettext:1c,2", str(ROOT / "lordsofwar" / "web" / "static")]
+        args = [
+            "-F",
+            "babel-js.cfg",
+            "-k",
+            "_",
+            "-k",
+            "ngettext:1,2",
+            "-k",
+            "pgettext:1c,2",
+            str(ROOT / "lordsofwar" / "web" / "static"),
+        ]
     subprocess.run([str(pybabel), "-q", "extract", *args, "-o", str(out)], cwd=ROOT, check=True)
     fresh, committed = _ids(_read(out)), _ids(_read(LOCALE / f"{domain}.pot"))
     assert fresh - committed == set(), f"marked but not in {domain}.pot: run scripts/i18n extract"
@@ -67,7 +90,7 @@ def test_every_string_has_a_translation_with_the_same_placeholders(lang: str, do
     assert _ids(po) >= _ids(template), f"{lang}/{domain}.po lacks strings of the template: run scripts/i18n extract"
     forms = 3 if lang == "pl" else 2
     missing, fuzzy, broken = [], [], []
-    for m in po:  # type: ignore[attr-defined]
+    for m in po:
         if not m.id:
             continue
         if m.fuzzy:
@@ -75,9 +98,10 @@ def test_every_string_has_a_translation_with_the_same_placeholders(lang: str, do
         if isinstance(m.id, str):
             if not m.string:
                 missing.append(m.id)
-            elif _placeholders(m.id) != _placeholders(m.string):
+            elif not isinstance(m.string, str) or _placeholders(m.id) != _placeholders(m.string):
                 broken.append((m.id, m.string))
         else:
+            assert isinstance(m.string, (list, tuple)), m.id  # a plural message has one string per form
             strings = list(m.string)
             if len(strings) != forms or not all(strings):
                 missing.append(m.id[0])
@@ -94,11 +118,20 @@ def test_every_string_has_a_translation_with_the_same_placeholders(lang: str, do
 
 
 RULE_WORDS = {
-    "de": {"army": {"dwarves": "Zwerg", "orcs": "Ork"},
-           "rank": {"recruit": "Rekrut", "command": "Kommandant", "special": "Spezial", "regular": "Normal"}},
-    "pl": {"army": {"dwarves": "Krasnolud", "orcs": "Ork"},
-           "rank": {"recruit": "Rekrut", "command": "Dowódc", "special": "Specjalist", "regular": "Szeregow",
-                    "elite": "Elit"}},
+    "de": {
+        "army": {"dwarves": "Zwerg", "orcs": "Ork"},
+        "rank": {"recruit": "Rekrut", "command": "Kommandant", "special": "Spezial", "regular": "Normal"},
+    },
+    "pl": {
+        "army": {"dwarves": "Krasnolud", "orcs": "Ork"},
+        "rank": {
+            "recruit": "Rekrut",
+            "command": "Dowódc",
+            "special": "Specjalist",
+            "regular": "Szeregow",
+            "elite": "Elit",
+        },
+    },
 }
 """Stems of the rules' own words: the German rules text and the Polish rulebook."""
 
@@ -117,7 +150,9 @@ def test_the_rules_vocabulary_is_the_rule_texts(lang: str) -> None:
                     assert stem.lower() in text, (lang, stem)
 
 
-def test_a_catalogue_without_its_compiled_file_is_read_from_the_po(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_catalogue_without_its_compiled_file_is_read_from_the_po(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     copy = tmp_path / "locale"
     shutil.copytree(LOCALE, copy, ignore=shutil.ignore_patterns("*.mo"))
     monkeypatch.setattr(i18n, "LOCALE_DIR", copy)
@@ -132,7 +167,9 @@ def test_a_catalogue_without_its_compiled_file_is_read_from_the_po(tmp_path: Pat
 
 def test_polish_has_three_plural_forms() -> None:
     with i18n.use("pl"):
-        forms = [i18n.ngettext("{n} unit eliminated", "{n} units eliminated", n).format(n=n) for n in (1, 3, 5, 12, 22, 25)]
+        forms = [
+            i18n.ngettext("{n} unit eliminated", "{n} units eliminated", n).format(n=n) for n in (1, 3, 5, 12, 22, 25)
+        ]
     assert len({f.replace(str(n), "N") for f, n in zip(forms, (1, 3, 5, 12, 22, 25), strict=True)}) == 3, forms
     assert forms[1].replace("3", "N") == forms[4].replace("22", "N")  # 3 and 22: the same form
     assert forms[2].replace("5", "N") == forms[3].replace("12", "N") == forms[5].replace("25", "N")
@@ -170,8 +207,11 @@ def test_the_language_is_per_context_and_english_outside() -> None:
 
 def test_the_browser_catalogue_is_complete() -> None:
     # keyed by the singular, and a message with a context by "context\x04msgid" (js/i18n.js pgettext)
-    keys = {(f"{m.context}\x04" if m.context else "") + (m.id if isinstance(m.id, str) else m.id[0])
-            for m in _read(LOCALE / "js.pot") if m.id}  # type: ignore[attr-defined]
+    keys = {
+        (f"{m.context}\x04" if m.context else "") + (m.id if isinstance(m.id, str) else m.id[0])
+        for m in _read(LOCALE / "js.pot")
+        if m.id
+    }
     for lang in LANGS:
         cat = i18n.js_catalogue(lang)
         assert set(cat) == keys, lang
@@ -206,7 +246,7 @@ def test_every_ending_of_the_engine_has_a_sentence() -> None:
     results = _results()
     for lang in LANGS:
         with i18n.use(lang):
-            sentences = set()
+            sentences: set[str] = set()
             for result in results:
                 said = i18n.result_reason(result, {1: "alice", 2: "bob"})
                 assert said != result.reason, (lang, result)
@@ -216,20 +256,20 @@ def test_every_ending_of_the_engine_has_a_sentence() -> None:
             assert len(sentences) == len(results), lang  # no two endings read the same
     with i18n.use("en"):
         assert i18n.result_reason(Result(2, Termination.RESIGNATION, player=1)) == "player 1 resigned"
-        assert i18n.result_reason(Result(None, Termination.ABORTED, player=1, ending=Termination.TIMEOUT), {1: "al"}) == (
-            "game aborted: al ran out of time"
-        )
+        assert i18n.result_reason(
+            Result(None, Termination.ABORTED, player=1, ending=Termination.TIMEOUT), {1: "al"}
+        ) == ("game aborted: al ran out of time")
         assert i18n.result_reason({"winner": 1, "reason": "an ending without a code"}) == "an ending without a code"
         assert i18n.result_reason(None) == ""
     # every sentence result_reason says (an aborted game's too) is the browser's
     js = (ROOT / "lordsofwar" / "web" / "static" / "js" / "i18n.js").read_text(encoding="utf-8")
     source = (ROOT / "lordsofwar" / "i18n.py").read_text(encoding="utf-8")
-    table = source[source.index("def _more("):source.index("def babel_locale")]
-    sentences = re.findall(r'gettext\("([^"]+)"', table)
-    assert "{player} aborted the game" in sentences and "game aborted: {reason}" in sentences
-    assert len(sentences) >= 18
-    assert [s for s in sentences if f"'{s}'" not in js] == [], "static/js/i18n.js lacks these reasons"
-    assert "RegExp" not in js[js.index("export function reasonText"):]  # the browser reads the code too
+    table = source[source.index("def _more(") : source.index("def babel_locale")]
+    table_sentences = re.findall(r'gettext\("([^"]+)"', table)
+    assert "{player} aborted the game" in table_sentences and "game aborted: {reason}" in table_sentences
+    assert len(table_sentences) >= 18
+    assert [s for s in table_sentences if f"'{s}'" not in js] == [], "static/js/i18n.js lacks these reasons"
+    assert "RegExp" not in js[js.index("export function reasonText") :]  # the browser reads the code too
 
 
 def test_scores_are_written_as_the_language_writes_numbers() -> None:
@@ -259,7 +299,7 @@ def test_no_marked_string_hides_where_the_extractor_cannot_see_it() -> None:
 def test_every_string_the_scripts_mark_is_in_their_catalogue() -> None:
     """Every literal the scripts pass to _() or ngettext() is in js.pot: pybabel's JavaScript reader
     does not see a call inside another call's arguments, so such a string would stay English."""
-    template = {m.id if isinstance(m.id, str) else m.id[0] for m in _read(LOCALE / "js.pot") if m.id}  # type: ignore[attr-defined]
+    template = {m.id if isinstance(m.id, str) else m.id[0] for m in _read(LOCALE / "js.pot") if m.id}
     call = re.compile(r"""(?<![\w.$])(?:_|ngettext)\(\s*(?:'((?:[^'\\\n]|\\.)*)'|"((?:[^"\\\n]|\\.)*)")""")
     missing = []
     for path in (ROOT / "lordsofwar" / "web" / "static").rglob("*.js"):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Sequence
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -29,6 +30,13 @@ def mercenary() -> list[str]:
     return deck
 
 
+def sorted_ids(cards: Sequence[str | None]) -> list[str]:
+    """The cards of a pile of a full position (none hidden), sorted."""
+    ids = [c for c in cards if c is not None]
+    assert len(ids) == len(cards), "a full position hides no card"
+    return sorted(ids)
+
+
 def played(decks: list[list[str]], seed: int, n: int, variant: Variant | None = None) -> Position:
     pos = notation.deal(decks, seed, variant)
     rng = random.Random(seed)
@@ -43,7 +51,7 @@ def test_own_deck_is_the_deck_list_minus_hand_mat_and_lost() -> None:
     pos = played([ORCS, ELVES], 5, 40)
     assert any(u.owner == 1 for u in pos.board.values())
     mine = side_cards(pos, 1, 1, ORCS, True)
-    assert mine == {"cards": sorted(pos.decks[1]), "includes_hand": False}
+    assert mine == {"cards": sorted_ids(pos.decks[1]), "includes_hand": False}
     assert len(mine["cards"]) == len(pos.decks[1]) < 30
 
 
@@ -56,12 +64,12 @@ def test_an_opponents_standard_deck_hidden_hand_counts_as_deck_or_hand() -> None
 
 def test_visible_hands_and_the_end_of_the_game_leave_the_deck_alone() -> None:
     pos = played([ORCS, ELVES], 7, 40, Variant(hands="visible"))
-    assert side_cards(pos, 1, 2, ELVES, True) == {"cards": sorted(pos.decks[2]), "includes_hand": False}
+    assert side_cards(pos, 1, 2, ELVES, True) == {"cards": sorted_ids(pos.decks[2]), "includes_hand": False}
     hidden = played([ORCS, ELVES], 7, 40)
     assert hand_visible(hidden, 1, 2) is False
     hidden.result = Result(1, Termination.RESIGNATION, player=2)
     assert hand_visible(hidden, 1, 2) is True
-    assert side_cards(hidden, 1, 2, ELVES, True) == {"cards": sorted(hidden.decks[2]), "includes_hand": False}
+    assert side_cards(hidden, 1, 2, ELVES, True) == {"cards": sorted_ids(hidden.decks[2]), "includes_hand": False}
 
 
 def test_custom_and_mercenary_decks_show_only_their_count_to_others() -> None:
@@ -71,10 +79,10 @@ def test_custom_and_mercenary_decks_show_only_their_count_to_others() -> None:
     assert pos.armies[1] == "mercenary"
     seen = deck_cards(pos, 2, [merc, ELVES])
     assert seen["1"] is None
-    assert seen["2"] == {"cards": sorted(pos.decks[2]), "includes_hand": False}
+    assert seen["2"] == {"cards": sorted_ids(pos.decks[2]), "includes_hand": False}
     # the owner of the mercenary deck knows it
     own = deck_cards(pos, 1, [merc, ELVES])["1"]
-    assert own == {"cards": sorted(pos.decks[1]), "includes_hand": False}
+    assert own == {"cards": sorted_ids(pos.decks[1]), "includes_hand": False}
     # standard flags given explicitly win over the lists
     assert deck_cards(pos, 2, [merc, ELVES], [False, False])["2"] == seen["2"]  # own deck: always known
     assert deck_cards(pos, 1, [merc, ELVES], [True, False])["2"] is None

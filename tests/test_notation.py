@@ -7,7 +7,7 @@ import json
 import random
 from collections import Counter
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal
 
 import pytest
 from strategies import GameSetup, holdings, leaked_ids, play
@@ -15,6 +15,7 @@ from strategies import GameSetup, holdings, leaked_ids, play
 from lordsofwar.rules import mat
 from lordsofwar.rules.cards import CORE
 from lordsofwar.rules.errors import IllegalActionError, InvalidActionError, NotationError
+from lordsofwar.rules.events import Event
 from lordsofwar.rules.notation import (
     GameRecord,
     deal,
@@ -333,7 +334,7 @@ def test_turn_state_is_present_exactly_mid_turn() -> None:
 def test_turn_state_appears_in_every_mid_turn_position_of_a_game() -> None:
     setup = GameSetup((CORE.standard_deck("elves"), CORE.standard_deck("undead")), 77, Variant())
 
-    def check(before: Position, action: Action, after: Position, events: list[dict[str, Any]]) -> None:
+    def check(before: Position, action: Action, after: Position, events: list[Event]) -> None:
         doc = position_to_json(after)
         ends_turn = action.kind in ("draw", "recall", "pass")
         assert ("turn_state" in doc) == (not ends_turn), str(action)
@@ -567,7 +568,8 @@ def test_deeply_nested_or_huge_text_is_refused_in_one_line() -> None:
 
 
 def test_position_that_is_not_an_object_is_refused() -> None:
-    for doc in ([], "position", 3, None):
+    docs: list[object] = [[], "position", 3, None]
+    for doc in docs:
         with pytest.raises(NotationError, match="position"):
             parse_position(doc)
 
@@ -769,11 +771,11 @@ def test_waiting_players_view_after_a_declared_shot_can_be_written() -> None:
 
 
 @pytest.mark.parametrize("hands", ["hidden", "visible"])
-def test_view_text_never_names_a_hidden_card(hands: str) -> None:
+def test_view_text_never_names_a_hidden_card(hands: Literal["hidden", "visible"]) -> None:
     variant = Variant(hands=hands)
     setup = GameSetup((CORE.standard_deck("orcs"), CORE.standard_deck("elves")), 99, variant)
 
-    def check(before: Position, action: Action, after: Position, events: list[dict[str, Any]]) -> None:
+    def check(before: Position, action: Action, after: Position, events: list[Event]) -> None:
         for viewer in (1, 2):
             doc = view_json(after, viewer)
             text = dumps(doc)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import random
 from collections import Counter
-from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -14,6 +13,7 @@ from strategies import GameSetup, games, holdings, leaked_ids, max_turns, play
 from lordsofwar.rules import mat
 from lordsofwar.rules.cards import CORE
 from lordsofwar.rules.errors import IllegalActionError, InvalidActionError
+from lordsofwar.rules.events import Event
 from lordsofwar.rules.notation import (
     dumps,
     parse_action,
@@ -29,7 +29,7 @@ from lordsofwar.rules.state import Action, Position
 # many actions per step play fewer games than the cheap ones.
 GAME_SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 CHEAP_SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-Events = list[dict[str, Any]]
+Events = list[Event]
 
 
 def pos_json(pos: Position) -> str:
@@ -50,6 +50,7 @@ def test_cards_are_conserved_and_units_keep_their_owner(setup: GameSetup, rng: r
         # Follow the board through the action and its events: nothing else may change.
         board = {sq: (u.id, u.owner) for sq, u in before.board.items()}
         if action.kind == "deploy":
+            assert action.to is not None and action.card is not None
             board[action.to] = (action.card, before.to_move)
         for e in events:
             if e["type"] == "eliminated":

@@ -20,17 +20,20 @@ from lordsofwar.bots.search import LEVELS, SearchBot, pool_of, rank_prior
 from lordsofwar.cli import cli
 from lordsofwar.rules import notation
 from lordsofwar.rules.cards import CORE, DECK_SIZE, RANK_COUNTS
+from lordsofwar.rules.events import Event
 from lordsofwar.rules.knowledge import known_hands
 from lordsofwar.rules.state import Position, Result, Termination, Variant
 
 pytestmark = pytest.mark.skipif(core.IMPLEMENTATION != "native", reason="the search bots need the compiled core")
 
 
-def midgame(seed: int, actions: int = 30, variant: Variant | None = None) -> tuple[Position, list[dict[str, Any]], list[list[str]]]:
+def midgame(
+    seed: int, actions: int = 30, variant: Variant | None = None
+) -> tuple[Position, list[Event], list[list[str]]]:
     """A position some actions into a greedy-against-greedy game, its events and decks."""
     decks, pos = deal_for(seed, variant)
     bots = {1: make_bot("greedy", 1), 2: make_bot("greedy", 2)}
-    events: list[dict[str, Any]] = []
+    events: list[Event] = []
     for _ in range(actions):
         if pos.result is not None:
             break
@@ -68,8 +71,13 @@ def test_a_choice_depends_on_the_view_only(seed: int) -> None:
         for real in [pos, *others]:
             assert notation.view_json(real, me) == notation.view_json(pos, me)
             bot = SearchBot(LEVELS[level], 11)
-            choices.add(str(bot.analyse(notation.view(real, me), known=known_hands(events, me), deck=decks[me - 1],
-                                         iterations=800).choice))
+            choices.add(
+                str(
+                    bot.analyse(
+                        notation.view(real, me), known=known_hands(events, me), deck=decks[me - 1], iterations=800
+                    ).choice
+                )
+            )
         assert len(choices) == 1, f"{level}: the choice changed with cards it cannot see: {choices}"
     hints = {hint(real, events, decks[me - 1], seed=5, seconds=0.2)["action"] for real in [pos, *others[:2]]}
     # a time budget may end the search at a different iteration; the iteration cap makes it exact
@@ -94,7 +102,9 @@ def test_every_choice_is_legal_in_every_variant(variant: Variant) -> None:
         result = outcome.result
         assert result is not None and result.winner == outcome.winner and result.reason == outcome.reason
         decks = deal_for(40 + len(level), variant)[0]
-        replayed = notation.replay(notation.GameRecord(decks, 40 + len(level), variant, ["a", "b"], outcome.actions, result))
+        replayed = notation.replay(
+            notation.GameRecord(decks, 40 + len(level), variant, ["a", "b"], outcome.actions, result)
+        )
         assert replayed[-1].result == result
 
 
@@ -103,8 +113,9 @@ def test_the_time_budget_holds() -> None:
     view = notation.view(pos, pos.decider)
     bot = SearchBot(LEVELS["general"], 1)
     for budget in (0.05, 0.2):
-        found = bot.analyse(view, known=known_hands(events, pos.decider), deck=decks[pos.decider - 1],
-                            seconds=budget, iterations=10**9)
+        found = bot.analyse(
+            view, known=known_hands(events, pos.decider), deck=decks[pos.decider - 1], seconds=budget, iterations=10**9
+        )
         assert found.seconds <= budget * 1.1 + 0.01, f"{found.seconds:.3f} s for a {budget} s budget"
         assert found.iterations > 10
     capped = bot.analyse(view, iterations=123, seconds=60)
@@ -131,7 +142,7 @@ def test_the_levels_are_named_weakest_first() -> None:
 
 
 def test_known_hands_follow_reveals_deployments_and_recalls() -> None:
-    events = [
+    events: list[Event] = [
         {"type": "reveal", "player": 2, "hand": ["orcs:01", "orcs:02", "orcs:02"]},
         {"type": "deploy", "player": 2, "card": "orcs:02", "square": "c3", "forced": True},
         {"type": "draw", "player": 2},
@@ -141,7 +152,7 @@ def test_known_hands_follow_reveals_deployments_and_recalls() -> None:
     assert known_hands(events, viewer=1) == {2: ["orcs:01", "orcs:02"]}
     assert known_hands(events, viewer=2) == {1: ["elves:04"]}
     assert known_hands(events) == {1: ["elves:04"], 2: ["orcs:01", "orcs:02"]}
-    again = [*events, {"type": "reveal", "player": 2, "hand": ["orcs:05"]}]
+    again: list[Event] = [*events, {"type": "reveal", "player": 2, "hand": ["orcs:05"]}]
     assert known_hands(again, 1) == {2: ["orcs:05"]}
 
 

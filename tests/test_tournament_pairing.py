@@ -61,7 +61,7 @@ def test_a_nine_player_swiss_with_a_bye_a_forfeit_and_a_withdrawal(seed: int) ->
         played += play(boards, rng, forfeit=r == 2)
     bye_count = Counter(b.white for b in played if b.black is None)
     assert sum(bye_count.values()) == 3 and max(bye_count.values()) == 1  # rounds 1-3, never twice
-    colours = Counter()
+    colours: Counter[int] = Counter()
     for b in played:
         if b.black is not None:
             colours[b.white] += 1

@@ -568,6 +568,11 @@ def random_game(seed: int, turns: int, variant: Variant | None = None, armies: t
     return pos
 
 
+def answering(text: str) -> Callable[[str], str]:
+    """An answer for :func:`first_screen` that types ``text`` whatever the screen shows."""
+    return lambda screen: text
+
+
 def first_screen(
     pos: Position, width: int, height: int, answer: Callable[[str], str] = lambda screen: "quit"
 ) -> tuple[PlayLoop, str, str]:
@@ -631,7 +636,7 @@ def test_the_numbers_on_the_screen_are_the_numbers_typed() -> None:
             numbered = [numbers[c] for c in hand if numbers[c]]
             chosen = {numbered[0][0], numbered[-1][-1], sorted(shown)[len(shown) // 2]}
             for n in chosen:
-                loop, again, _ = first_screen(pos, width, height, lambda screen, n=n: str(n))
+                loop, again, _ = first_screen(pos, width, height, answering(str(n)))
                 assert again == screen
                 played = loop.record.actions[0]
                 assert played == actions[n - 1]
