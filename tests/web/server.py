@@ -56,7 +56,7 @@ def running_servers(root: Path, names: Sequence[str] = ("a", "b"), **env: str) -
         for name in names:
             data = root / name
             data.mkdir()
-            bases.append(stack.enter_context(running_server(data, **env)))
+            bases.append(stack.enter_context(running_server(data, port=None, **env)))
         yield bases
 
 

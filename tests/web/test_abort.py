@@ -11,11 +11,13 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from fastapi import FastAPI
 from sqlalchemy import create_engine, select, update
 from sqlalchemy.orm import Session
 
 from lordsofwar import i18n
 from lordsofwar.rules import engine, notation
+from lordsofwar.rules.events import LogEntry
 from lordsofwar.rules.state import Result, Termination
 from lordsofwar.web.models import Game, Rating, RatingChange, TournamentPairing, utcnow
 from lordsofwar.web.ratings import service as ratings
@@ -39,7 +41,7 @@ def miss_deadline(client: Any, game: int) -> None:
     past = utcnow() - timedelta(seconds=1)
     db = create_engine(client.app.state.settings.sync_url())
     with db.begin() as conn:
-        conn.execute(update(Game.__table__).where(Game.__table__.c.id == game).values(deadline_at=past))
+        conn.execute(update(Game).where(Game.id == game).values(deadline_at=past))
     db.dispose()
     service = client.app.state.service
 
@@ -220,13 +222,21 @@ def test_games_against_bots_are_aborted_too(alice: Player) -> None:
     game = r.json()["game"]
     play_opening(game, alice)
     assert alice.post(f"/api/games/{game}/resign").json()["game"]["result"]["winner"] == 2
-    db = create_engine(alice.client.app.state.settings.sync_url())
+    app = alice.client.app
+    assert isinstance(app, FastAPI)
+    db = create_engine(app.state.settings.sync_url())
     with Session(db) as session:
         games = list(session.scalars(select(Game)))
         user_id = games[0].player1_id if games[0].bot2 else games[0].player2_id
+        assert user_id is not None
         table = ratings.results_by(games, user_id)
     db.dispose()
     assert [(r["label"], r["won"], r["drawn"], r["lost"], r["games"]) for r in table["army"]] == [("Orcs", 0, 0, 1, 1)]
+
+
+def entry(player: int, action: str | None) -> LogEntry:
+    """The first log entry of a game: ``player``'s ``action`` (None: an ending off the board)."""
+    return {"n": 1, "turn": 1, "player": player, "action": action, "events": []}
 
 
 def test_result_codes_of_aborted_tournament_boards() -> None:
@@ -244,10 +254,10 @@ def test_result_codes_of_aborted_tournament_boards() -> None:
         assert results.result_code(result, [], "arena") == DOUBLE_FORFEIT
     resigned_2 = Result(1, Termination.RESIGNATION, player=2)
     assert not engine.is_aborted(resigned_2)
-    assert results.result_code(resigned_2, [{"player": 2, "action": "draw"}], "swiss") == "1-0"
+    assert results.result_code(resigned_2, [entry(2, "draw")], "swiss") == "1-0"
     timeout_2 = Result(1, Termination.TIMEOUT, player=2)
-    assert results.result_code(timeout_2, [{"player": 2, "action": None}], "swiss") == "+-"  # never played: a forfeit
-    assert results.result_code(timeout_2, [{"player": 2, "action": "draw"}], "swiss") == "1-0"
+    assert results.result_code(timeout_2, [entry(2, None)], "swiss") == "+-"  # never played: a forfeit
+    assert results.result_code(timeout_2, [entry(2, "draw")], "swiss") == "1-0"
     # the arithmetic: a double forfeit gives nobody a point; an arena leaves it out
     people = [Entrant(1, "a", 1500), Entrant(2, "b", 1500)]
     table = {s.id: s for s in standings(people, [Pairing(1, 1, 2, DOUBLE_FORFEIT)])}

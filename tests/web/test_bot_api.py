@@ -268,7 +268,7 @@ class Stream:
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     env = {"LOW_BOT_KEEPALIVE": "0.3", "LOW_BOT_STREAM_POLL": "0.1", "LOW_BOT_API_RATE": "100000"}
-    with running_server(tmp_path_factory.mktemp("botapi"), **env) as base:
+    with running_server(tmp_path_factory.mktemp("botapi"), port=None, **env) as base:
         yield base
 
 
@@ -451,7 +451,7 @@ def test_a_game_stream_follows_changes_made_on_another_server_process(tmp_path: 
         for name in ("a", "b"):
             data = tmp_path / name
             data.mkdir()
-            bases.append(stack.enter_context(running_server(data, LOW_DATABASE_URL=url, **env)))
+            bases.append(stack.enter_context(running_server(data, port=None, LOW_DATABASE_URL=url, **env)))
         here, there = bases
         _owner, token = bot_account(here, "farbot")
         human = Human(there, "farhuman")  # on the other process

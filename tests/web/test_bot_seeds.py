@@ -11,8 +11,9 @@ from typing import Any
 from click.testing import CliRunner
 
 from lordsofwar import cli, tui
+from lordsofwar.bots import make_bot as real_make
 from lordsofwar.bots import play
-from lordsofwar.web.games.service import job_seed
+from lordsofwar.web.games.runtime import job_seed
 from tests.web.conftest import Player, play_opening
 
 
@@ -83,7 +84,7 @@ def test_hint_and_analysis_seeds_are_not_the_deals(client: Any, alice: Player) -
 def test_match_and_play_seed_their_bots_apart_from_the_deal(monkeypatch: Any) -> None:
     made: list[tuple[str, int | None]] = []
     dealt: list[int] = []
-    real_make, real_play = play.make_bot, play.play_game
+    real_play = play.play_game
 
     def make_bot(name: str, seed: int | None = None) -> Any:
         made.append((name, seed))
@@ -101,10 +102,17 @@ def test_match_and_play_seed_their_bots_apart_from_the_deal(monkeypatch: Any) ->
     assert dealt[0] not in (7, *(s for _n, s in made))  # old: the deal 7, the bots 15 and 16
     assert {s for _n, s in made}.isdisjoint({7 * 2 + 1, 7 * 2 + 2})
     again = play.match_game("random", "random", 7)  # reproducible from the match's seed (times aside)
-    assert {k: v for k, v in again.items() if not k.endswith("_ms")} == {k: v for k, v in first.items() if not k.endswith("_ms")}
+    assert {k: v for k, v in again.items() if not k.endswith("_ms")} == {
+        k: v for k, v in first.items() if not k.endswith("_ms")
+    }
     # play: the bot's seed is a stream of its own (--bot-seed, else drawn at random)
     seen: list[dict[str, Any]] = []
-    monkeypatch.setattr(tui, "run_play", lambda **kw: seen.append(kw) or 0)
+
+    def run_play(**kw: Any) -> int:
+        seen.append(kw)
+        return 0
+
+    monkeypatch.setattr(tui, "run_play", run_play)
     runner = CliRunner()
     assert runner.invoke(cli.cli, ["play", "--seed", "5", "--bot-seed", "99"]).exit_code == 0
     assert runner.invoke(cli.cli, ["play", "--seed", "5"]).exit_code == 0

@@ -42,7 +42,12 @@ def open_stream(base: str, token: str) -> httpx.Response:
     client = httpx.Client(base_url=base, timeout=httpx.Timeout(10.0))
     ctx = client.stream("GET", "/api/bot/stream/event", headers={"Authorization": f"Bearer {token}"})
     response = ctx.__enter__()
-    response.extensions["close"] = lambda: (ctx.__exit__(None, None, None), client.close())
+
+    def close() -> None:
+        ctx.__exit__(None, None, None)
+        client.close()
+
+    response.extensions["close"] = close
     return response
 
 
@@ -63,7 +68,7 @@ def refused(response: httpx.Response) -> dict[str, Any]:
 
 def test_a_token_and_an_account_hold_only_a_few_streams(tmp_path: Path) -> None:
     env = {**QUIET, "LOW_BOT_STREAMS_PER_TOKEN": "2", "LOW_BOT_STREAMS_PER_ACCOUNT": "3"}
-    with running_server(tmp_path, **env) as base, ExitStack() as stack:
+    with running_server(tmp_path, port=None, **env) as base, ExitStack() as stack:
         owner, first = bot_account(base, "capbot")
         second = owner.token(["bot:play"])
         held = [open_stream(base, first), open_stream(base, first)]
@@ -111,7 +116,7 @@ def test_a_token_and_an_account_hold_only_a_few_streams(tmp_path: Path) -> None:
 def test_event_streams_are_told_at_once_without_polling(tmp_path: Path) -> None:
     """No safety look and a 30 s keep-alive: each event arrives within a read timeout of 10 s
     only because the change is pushed to the stream."""
-    with running_server(tmp_path, **QUIET) as base:
+    with running_server(tmp_path, port=None, **QUIET) as base:
         _owner, token = bot_account(base, "pushbot")
         human = Human(base, "pushhuman")
         events, twin = Stream(base, "/api/bot/stream/event", token), Stream(base, "/api/bot/stream/event", token)
@@ -152,8 +157,8 @@ def test_the_cap_holds_across_processes_and_a_killed_process_frees_its_places(tm
     with database("postgresql", tmp_path) as url, ExitStack() as stack:
         (tmp_path / "a").mkdir()
         (tmp_path / "b").mkdir()
-        proc_a, here = stack.enter_context(server_process(tmp_path / "a", LOW_DATABASE_URL=url, **env))
-        _proc_b, there = stack.enter_context(server_process(tmp_path / "b", LOW_DATABASE_URL=url, **env))
+        proc_a, here = stack.enter_context(server_process(tmp_path / "a", port=None, LOW_DATABASE_URL=url, **env))
+        _proc_b, there = stack.enter_context(server_process(tmp_path / "b", port=None, LOW_DATABASE_URL=url, **env))
         _owner, token = bot_account(here, "farcap")
         kept = [open_stream(here, token), open_stream(here, token)]
         assert [r.status_code for r in kept] == [200, 200]

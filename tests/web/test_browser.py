@@ -99,7 +99,9 @@ class Api:
 def finished_tournament(organiser: Api, other: Api, name: str) -> int:
     """A rated live Swiss tournament of one round between the two, played out (the loser of its
     one game resigns); its id."""
-    done = organiser.post("/api/tournaments", {"name": name, "kind": "swiss", "rounds": 1, "options": {"mode": "live", "rated": True}})
+    done = organiser.post(
+        "/api/tournaments", {"name": name, "kind": "swiss", "rounds": 1, "options": {"mode": "live", "rated": True}}
+    )
     assert done.status_code == 201, done.text
     tid = int(done.json()["tournament"])
     assert other.post(f"/api/tournaments/{tid}/join", {"army": "orcs"}).status_code == 200
@@ -244,9 +246,7 @@ def test_two_players_invite_accept_play_and_resign(browser: Any, server: str, ca
 
     # both pages show the same log, updated live
     for page in (alice, bob):
-        low(page).wait_for_function(
-            "v => window.LoW.live.S.game.version === v", arg=live(alice)["game"]["version"]
-        )
+        low(page).wait_for_function("v => window.LoW.live.S.game.version === v", arg=live(alice)["game"]["version"])
     assert alice.locator("#log .log-entry").count() == bob.locator("#log .log-entry").count() > 10
     assert "shoots" in alice.inner_text("#log") or "shot" in alice.inner_text("#log")
     shot(alice, "game-two-players.png")
@@ -313,9 +313,7 @@ def test_a_game_against_the_bot_played_to_its_end(browser: Any, server: str) -> 
     carol.context.close()
 
 
-def test_the_page_reconnects_after_a_server_restart_and_nothing_is_lost(
-    browser: Any, tmp_path: Path
-) -> None:
+def test_the_page_reconnects_after_a_server_restart_and_nothing_is_lost(browser: Any, tmp_path: Path) -> None:
     from tests.web.server import free_port
 
     port = free_port()
@@ -385,7 +383,6 @@ def test_cancel_decline_and_watching_through_the_lobby(browser: Any, server: str
     frank.context.close()
 
 
-
 def test_a_berserker_choice_through_the_page(browser: Any, server: str) -> None:
     from datetime import UTC, datetime, timedelta
 
@@ -399,12 +396,21 @@ def test_a_berserker_choice_through_the_page(browser: Any, server: str) -> None:
     engine = create_engine(f"sqlite:///{server_db_path(server)}")  # the game is set up in the server's database
     now = datetime.now(UTC)
     with engine.begin() as conn:
-        ids = dict(conn.execute(text("SELECT name_key, id FROM users WHERE name_key IN ('gina', 'hugo')")).all())
+        ids: dict[str, int] = dict(
+            conn.execute(text("SELECT name_key, id FROM users WHERE name_key IN ('gina', 'hugo')")).all()
+        )
         row = {
-            "p1": ids["gina"], "p2": ids["hugo"], "variant": json.dumps(Variant().to_json()),
-            "decks": json.dumps(decks), "armies": json.dumps(["orcs", "templars"]), "seed": seed,
-            "actions": json.dumps(actions), "version": len(actions), "now": now,
-            "deadline": now + timedelta(days=3), "turn_ms": 3 * 86_400_000,
+            "p1": ids["gina"],
+            "p2": ids["hugo"],
+            "variant": json.dumps(Variant().to_json()),
+            "decks": json.dumps(decks),
+            "armies": json.dumps(["orcs", "templars"]),
+            "seed": seed,
+            "actions": json.dumps(actions),
+            "version": len(actions),
+            "now": now,
+            "deadline": now + timedelta(days=3),
+            "turn_ms": 3 * 86_400_000,
         }
         conn.execute(
             text(
@@ -458,7 +464,9 @@ def test_build_a_mercenary_deck_and_play_it(browser: Any, server: str) -> None:
     for _ in range(3):
         dora.click(f".browser-card[data-ids~='{elf_elite}'] .add-card")
         try:
-            dora.wait_for_function("() => /rank is full/.test(document.querySelector('#deck-message').textContent)", timeout=2000)
+            dora.wait_for_function(
+                "() => /rank is full/.test(document.querySelector('#deck-message').textContent)", timeout=2000
+            )
             break
         except Exception:
             continue

@@ -129,7 +129,8 @@ def classes(page: Any, selector: str) -> list[str]:
 def lit(page: Any) -> set[str]:
     """The squares lit as destinations; each must show its mark."""
     found = page.eval_on_selector_all(
-        "#mat .sq.target", "els => els.map(e => [e.dataset.square, (e.querySelector('.tmark') || e).getBoundingClientRect().width])"
+        "#mat .sq.target",
+        "els => els.map(e => [e.dataset.square, (e.querySelector('.tmark') || e).getBoundingClientRect().width])",
     )
     assert all(width > 0 for _, width in found), found
     return {square for square, _ in found}
@@ -247,13 +248,17 @@ def check_display(page: Any, seen: Counter[str]) -> None:
             # a recall is offered in the unit's menu (never a single click: it ends the turn)
             reset(page)
             page.click(unit)
-            menu = set(page.eval_on_selector_all("#popup:not([hidden]) [data-menu]", "els => els.map(e => e.dataset.menu)"))
+            menu = set(
+                page.eval_on_selector_all("#popup:not([hidden]) [data-menu]", "els => els.map(e => e.dataset.menu)")
+            )
             assert menu - {"magnify"} == set(kinds), (square, menu, kinds)
             reachable.add(f"recall {square}")
     reset(page)
     wanted = {canon(a) for a in legal}
     reachable = {canon(a) for a in reachable}
-    assert reachable == wanted, f"shown but not legal: {sorted(reachable - wanted)}; legal but not shown: {sorted(wanted - reachable)}"
+    assert reachable == wanted, (
+        f"shown but not legal: {sorted(reachable - wanted)}; legal but not shown: {sorted(wanted - reachable)}"
+    )
     # a unit NOT marked offers nothing: its click says why, and selects nothing
     if not any(a["kind"] == "advance" for a in acts):  # (a berserker choice keeps its selection)
         others = page.eval_on_selector_all("#mat .sq.occupied:not(.source)", "els => els.map(e => e.dataset.square)")
@@ -420,7 +425,7 @@ def test_player_two_with_the_mat_turned_and_flipped_colours(browser: Any, server
     if before.get("1"):  # the bot may have no unit on the mat at this moment (recalled or eliminated)
         assert before["1"] != before["2"], before
     panels = page.evaluate(
-        "() => [1, 2].map(p => getComputedStyle(document.querySelector(`.player-panel[data-player=\"${p}\"]`)).borderLeftColor)"
+        '() => [1, 2].map(p => getComputedStyle(document.querySelector(`.player-panel[data-player="${p}"]`)).borderLeftColor)'
     )
     assert panels[0] != panels[1]
     me_panel = page.eval_on_selector("#panel-bottom", "e => getComputedStyle(e).borderLeftColor")
@@ -428,7 +433,9 @@ def test_player_two_with_the_mat_turned_and_flipped_colours(browser: Any, server
     assert page.get_attribute("#mat", "data-bottom") == "1"
     after = unit_colours(page)
     assert after == before, (before, after)
-    assert page.eval_on_selector('.player-panel[data-player="2"]', "e => getComputedStyle(e).borderLeftColor") == me_panel
+    assert (
+        page.eval_on_selector('.player-panel[data-player="2"]', "e => getComputedStyle(e).borderLeftColor") == me_panel
+    )
     # your hand, now at the top, is still yours to play
     st = state(page)
     if any(a.startswith("deploy ") for a in st["legal"]):
@@ -465,7 +472,12 @@ def test_a_stale_request_message_covers_no_control(browser: Any, server: tuple[s
         )
         assert controls
         for c in controls:
-            overlap = box["x"] < c["x"] + c["w"] and c["x"] < box["x"] + box["width"] and box["y"] < c["y"] + c["h"] and c["y"] < box["y"] + box["height"]
+            overlap = (
+                box["x"] < c["x"] + c["w"]
+                and c["x"] < box["x"] + box["width"]
+                and box["y"] < c["y"] + c["h"]
+                and c["y"] < box["y"] + box["height"]
+            )
             assert not overlap, f"the toast {box} covers {c} at {viewport}"
         # the message goes away by itself; the Draw button works meanwhile
         perform(page, "draw")
@@ -477,7 +489,12 @@ def test_two_players_resignation_heading_not_your_turn_and_panels(browser: Any, 
     base, _ = server
     dee = sign_up(browser, base, "dee")
     eve = sign_up(browser, base, "eve")
-    invitation = api(dee, "POST", "/api/invitations", {"options": {"creator_side": "1", "creator_army": "orcs", "opponent_army": "elves"}, "opponent": "eve"})
+    invitation = api(
+        dee,
+        "POST",
+        "/api/invitations",
+        {"options": {"creator_side": "1", "creator_army": "orcs", "opponent_army": "elves"}, "opponent": "eve"},
+    )
     assert invitation["status"] in (200, 201), invitation
     accepted = api(eve, "POST", f"/api/invitations/{invitation['body']['invitation']}/accept", {})
     game = int(accepted["body"]["game"])
@@ -554,7 +571,9 @@ def test_two_players_resignation_heading_not_your_turn_and_panels(browser: Any, 
     eve.context.close()
 
 
-def _insert_game(db: Path, p1: str, p2: str, decks: list[list[str]], armies: list[str], seed: int, actions: list[str]) -> int:
+def _insert_game(
+    db: Path, p1: str, p2: str, decks: list[list[str]], armies: list[str], seed: int, actions: list[str]
+) -> int:
     """A running game set up in the server's database (turn-based, public)."""
     from sqlalchemy import create_engine, text
 
@@ -564,14 +583,27 @@ def _insert_game(db: Path, p1: str, p2: str, decks: list[list[str]], armies: lis
     now = datetime.now(UTC)
     try:
         with engine.begin() as conn:
-            ids = dict(conn.execute(text("SELECT name_key, id FROM users WHERE name_key IN (:a, :b)"), {"a": p1, "b": p2}).all())
+            ids: dict[str, int] = dict(
+                conn.execute(
+                    text("SELECT name_key, id FROM users WHERE name_key IN (:a, :b)"), {"a": p1, "b": p2}
+                ).all()
+            )
             pos = notation.deal(decks, seed)
             for action in actions:
                 pos.push(action)
             row = {
-                "p1": ids[p1], "p2": ids[p2], "variant": json.dumps(Variant().to_json()), "decks": json.dumps(decks),
-                "armies": json.dumps(armies), "seed": seed, "actions": json.dumps(actions), "version": len(actions),
-                "now": now, "deadline": now + timedelta(days=3), "turn_ms": 3 * 86_400_000, "waiting": pos.decider,
+                "p1": ids[p1],
+                "p2": ids[p2],
+                "variant": json.dumps(Variant().to_json()),
+                "decks": json.dumps(decks),
+                "armies": json.dumps(armies),
+                "seed": seed,
+                "actions": json.dumps(actions),
+                "version": len(actions),
+                "now": now,
+                "deadline": now + timedelta(days=3),
+                "turn_ms": 3 * 86_400_000,
+                "waiting": pos.decider,
             }
             conn.execute(
                 text(
@@ -585,7 +617,6 @@ def _insert_game(db: Path, p1: str, p2: str, decks: list[list[str]], armies: lis
             return int(conn.execute(text("SELECT max(id) FROM games")).scalar_one())
     finally:
         engine.dispose()
-
 
 
 def test_a_berserker_choice_and_a_mercenary_deck(browser: Any, server: tuple[str, Path]) -> None:
@@ -619,7 +650,9 @@ def test_a_berserker_choice_and_a_mercenary_deck(browser: Any, server: tuple[str
     assert state(fay)["deck"]["2"] is None
     gus.hover('.player-panel[data-player="2"] .deck-count')
     own = state(gus)
-    assert gus.locator("#hover-pop .card").count() == own["view"]["players"]["2"]["deck"] == len(own["deck"]["2"]["cards"])
+    assert (
+        gus.locator("#hover-pop .card").count() == own["view"]["players"]["2"]["deck"] == len(own["deck"]["2"]["cards"])
+    )
     # a spectator sees both decks as an opponent does
     spectator = browser.new_context(viewport=WIDE).new_page()
     spectator.goto(f"{base}/games/{game}")
@@ -654,7 +687,12 @@ def test_the_replay_opens_at_the_start_with_its_controls_in_view(browser: Any, s
     def in_view(page: Any, selector: str) -> bool:
         box = page.locator(selector).bounding_box()
         size = page.viewport_size
-        return box is not None and box["y"] >= 0 and box["y"] + box["height"] <= size["height"] and box["x"] + box["width"] <= size["width"]
+        return (
+            box is not None
+            and box["y"] >= 0
+            and box["y"] + box["height"] <= size["height"]
+            and box["x"] + box["width"] <= size["width"]
+        )
 
     for viewport in (WIDE, {"width": 1024, "height": 700}):
         hal.set_viewport_size(viewport)
@@ -693,9 +731,13 @@ def test_the_replay_opens_at_the_start_with_its_controls_in_view(browser: Any, s
     hal.keyboard.press("Escape")
     assert hal.locator("#magnify").is_hidden()
     # the replay's colours follow the owner too: player 1 blue, flipped or not
-    before = hal.evaluate("() => [...document.querySelectorAll('#mat .unit[data-owner=\"1\"]')].map(e => getComputedStyle(e).borderTopColor)")
+    before = hal.evaluate(
+        "() => [...document.querySelectorAll('#mat .unit[data-owner=\"1\"]')].map(e => getComputedStyle(e).borderTopColor)"
+    )
     hal.click("#btn-flip")
-    after = hal.evaluate("() => [...document.querySelectorAll('#mat .unit[data-owner=\"1\"]')].map(e => getComputedStyle(e).borderTopColor)")
+    after = hal.evaluate(
+        "() => [...document.querySelectorAll('#mat .unit[data-owner=\"1\"]')].map(e => getComputedStyle(e).borderTopColor)"
+    )
     assert before and set(before) == set(after)
     hal.click("#btn-flip")
     hal.click("#replay-first")

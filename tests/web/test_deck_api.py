@@ -62,7 +62,7 @@ def test_a_deck_from_a_core_army_is_complete_and_standard(alice: Player) -> None
     assert stats["support_units"] == support and stats["support_share"] == round(support / 36, 3)
     assert stats["average_defence"] == round(sum(CORE.card(c).defence for c in ORCS) / 36, 2)
     assert stats["attacks"]["F"] == sum(CORE.card(c).attacks.get("F", 0) for c in ORCS)
-    assert stats["ranged_damage"] == sum(CORE.card(c).ranged.damage for c in ORCS if CORE.card(c).ranged)  # type: ignore[union-attr]
+    assert stats["ranged_damage"] == sum(r.damage for c in ORCS if (r := CORE.card(c).ranged) is not None)
     assert [x["name"] for x in decks_of(alice)] == ["Orc horde"]
 
 
@@ -208,7 +208,10 @@ def test_export_and_import_round_trip(alice: Player) -> None:
         ('{"name": "x"}', ["'cards'", "missing"]),
         ('{"name": 5, "cards": []}', ["name must be a string"]),
         ('{"cards": "orcs:01"}', ["expected a list of card ids"]),
-        ("\n".join(of("orcs", "recruit") + of("elves", "recruit")[:1]), ["card 9", "one recruit card too many", "holds 8"]),
+        (
+            "\n".join(of("orcs", "recruit") + of("elves", "recruit")[:1]),
+            ["card 9", "one recruit card too many", "holds 8"],
+        ),
     ],
 )
 def test_a_malformed_file_is_refused_naming_the_line(alice: Player, text: str, words: list[str]) -> None:
@@ -226,9 +229,12 @@ def test_analyse_answers_for_any_list(client: Any, alice: Player) -> None:
     assert r.status_code == 200
     a = r.json()
     assert a["complete"] and "army 'elves'" in a["game_problem"]
-    assert alice.post("/api/decks/analyse", {"cards": mercenary(), "allowed_armies": ["orcs", "elves"]}).json()[
-        "game_problem"
-    ] is None
+    assert (
+        alice.post("/api/decks/analyse", {"cards": mercenary(), "allowed_armies": ["orcs", "elves"]}).json()[
+            "game_problem"
+        ]
+        is None
+    )
     refused(alice.post("/api/decks/analyse", {"cards": ["orcs:00"]}), 422, "card 1")
     refused(alice.post("/api/decks/analyse", {"cards": [], "allowed_armies": ["gnomes"]}), 422, "unknown army")
     over = alice.post("/api/decks/analyse", {"cards": of("orcs", "general") * 2}).json()
@@ -333,7 +339,9 @@ def test_the_accept_form_takes_a_deck(alice: Player, bob: Player) -> None:
     mercs = make(alice, "Mercs", cards=mercenary())
     inv = bob.post("/api/invitations", {"options": {"custom_decks": True}}).json()["invitation"]
     c = alice.use()
-    r = c.post(f"/invitations/{inv}/accept", data={"csrf": alice.csrf, "deck": str(mercs["id"])}, follow_redirects=False)
+    r = c.post(
+        f"/invitations/{inv}/accept", data={"csrf": alice.csrf, "deck": str(mercs["id"])}, follow_redirects=False
+    )
     assert r.status_code == 303, r.text
     game = int(r.headers["location"].rsplit("/", 1)[1])
     seat = alice.state(game)["game"]["you"]
@@ -379,11 +387,22 @@ def test_look_alike_and_case_variants_are_the_same_name(alice: Player) -> None:
 
 
 def test_import_refuses_names_it_cannot_keep_and_over_ranks_by_line(alice: Player) -> None:
-    refused(alice.post("/api/decks/import", {"text": '{"name": "x\\ud800", "cards": []}'}), 422, "line 1", "not valid Unicode")
+    refused(
+        alice.post("/api/decks/import", {"text": '{"name": "x\\ud800", "cards": []}'}),
+        422,
+        "line 1",
+        "not valid Unicode",
+    )
     refused(alice.post("/api/decks/import", {"text": "# name: a\x01b\norcs:01\n"}), 422, "line 1", "control character")
     extra = of("elves", "recruit")[0]
-    text = "# name: Too many\n# recruits\n" + "\n".join(f"{c}  # a recruit" for c in of("orcs", "recruit")) + f"\n\n{extra}\n"
-    refused(alice.post("/api/decks/import", {"text": text}), 422, "line 12 (card 9)", extra, "one recruit card too many")
+    text = (
+        "# name: Too many\n# recruits\n"
+        + "\n".join(f"{c}  # a recruit" for c in of("orcs", "recruit"))
+        + f"\n\n{extra}\n"
+    )
+    refused(
+        alice.post("/api/decks/import", {"text": text}), 422, "line 12 (card 9)", extra, "one recruit card too many"
+    )
     assert decks_of(alice) == []
 
 
@@ -458,6 +477,8 @@ def test_a_rematch_keeps_the_options_though_standard_decks_were_played(alice: Pl
 def test_unicode_digits_are_not_deck_numbers(alice: Player, bob: Player) -> None:
     inv = bob.post("/api/invitations", {"options": {"custom_decks": True}}).json()["invitation"]
     for value in ("²", "١"):
-        r = alice.use().post(f"/invitations/{inv}/accept", data={"csrf": alice.csrf, "deck": value}, follow_redirects=False)
+        r = alice.use().post(
+            f"/invitations/{inv}/accept", data={"csrf": alice.csrf, "deck": value}, follow_redirects=False
+        )
         assert r.status_code == 422 and "deck number" in r.text
     assert alice.get("/api/lobby").json()["open"][0]["id"] == inv

@@ -29,6 +29,7 @@ def translations(lang: str) -> list[str]:
         with open(i18n.LOCALE_DIR / lang / "LC_MESSAGES" / f"{domain}.po", "rb") as f:
             for m in read_po(f):
                 if m.id:
+                    assert m.string is not None, m.id
                     out.extend([m.string] if isinstance(m.string, str) else list(m.string))
     return out
 
@@ -148,7 +149,6 @@ def test_a_bots_refusal_names_the_fields_by_their_json_keys_in_every_language(cl
     assert gettext_in("pl", "action") != "action"
 
 
-
 # --- the new page states hold only catalogued words ------------------------------------------------
 
 
@@ -161,18 +161,22 @@ def test_the_leaderboards_newcomers_the_chart_and_the_winner_hold_only_catalogue
     from sqlalchemy import create_engine, select
 
     from lordsofwar.web.app import create_app
+    from lordsofwar.web.models import User
     from lordsofwar.web.ratings import service as ratings
     from tests.web.conftest import database, settings_for
     from tests.web.i18n_check import check, html_texts
     from tests.web.test_tournament_page import one_round
 
     monkeypatch.setenv("LOW_I18N_PSEUDO", "1")
-    with database("sqlite", tmp_path) as url, TestClient(create_app(settings_for(url)), base_url="http://testserver") as client:
+    with (
+        database("sqlite", tmp_path) as url,
+        TestClient(create_app(settings_for(url)), base_url="http://testserver") as client,
+    ):
         _tid, players, t = one_round(client, ["ada", "bors"], "resign")
         ada, bors = players["ada"], players["bors"]
         game = new_game(ada, bors, rated=True)
         engine = create_engine(client.app.state.settings.sync_url())  # type: ignore[attr-defined]
-        users = ratings.User.__table__
+        users = User.__table__
         with engine.begin() as conn:
             ids = dict(conn.execute(select(users.c.name, users.c.id)).all())
             ratings.rate_game(conn, game, "live", (ids["ada"], ids["bors"]), 1)

@@ -11,7 +11,7 @@ from typing import Any
 
 from sqlalchemy import create_engine, select, update
 
-from lordsofwar.web.models import utcnow
+from lordsofwar.web.models import User, utcnow
 from lordsofwar.web.ratings import service as ratings
 from tests.web.conftest import Player, new_game
 
@@ -20,7 +20,7 @@ def rate(client: Any, players: dict[str, Player], results: list[tuple[str, str, 
     """Rate a game for each ``(player 1, player 2, winner)`` as the end of a rated game does;
     the games' numbers."""
     engine = create_engine(client.app.state.settings.sync_url())
-    users = ratings.User.__table__
+    users = User.__table__
     games = []
     try:
         for one, two, winner in results:
@@ -36,7 +36,7 @@ def rate(client: Any, players: dict[str, Player], results: list[tuple[str, str, 
 
 def settle(client: Any, name: str, sigma: float = 3.0) -> None:
     engine = create_engine(client.app.state.settings.sync_url())
-    users = ratings.User.__table__
+    users = User.__table__
     with engine.begin() as conn:
         uid = conn.execute(select(users.c.id).where(users.c.name == name)).scalar_one()
         conn.execute(update(ratings.RATINGS).where(ratings.RATINGS.c.user_id == uid).values(sigma=sigma))
@@ -64,7 +64,10 @@ def test_a_new_players_first_rated_game_shows_on_the_leaderboard_as_provisional(
     assert "still provisional" in page and "settles after about twelve rated games" in page
     assert table.index(">alice<") < table.index(">bob<")
     # signed in: the player's own line
-    assert "Your rating, {}?, is provisional after 1 rated game".format(new["players"][0]["rating"]) in alice.get("/leaderboard").text
+    assert (
+        "Your rating, {}?, is provisional after 1 rated game".format(new["players"][0]["rating"])
+        in alice.get("/leaderboard").text
+    )
     assert "You have no rated game in this pool yet" in carol.get("/leaderboard").text
     assert 'class="you"' in alice.get("/leaderboard").text and 'class="you"' not in carol.get("/leaderboard").text
     signed_out = Player(client, "visitor")
@@ -88,13 +91,16 @@ def test_a_settled_player_reads_their_place_and_an_inactive_one_why_they_are_mis
         assert f"Your place: <b>{place}</b> of 4, with a rating of {p['rating']}." in text, p
     # dave has not played for longer than the leaderboard looks back
     engine = create_engine(client.app.state.settings.sync_url())
-    users = ratings.User.__table__
+    users = User.__table__
     with engine.begin() as conn:
         uid = conn.execute(select(users.c.id).where(users.c.name == "dave")).scalar_one()
         old = utcnow() - timedelta(days=ratings.ACTIVE_DAYS + 2)
         conn.execute(update(ratings.RATINGS).where(ratings.RATINGS.c.user_id == uid).values(updated_at=old))
     engine.dispose()
-    assert "you are not listed, since your last rated game in this pool is more than 30 days old" in dave.get("/leaderboard").text
+    assert (
+        "you are not listed, since your last rated game in this pool is more than 30 days old"
+        in dave.get("/leaderboard").text
+    )
     last = [p["name"] for p in board if p["name"] != "dave"][-1]
     assert "Your place: <b>3</b> of 3" in players[last].get("/leaderboard").text
 
@@ -135,7 +141,7 @@ def test_a_provisional_player_beyond_the_first_page_is_not_told_they_are_listed(
     rate(client, players, [("alice", "bob", 1)])
     others = [Player(client, f"early{i:02d}").signup() for i in range(ratings.PAGE)]
     engine = create_engine(client.app.state.settings.sync_url())
-    users = ratings.User.__table__
+    users = User.__table__
     with engine.begin() as conn:
         ids = dict(conn.execute(select(users.c.name, users.c.id)).all())
         for i, p in enumerate(others):

@@ -9,6 +9,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from sqlalchemy import create_engine, text
 
@@ -144,7 +145,9 @@ def test_hidden_information_stays_hidden_on_the_wire(client: TestClient, alice: 
         for _ in range(40):
             mover = 1 if last[1]["legal"] else 2
             action = rng.choice(last[mover]["legal"])
-            socks[mover].send_text(json.dumps({"type": "action", "action": action, "version": last[mover]["game"]["version"]}))
+            socks[mover].send_text(
+                json.dumps({"type": "action", "action": action, "version": last[mover]["game"]["version"]})
+            )
             for k, ws in socks.items():
                 t = ws.receive_text()
                 received[k].append(t)
@@ -295,7 +298,9 @@ def test_live_clock_counts_down_and_adds_the_increment(client: TestClient, alice
     play_openings(alice, bob, game)
     s = alice.state(game)
     assert 604_000 <= s["game"]["clocks"]["1"] <= 605_000 and s["game"]["clocks"]["2"] == 605_000  # no time used
-    rt = client.portal.call(client.app.state.service.runtime, game)  # type: ignore[attr-defined]
+    app = client.app
+    assert isinstance(app, FastAPI) and client.portal is not None  # the portal is open while the client runs
+    rt = client.portal.call(app.state.service.runtime, game)
     rt.game.since = utcnow() - timedelta(seconds=30)  # alice thinks for 30 s
     s = alice.state(game)
     assert s["game"]["clock_running"] == 1
@@ -344,7 +349,9 @@ def test_bot_resumes_after_a_restart(db_url: str) -> None:
     app = create_app(settings_for(db_url, bot_delay=3600.0))  # the bot does not get to move
     with TestClient(app) as client:
         alice = Player(client, "alice").signup()
-        game = alice.post("/api/invitations", {"bot": "greedy" if "greedy" in _bots() else "random", "options": {"creator_side": "2"}}).json()["game"]
+        game = alice.post(
+            "/api/invitations", {"bot": "greedy" if "greedy" in _bots() else "random", "options": {"creator_side": "2"}}
+        ).json()["game"]
         cookies = dict(alice.cookies)
         assert alice.state(game)["game"]["version"] == 0
     app = create_app(settings_for(db_url))

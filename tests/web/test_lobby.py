@@ -34,13 +34,17 @@ def test_a_refused_challenge_form_shows_the_message_in_the_lobby_and_keeps_the_f
     alice: Player, opponent: str, message: str
 ) -> None:
     c = alice.use()
-    r = c.post("/invitations", data={**FORM, "opponent": opponent, "csrf": alice.csrf, "custom_armies": ["orcs", "elves"]})
+    r = c.post(
+        "/invitations", data={**FORM, "opponent": opponent, "csrf": alice.csrf, "custom_armies": ["orcs", "elves"]}
+    )
     assert 400 <= r.status_code < 500  # the refusal's own status (as the API gives it)
     page = r.text
     assert 'id="lobby-error"' in page and message in page
     assert "Sign out" in page and 'href="/players/alice"' in page  # signed in, not a bare error page
     assert 'id="new-game-form"' in page  # the lobby itself, with its form
-    posted = json.loads(re.search(r'<script type="application/json" id="posted-form">(.*?)</script>', page, re.S)[1])
+    form = re.search(r'<script type="application/json" id="posted-form">(.*?)</script>', page, re.S)
+    assert form is not None, "the lobby carries the posted form"
+    posted = json.loads(form[1])
     assert posted["opponent"] == opponent and posted["against"] == "player"
     assert posted["rules"] == "basic" and posted["days"] == "5" and posted["mode"] == "turn"
     assert posted["custom_armies"] == ["orcs", "elves"]

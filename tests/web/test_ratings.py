@@ -11,7 +11,7 @@ import pytest
 from openskill.models import PlackettLuce
 from sqlalchemy import create_engine, select, update
 
-from lordsofwar.web.models import Rating, RatingChange, utcnow
+from lordsofwar.web.models import Rating, RatingChange, User, utcnow
 from lordsofwar.web.ratings import service as ratings
 from tests.web.conftest import Player, new_game, play_opening
 
@@ -90,20 +90,40 @@ def test_the_leaderboard_lists_active_settled_players_by_rating(client: Any, ali
         Player(client, name).signup()
     players = [*names, "alice", "bob"]
     with engine.begin() as conn:
-        ids = dict(conn.execute(select(ratings.User.__table__.c.name, ratings.User.__table__.c.id)).all())
+        ids = dict(conn.execute(select(User.__table__.c.name, User.__table__.c.id)).all())
         for i, name in enumerate(names):
             conn.execute(
                 ratings.RATINGS.insert().values(
-                    user_id=ids[name], pool="live", mu=20 + i * 0.1, sigma=3.0, games=20, wins=10, draws=0,
-                    losses=10, updated_at=now,
+                    user_id=ids[name],
+                    pool="live",
+                    mu=20 + i * 0.1,
+                    sigma=3.0,
+                    games=20,
+                    wins=10,
+                    draws=0,
+                    losses=10,
+                    updated_at=now,
                 )
             )
         # alice: provisional; bob: settled but inactive for too long.
-        conn.execute(ratings.RATINGS.insert().values(user_id=ids["alice"], pool="live", mu=40, sigma=7.0, games=3,
-                                                     wins=3, draws=0, losses=0, updated_at=now))
-        conn.execute(ratings.RATINGS.insert().values(user_id=ids["bob"], pool="live", mu=41, sigma=2.0, games=30,
-                                                     wins=30, draws=0, losses=0,
-                                                     updated_at=now - timedelta(days=ratings.ACTIVE_DAYS + 1)))
+        conn.execute(
+            ratings.RATINGS.insert().values(
+                user_id=ids["alice"], pool="live", mu=40, sigma=7.0, games=3, wins=3, draws=0, losses=0, updated_at=now
+            )
+        )
+        conn.execute(
+            ratings.RATINGS.insert().values(
+                user_id=ids["bob"],
+                pool="live",
+                mu=41,
+                sigma=2.0,
+                games=30,
+                wins=30,
+                draws=0,
+                losses=0,
+                updated_at=now - timedelta(days=ratings.ACTIVE_DAYS + 1),
+            )
+        )
     engine.dispose()
     first = alice.get("/api/leaderboard?pool=live").json()
     assert (first["total"], first["pages"], len(first["players"])) == (55, 2, 50)
@@ -130,7 +150,7 @@ def test_the_profile_shows_the_ratings_and_their_history(alice: Player, bob: Pla
     text = page.text
     assert 'class="rating-chart"' in text and text.count('<circle class="dot win"') == 3
     live = alice.get("/api/players/alice/ratings").json()["ratings"]["live"]
-    assert f'{live["rating"]}?' in text  # provisional after three games
+    assert f"{live['rating']}?" in text  # provisional after three games
     assert "No rated game yet" in text  # the turn-based pool
     assert bob.get("/players/alice").text.count('<circle class="dot win"') == 3
     # Results by army and by variant: alice played orcs (new_game), the default variant.
@@ -145,7 +165,7 @@ def test_rate_game_is_openskill_and_records_each_player(winner: int | None, alic
     engine = create_engine(sync_url(alice.client))
     game = new_game(alice, bob)  # a casual game row to attach the changes to
     with engine.begin() as conn:
-        ids = dict(conn.execute(select(ratings.User.__table__.c.name, ratings.User.__table__.c.id)).all())
+        ids = dict(conn.execute(select(User.__table__.c.name, User.__table__.c.id)).all())
         conn.execute(update(ratings.RATINGS).values(mu=0))  # no rows yet: nothing to change
         out = ratings.rate_game(conn, game, "live", (ids["alice"], ids["bob"]), winner)
     with engine.connect() as conn:

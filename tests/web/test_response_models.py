@@ -226,7 +226,7 @@ def _rated_player(client: TestClient, name: str) -> None:
         users = User.__table__
         user_id = conn.execute(select(users.c.id).where(users.c.name == name)).scalar_one()
         conn.execute(
-            insert(Rating.__table__).values(
+            insert(Rating).values(
                 user_id=user_id, pool="turn", mu=27.5, sigma=3.1, games=14, wins=8, draws=1, losses=5,
                 updated_at=utcnow(),
             )

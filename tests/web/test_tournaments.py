@@ -40,7 +40,7 @@ def forfeit_by_deadline(client: Any, game: int) -> None:
     """Let the player to act miss the deadline before acting, and the server's sweep see it."""
     engine = create_engine(client.app.state.settings.sync_url())
     with engine.begin() as conn:
-        conn.execute(update(Game.__table__).where(Game.__table__.c.id == game).values(deadline_at=utcnow() - timedelta(seconds=1)))
+        conn.execute(update(Game).where(Game.id == game).values(deadline_at=utcnow() - timedelta(seconds=1)))
     engine.dispose()
     service = client.app.state.service
     service.runtimes.pop(game, None)
@@ -49,7 +49,9 @@ def forfeit_by_deadline(client: Any, game: int) -> None:
 
 def test_a_nine_player_swiss_to_its_end(client: Any, alice: Player) -> None:
     people = players(client, 9)
-    r = alice.post("/api/tournaments", {"name": "Friday  Swiss ", "kind": "swiss", "rounds": 4, "options": {"rated": True}})
+    r = alice.post(
+        "/api/tournaments", {"name": "Friday  Swiss ", "kind": "swiss", "rounds": 4, "options": {"rated": True}}
+    )
     assert r.status_code == 201, r.text
     tid = r.json()["tournament"]
     for i, p in enumerate(people.values()):
@@ -115,7 +117,9 @@ def test_a_nine_player_swiss_to_its_end(client: Any, alice: Player) -> None:
 
 def test_a_round_robin_plays_everyone_once(client: Any, alice: Player) -> None:
     people = players(client, 4)
-    tid = alice.post("/api/tournaments", {"name": "League", "kind": "round_robin", "options": {"mode": "turn"}}).json()["tournament"]
+    tid = alice.post("/api/tournaments", {"name": "League", "kind": "round_robin", "options": {"mode": "turn"}}).json()[
+        "tournament"
+    ]
     for p in people.values():
         assert p.post(f"/api/tournaments/{tid}/join", {}).status_code == 200
     assert alice.post(f"/api/tournaments/{tid}/start").status_code == 200
@@ -193,7 +197,9 @@ def test_an_arena_pairs_players_as_they_finish_and_ends_with_its_window(client: 
         play_opening(b["game"], people[b["white"]], people[b["black"]])  # not an aborted game: it counts
         assert loser.post(f"/api/games/{b['game']}/resign").status_code == 200
         t = wait_round(alice, tid, wave + 1)
-        busy = [u for x in t["rounds_played"] for b in x["boards"] if b["result"] is None for u in (b["white"], b["black"])]
+        busy = [
+            u for x in t["rounds_played"] for b in x["boards"] if b["result"] is None for u in (b["white"], b["black"])
+        ]
         assert len(busy) == len(set(busy)) == 4  # five players: four play, one waits
     table = t["standings"]
     assert sum(s["games"] for s in table) == 2 * 5 and all(s["points"] % 1 == 0 for s in table)

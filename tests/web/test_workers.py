@@ -50,7 +50,9 @@ def test_socket_refusals_at_connect_are_close_codes_a_browser_can_read(tmp_path:
         code, reason = asyncio.run(_close_code(f"{ws}/api/games/{game}/ws"))  # a visitor, a private game
         assert code == 4403 and "private" in reason
         cookie = f"low_session={alice.cookies['low_session']}"
-        code, reason = asyncio.run(_close_code(f"{ws}/api/games/{game}/ws", Cookie=cookie, Origin="http://evil.example"))
+        code, reason = asyncio.run(
+            _close_code(f"{ws}/api/games/{game}/ws", Cookie=cookie, Origin="http://evil.example")
+        )
         assert code == 4403 and "cross-site" in reason
 
         async def player_socket() -> str:
@@ -75,7 +77,10 @@ def test_ten_fresh_starts_with_four_workers(tmp_path: Path) -> None:
             with log.open("wb") as out:
                 proc = subprocess.Popen(
                     [sys.executable, "-m", "lordsofwar", "serve", "--port", str(port), "--workers", "4"],
-                    env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True,
+                    env=env,
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
                 )
                 try:
                     deadline = time.monotonic() + 60
@@ -102,7 +107,7 @@ def test_ten_fresh_starts_with_four_workers(tmp_path: Path) -> None:
 @pytest.mark.parametrize("trusted", [False, True])
 def test_forwarded_for_counts_only_when_the_proxy_is_trusted(tmp_path: Path, trusted: bool) -> None:
     env = {"LOW_TRUST_PROXY_HEADERS": "1"} if trusted else {}
-    with running_server(tmp_path, **env) as base:
+    with running_server(tmp_path, port=None, **env) as base:
         _signed_up(base, "owner")
         guesser = httpx.Client(base_url=base, timeout=30)
         csrf = guesser.get("/api/session").json()["csrf"]
