@@ -86,7 +86,13 @@ class Api:
 
     def __init__(self, base: str, name: str, language: str = "en"):
         self.name = name
-        self.http = httpx.Client(base_url=base, timeout=30, headers={"Accept-Language": language})
+        # keepalive_expiry: idle connections dropped before the server closes them (test_two_processes.Client)
+        self.http = httpx.Client(
+            base_url=base,
+            timeout=30,
+            headers={"Accept-Language": language},
+            limits=httpx.Limits(keepalive_expiry=1.0),
+        )
         self.csrf = self.http.get("/api/session").json()["csrf"]
         r = self.post("/api/signup", {"name": name, "password": "password-123"})
         assert r.status_code == 201, r.text

@@ -28,6 +28,10 @@ class Client:
 
     def __init__(self, base: str, cookies: httpx.Cookies | None = None, name: str = "", **options: Any):
         self.name = name
+        # Idle connections are dropped well before the server's keep-alive (uvicorn: 5 s) closes
+        # them: a request sent on a connection the server is closing at that moment is lost
+        # ("Server disconnected without sending a response"), as happened on a loaded machine.
+        options.setdefault("limits", httpx.Limits(keepalive_expiry=1.0))
         self.http = httpx.Client(base_url=base, timeout=30, cookies=cookies, **options)
         self.csrf = self.http.get("/api/session").json()["csrf"]
 
