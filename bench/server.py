@@ -418,7 +418,7 @@ class Bench:
         return ws, first
 
     async def play(self, ws: ClientConnection, doc: dict[str, Any], seed: int, think: float | None = None) -> str | None:
-        """Play one side until the game is over (its result's reason) or the run stops (None);
+        """Play one side until the game is over (its result's termination code) or the run stops (None);
         ``think``: seconds of thought on average (default ``--think-ms``)."""
         rng = random.Random(seed)
         stats = self.stats
@@ -446,7 +446,7 @@ class Bench:
                             await ws.send('{"type":"sync"}')
                     version = max(version, new_version)
                     if game["status"] == "over":
-                        return str((game.get("result") or {}).get("reason"))
+                        return str((game.get("result") or {}).get("termination"))  # the ending's code
                     legal = doc.get("legal") or []
                     if fresh and legal and pending is None and not self.stopping:
                         if think > 0:
