@@ -47,18 +47,18 @@ EXIT_BAD_INPUT = 2
 MAX_SEED = 2**63 - 1
 """Largest seed a game record accepts."""
 
-BOT_NAMES = list(BOTS)
+BOT_CHOICES = list(BOTS)
 """The bots a command can name, weakest first."""
 
 
 class BotName(click.ParamType[str, Any]):
-    """A bot's name (:data:`BOT_NAMES`, and ``extra``), or ``policy:FILE``: a trained policy
+    """A bot's name (:data:`BOT_CHOICES`, and ``extra``), or ``policy:FILE``: a trained policy
     (docs/rl.md), read at once so that a bad file is refused before anything starts."""
 
     name = "bot"
 
     def __init__(self, extra: Sequence[str] = ()):
-        self.choices = [*BOT_NAMES, *extra]
+        self.choices = [*BOT_CHOICES, *extra]
 
     def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
         return "[" + "|".join(self.choices) + "|policy:FILE]"
