@@ -856,6 +856,50 @@ def deck_check_command(file: str, allowed_armies: list[str] | None, as_json: boo
         raise CliError(f"{label}: not a valid deck ({len(problems)} problem{'s' * (len(problems) > 1)})")
 
 
+@cli.group("puzzles")
+def puzzles_group() -> None:
+    """The puzzles mined from bot games (docs/learn.md, "The puzzle generator")."""
+
+
+@puzzles_group.command("generate")
+@click.option("--seed", type=click.IntRange(0, MAX_SEED), default=0, show_default=True,
+              help="The run's seed: game i's deal, bots and checks are SHA-256 derivations of it and i.")
+@click.option("--first-game", type=click.IntRange(0, MAX_SEED), default=0, show_default=True,
+              help="The index of the first game to mine (to go on with a run).")
+@click.option("--count", type=click.IntRange(1, 1_000_000), default=None, help="Stop after this many new puzzles.")
+@click.option("--seconds", type=click.FloatRange(min=1.0), default=None, help="Start no game after this many seconds.")
+@click.option("--out", "out", default=None, metavar="FILE",
+              help="The puzzle file (.jsonl, or .jsonl.gz compressed): puzzles already there are kept, and it is "
+              "written again after every game that finds one.")
+@click.option("--processes", type=click.IntRange(1, 256), default=1, show_default=True, help="Games mined at once.")
+@click.option("--tiny", is_flag=True, help="Small search budgets (a quick trial; puzzles still pass every check).")
+def puzzles_generate_command(
+    seed: int, first_game: int, count: int | None, seconds: float | None, out: str | None, processes: int, tiny: bool
+) -> None:
+    """Play bot games and keep the decisions where one action is clearly best as puzzles.
+
+    Without --count or --seconds, one game per process. Prints the yield (puzzles kept per hour
+    of CPU time on one core) and the margin distribution.
+    """
+    from lordsofwar import core
+    from lordsofwar.learn.generate import Settings, Tally, generate
+
+    if core.IMPLEMENTATION != "native":
+        raise CliError(f"puzzles generate needs the compiled core: {core.FALLBACK_REASON}")
+    settings = Settings().tiny() if tiny else Settings()
+
+    def progress(tally: Tally, total: int) -> None:
+        click.echo(
+            f"{tally.games} games, {tally.decisions} decisions, {tally.kept} kept ({total} in all), "
+            f"{tally.per_hour():.0f} per core-hour",
+            err=True,
+        )
+
+    puzzles, tally = generate(seed, count, seconds, out, processes, settings, first_game, progress)
+    click.echo(tally.report())
+    click.echo(f"{len(puzzles)} puzzles" + (f" in {out}" if out else ""))
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """The console script ``lordsofwar``."""
     cli.main(args=argv, prog_name="lordsofwar")

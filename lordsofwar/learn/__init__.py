@@ -1,0 +1,1 @@
+"""Learning the game: the rules guide, lessons and puzzles (docs/learn.md)."""
