@@ -16,6 +16,7 @@ from fastapi.staticfiles import StaticFiles
 
 from lordsofwar.web import errors, middleware
 from lordsofwar.web.accounts import service as accounts
+from lordsofwar.web.accounts.data_router import router as account_data_router
 from lordsofwar.web.accounts.limits import Guard
 from lordsofwar.web.accounts.router import router as accounts_router
 from lordsofwar.web.botapi.router import router as botapi_router
@@ -108,6 +109,7 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
     errors.install(app)
     for router in (
         accounts_router,
+        account_data_router,
         lobby_router,
         games_router,
         decks_router,

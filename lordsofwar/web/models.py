@@ -67,6 +67,21 @@ class User(Base):
     games when its owner turned it into one; it plays through the bot API with a token."""
     locale: Mapped[str | None] = mapped_column(String(8))
     """The player's language (lordsofwar.i18n.LOCALES) for pages and mails; None: the browser's."""
+    closed_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    """When the player closed the account (lordsofwar.web.accounts.closing): the row stays under a
+    placeholder name (``closed-<id>``) so that the opponents' games stay whole; nobody signs in to it."""
+
+
+class HeldName(Base):
+    """The name of a closed account, kept from everyone until ``held_until`` (nobody can sign up
+    as the player who left while their games are fresh in people's minds)."""
+
+    __tablename__ = "held_names"
+
+    name_key: Mapped[str] = mapped_column(String(24), primary_key=True)
+    held_until: Mapped[datetime] = mapped_column(UTCDateTime())
+
+
 
 
 class AuthSession(Base):

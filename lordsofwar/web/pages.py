@@ -42,6 +42,7 @@ FLASHES = {
     "cancel": N_("Invitation cancelled."),
     "decline": N_("Invitation declined."),
     "language": N_("Language changed."),
+    "closed": N_("Your account is closed, and you are signed out everywhere. Thank you for playing."),
 }
 """The only messages a redirect can show (?flash=KEY): a link cannot put words on a page."""
 

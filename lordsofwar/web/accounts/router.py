@@ -40,11 +40,13 @@ class Credentials(BaseModel):
 
 def _player_name() -> dict[str, Any]:
     """accounts.check_name's rule: white space around it apart, 3 to 24 letters, digits, '_', '.'
-    and '-', starting with a letter or digit, and not a reserved name (whatever its case)."""
+    and '-', starting with a letter or digit, and not a reserved name nor one starting as a closed
+    account's placeholder does (whatever its case)."""
     space = f"[{fields.spaces()}]*"
     first, rest = "[A-Za-z0-9]", f"[A-Za-z0-9_.\\-]{{{accounts.NAME_MIN - 1},{accounts.NAME_MAX - 1}}}"
     reserved = "|".join(fields.any_case(word) for word in sorted(accounts.RESERVED))
-    return {"pattern": f"^{space}{first}{rest}{space}$", "not": {"pattern": f"^{space}(?:{reserved}){space}$"}}
+    closed = fields.any_case(accounts.CLOSED_PREFIX)
+    return {"pattern": f"^{space}{first}{rest}{space}$", "not": {"pattern": f"^{space}(?:(?:{reserved}){space}$|{closed})"}}
 
 
 class NewAccount(Credentials):
@@ -215,6 +217,8 @@ async def profile_page(request: Request, name: str, db: Db, user: MaybeUser) -> 
     player = await accounts.find_user(db, name)
     if player is None:
         raise Problem(404, _("there is no player called {name!r}").format(name=name[:30]))
+    if player.closed_at is not None:  # its games show the placeholder; the profile is gone
+        raise Problem(404, _("the account {name} was closed by its owner").format(name=player.name))
     query = select(Game).where(or_(Game.player1_id == player.id, Game.player2_id == player.id))
     if user is None:
         query = query.where(Game.public.is_(True))

@@ -11,6 +11,7 @@ from datetime import timedelta
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
+from babel.dates import format_date
 from sqlalchemy import Table, delete, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -21,7 +22,7 @@ from lordsofwar.bots import BOTS
 from lordsofwar.i18n import N_, _
 from lordsofwar.web.accounts.limits import Guard
 from lordsofwar.web.db import upsert
-from lordsofwar.web.models import AuthSession, ServerSecret, User, utcnow
+from lordsofwar.web.models import AuthSession, HeldName, ServerSecret, User, utcnow
 from lordsofwar.web.settings import Settings
 
 SESSION_COOKIE = "low_session"
@@ -32,6 +33,9 @@ NAME_MIN, NAME_MAX = 3, 24
 PASSWORD_MIN, PASSWORD_MAX = 8, 200
 USERS: Table = User.__table__  # type: ignore[assignment]
 RESERVED = {"admin", "bot", "random", "greedy", "system", "spectator", "anonymous"}
+CLOSED_PREFIX = "closed-"
+"""A closed account's placeholder name is this and the account's number (accounts.closing): no
+new name may start with it, so a placeholder is never anyone else's."""
 
 
 class AuthError(ValueError):
@@ -72,6 +76,8 @@ def check_name(name: str) -> str:
         )
     if name.lower() in RESERVED:
         raise AuthError(_("the name {name!r} is reserved; choose another").format(name=name))
+    if name.lower().startswith(CLOSED_PREFIX):
+        raise AuthError(_("names starting with {prefix!r} are kept for closed accounts; choose another").format(prefix=CLOSED_PREFIX))
     return name
 
 
@@ -176,9 +182,16 @@ async def sign_up(db: AsyncSession, passwords: Passwords, guard: Guard, name: st
     if not await guard.sign_up_allowed(ip):  # refused at once, without waiting for a hash slot
         raise AuthError(too_many, 429)
     taken = await db.scalar(select(User.id).where(User.name_key == name.lower()))
+    held = await db.scalar(select(HeldName.held_until).where(HeldName.name_key == name.lower(), HeldName.held_until > utcnow()))
     await db.rollback()  # hand the connection back while hashing
     if taken is not None:
         raise AuthError(_("the name {name!r} is taken; choose another").format(name=name), 409)
+    if held is not None:  # a closed account's name, kept for a while (accounts.closing)
+        when = format_date(held, format="long", locale=i18n.babel_locale())
+        raise AuthError(
+            _("the name {name!r} belonged to an account that was closed; it is free again from {date}").format(name=name, date=when),
+            409,
+        )
     # Argon2 takes a good fraction of a second by design: off the event loop, on a thread of
     # lower priority, one (by default) at a time, so that games go on
     async with guard.hashing():
@@ -222,7 +235,7 @@ async def sign_in(db: AsyncSession, passwords: Passwords, guard: Guard, name: st
     user = await find_user(db, name)
     await db.commit()  # the connection goes back while verifying
     ok = False
-    if user is not None and user.bot is None and len(password) <= PASSWORD_MAX:
+    if user is not None and user.bot is None and user.closed_at is None and len(password) <= PASSWORD_MAX:
         async with guard.hashing():
             ok = await guard.run(passwords.verify, user.password_hash, password)
     if not ok or user is None:

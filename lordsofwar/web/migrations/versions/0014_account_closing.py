@@ -6,8 +6,8 @@ Revises: 0013
 
 from __future__ import annotations
 
-import sqlalchemy as sa  # noqa: F401
-from alembic import op  # noqa: F401
+import sqlalchemy as sa
+from alembic import op
 
 revision = "0014"
 down_revision = "0013"
@@ -16,8 +16,16 @@ depends_on = None
 
 
 def upgrade() -> None:
-    pass
+    with op.batch_alter_table("users") as batch:
+        batch.add_column(sa.Column("closed_at", sa.DateTime(timezone=True), nullable=True))
+    op.create_table(
+        "held_names",
+        sa.Column("name_key", sa.String(length=24), primary_key=True),
+        sa.Column("held_until", sa.DateTime(timezone=True), nullable=False),
+    )
 
 
 def downgrade() -> None:
-    pass
+    op.drop_table("held_names")
+    with op.batch_alter_table("users") as batch:
+        batch.drop_column("closed_at")
