@@ -252,7 +252,7 @@ class Game:
             raise HiddenInformationError(str(exc)) from None
 
     def _refuse(self, action: Action) -> IllegalActionError:
-        return IllegalActionError(engine.explain_illegal(self.to_position(), action))
+        return engine.refuse(self.to_position(), action)
 
     def apply(self, text: str | Action) -> list[Event]:
         """Apply one action (notation text) and return its events; a refusal changes nothing."""

@@ -16,7 +16,7 @@ from typing import Literal
 
 from lordsofwar.rules import mat
 from lordsofwar.rules.actions import DRAW, PASS, Action, Event, parse_action
-from lordsofwar.rules.errors import HiddenInformationError, IllegalActionError, InvalidActionError
+from lordsofwar.rules.errors import HiddenInformationError, IllegalActionError, InvalidActionError, Refusal
 from lordsofwar.rules.events import ResultEvent
 from lordsofwar.rules.i18n import _
 from lordsofwar.rules.position import (
@@ -497,7 +497,7 @@ def push(pos: BasePosition, action: Action | str) -> list[Event]:
     if isinstance(action, str):
         action = parse_action(action, pos)
     if not is_legal(pos, action):
-        raise IllegalActionError(explain_illegal(pos, action))
+        raise refuse(pos, action)
     pos.legal = None
     events: list[Event] = []
     pos.in_turn = True
@@ -714,7 +714,7 @@ def result_event(result: Result) -> ResultEvent:
 def resign(pos: BasePosition, player: int) -> list[Event]:
     """8.3: ``player`` resigns; the opponent wins at once."""
     if pos.result is not None:
-        raise IllegalActionError(_("player {player} cannot resign: the game is already over").format(player=player))
+        raise IllegalActionError(_("player {player} cannot resign: the game is already over").format(player=player), "game-over")
     if player not in (1, 2):
         raise InvalidActionError(f"resign: player must be 1 or 2, not {player!r}")
     events: list[Event] = [{"type": "resign", "player": player}]
@@ -734,7 +734,7 @@ def end_by_platform(pos: BasePosition, how: str, player: int | None) -> list[Eve
     """End the game off the board: ``how`` is ``"time"`` or ``"deadline"`` (``player`` loses) or
     ``"agreed"`` (a draw both players agreed to; ``player`` is None)."""
     if pos.result is not None:
-        raise IllegalActionError(_("the game is already over"))
+        raise IllegalActionError(_("the game is already over"), "game-over")
     if how == "agreed":
         events: list[Event] = [{"type": "draw_agreed"}]
         _finish(pos, Result(None, Termination.DRAW_AGREED), events)
@@ -793,9 +793,9 @@ def abort(pos: BasePosition, ending: tuple[str, int | None]) -> list[Event]:
     (player ``p`` aborted it) or the early ending that came first (``("resign", p)``, ``("time",
     p)``, ``("deadline", p)``, ``("agreed", None)``). No winner."""
     if pos.result is not None:
-        raise IllegalActionError(_("the game is already over"))
+        raise IllegalActionError(_("the game is already over"), "game-over")
     if pos.turn > ABORT_TURNS:
-        raise IllegalActionError(_("a game can be aborted only before both players have made their first turn"))
+        raise IllegalActionError(_("a game can be aborted only before both players have made their first turn"), "abort-late")
     how, player = ending
     events: list[Event]
     if how == "agreed":
@@ -831,39 +831,45 @@ def end_early(pos: BasePosition, ending: tuple[str, int | None]) -> list[Event]:
 
 def explain_illegal(pos: BasePosition, action: Action) -> str:
     """One line naming the action and the rule that forbids it now."""
-    text = str(action)
-    return _("{action}: {reason}").format(action=text, reason=_reason(pos, action))
+    return str(refuse(pos, action))
 
 
-def _reason(pos: BasePosition, a: Action) -> str:  # noqa: C901 - one branch per rule
+def refuse(pos: BasePosition, action: Action) -> IllegalActionError:
+    """The refusal of an action the rules forbid now: one line naming the action and the rule,
+    and the refusal's kind (``IllegalActionError.kind``, one of ``REFUSALS``)."""
+    kind, reason = _reason(pos, action)
+    return IllegalActionError(_("{action}: {reason}").format(action=str(action), reason=reason), kind)
+
+
+def _reason(pos: BasePosition, a: Action) -> tuple[Refusal, str]:  # noqa: C901 - one branch per rule
     if pos.result is not None:
-        return _("the game is over")
+        return "game-over", _("the game is over")
     _resolve_start(pos)
     k = a.kind
     player = pos.to_move
     board = pos.board
     if pos.phase == "advance":
         if k != "advance":
-            return _(
+            return "advance-pending", _(
                 "player {player} must first choose a berserker advance; no other action is possible "
                 "while an advance is resolved (clarifications 6.3, 5.6)"
             ).format(player=pos.decider)
         choices = _advance_choices(pos)
         if any(c.frm == a.frm for c in choices):
-            return _(
+            return "advance-square", _(
                 "that berserker cannot advance into that square: it may only take the square of a unit it helped eliminate that no other berserker took (clarifications 6.2)"
             )
         if any(pos.flags.get(c.frm or 0, 0) & DEPLOYED for c in choices):
-            return _("the berserker deployed this turn advances first (clarifications 6.2, 6.4)")
-        return _("no berserker there is waiting to advance (clarifications 6.1)")
+            return "advance-order", _("the berserker deployed this turn advances first (clarifications 6.2, 6.4)")
+        return "advance-none", _("no berserker there is waiting to advance (clarifications 6.1)")
     if k == "advance":
-        return _("no berserker advance is waiting to be chosen (clarifications 6.1)")
+        return "advance-none", _("no berserker advance is waiting to be chosen (clarifications 6.1)")
     if k in ("shoot", "move", "recall"):
         u = board.get(a.frm)  # type: ignore[arg-type]
         if u is None:
-            return _("there is no unit on {square}").format(square=mat.name(a.frm))  # type: ignore[arg-type]
+            return "no-unit", _("there is no unit on {square}").format(square=mat.name(a.frm))  # type: ignore[arg-type]
         if u.owner != player:
-            return _("the unit on {square} belongs to player {owner}; player {player} is to act").format(
+            return "not-yours", _("the unit on {square} belongs to player {owner}; player {player} is to act").format(
                 square=mat.name(a.frm),  # type: ignore[arg-type]
                 owner=u.owner,
                 player=player,
@@ -873,97 +879,97 @@ def _reason(pos: BasePosition, a: Action) -> str:  # noqa: C901 - one branch per
     if k == "deploy":
         return _deploy_reason(pos, a)
     if pos.phase == "pre":
-        return _("the deployment comes first: a unit must be deployed this turn (clarifications 3)")
+        return "deploy-first", _("the deployment comes first: a unit must be deployed this turn (clarifications 3)")
     f = pos.flags.get(a.frm, 0) if a.frm is not None else 0
     if k == "move":
         u = board[a.frm]  # type: ignore[index]
         if not u.moves:
-            return _("that unit has no movement arrows (clarifications 7.1)")
+            return "move-no-arrows", _("that unit has no movement arrows (clarifications 7.1)")
         if f & MOVED:
-            return _("that unit has already moved this turn (clarifications 7.1)")
+            return "move-twice", _("that unit has already moved this turn (clarifications 7.1)")
         if engaged(pos, a.frm):  # type: ignore[arg-type]
-            return _("an engaged unit cannot move (clarifications 7.1)")
+            return "move-engaged", _("an engaged unit cannot move (clarifications 7.1)")
         if a.to is not None and a.to - a.frm not in u.moves:  # type: ignore[operator]
-            return _("that square is not along one of the unit's movement arrows (clarifications 7.1)")
+            return "move-direction", _("that square is not along one of the unit's movement arrows (clarifications 7.1)")
         if a.to in board:
-            return _("{square} is occupied (clarifications 7.1)").format(square=mat.name(a.to))
-        return _("that square is off the bordered mat (clarifications 7.1)")
+            return "move-occupied", _("{square} is occupied (clarifications 7.1)").format(square=mat.name(a.to))
+        return "move-off-mat", _("that square is off the bordered mat (clarifications 7.1)")
     hand_full = len(pos.hands[player]) >= HAND_LIMIT
     if k in ("draw", "recall") and hand_full:
-        return _("the hand already holds six cards, so the player passes (clarifications 7.2)")
+        return "hand-full", _("the hand already holds six cards, so the player passes (clarifications 7.2)")
     if k == "draw":
-        return _("the deck is empty (clarifications 7.2)")
+        return "deck-empty", _("the deck is empty (clarifications 7.2)")
     if k == "recall":
         u = board[a.frm]  # type: ignore[index]
         if f & DEPLOYED:
-            return _("a unit cannot be recalled in the turn it was deployed (clarifications 7.2)")
+            return "recall-deployed", _("a unit cannot be recalled in the turn it was deployed (clarifications 7.2)")
         if u.is_cavalry and pos.variant.intermediate:
-            return _("a cavalry unit engaged by a spear unit cannot be recalled (clarifications 7.3)")
+            return "recall-cavalry-spear", _("a cavalry unit engaged by a spear unit cannot be recalled (clarifications 7.3)")
         if f & TOOK_PART:
-            return _("a unit that took part in an elimination this turn cannot be recalled (clarifications 7.2)")
-        return _("an engaged unit cannot be recalled (clarifications 7.2)")
-    return _("passing is allowed only when neither drawing nor recalling is possible (clarifications 7.2)")
+            return "recall-took-part", _("a unit that took part in an elimination this turn cannot be recalled (clarifications 7.2)")
+        return "recall-engaged", _("an engaged unit cannot be recalled (clarifications 7.2)")
+    return "pass", _("passing is allowed only when neither drawing nor recalling is possible (clarifications 7.2)")
 
 
-def _shot_reason(pos: BasePosition, a: Action) -> str:
+def _shot_reason(pos: BasePosition, a: Action) -> tuple[Refusal, str]:
     u = pos.board[a.frm]  # type: ignore[index]
     if not u.targets:
-        return _("that unit has no ranged weapon (clarifications 5.1)")
+        return "shoot-no-weapon", _("that unit has no ranged weapon (clarifications 5.1)")
     if pos.turn <= 2:
-        return _("no shots are possible in the opening turns (clarifications 1.3)")
+        return "shoot-opening", _("no shots are possible in the opening turns (clarifications 1.3)")
     f = pos.flags.get(a.frm, 0)  # type: ignore[arg-type]
     if f & SHOT:
-        return _("a ranged unit shoots at most once per turn (clarifications 5.1)")
+        return "shoot-twice", _("a ranged unit shoots at most once per turn (clarifications 5.1)")
     if f & ENGAGED_AT_START:
-        return _("a ranged unit engaged at the start of the turn cannot shoot this turn (clarifications 5.2)")
+        return "shoot-engaged-at-start", _("a ranged unit engaged at the start of the turn cannot shoot this turn (clarifications 5.2)")
     if f & TOOK_PART:
-        return _("a ranged unit that took part in an elimination this turn cannot shoot (clarifications 5.2)")
+        return "shoot-took-part", _("a ranged unit that took part in an elimination this turn cannot shoot (clarifications 5.2)")
     if f & DEPLOYED and not f & SUPPORTED:
-        return _(
+        return "shoot-unsupported", _(
             "a ranged unit deployed this turn may shoot only if deployed adjacent to a friendly unit (clarifications 5.2)"
         )
     if engaged(pos, a.frm):  # type: ignore[arg-type]
-        return _("an engaged ranged unit cannot shoot (clarifications 5.2)")
+        return "shoot-engaged", _("an engaged ranged unit cannot shoot (clarifications 5.2)")
     t = a.to
     w = pos.board.get(t)  # type: ignore[arg-type]
     if t - a.frm not in u.targets:  # type: ignore[operator]
-        return _("{square} is not on the unit's target grid (clarifications 5.1)").format(square=mat.name(t))  # type: ignore[arg-type]
+        return "shoot-out-of-grid", _("{square} is not on the unit's target grid (clarifications 5.1)").format(square=mat.name(t))  # type: ignore[arg-type]
     if w is None:
-        return _("there is no unit on {square} to shoot (clarifications 5.1)").format(square=mat.name(t))  # type: ignore[arg-type]
-    return _("ranged units never target friendly units (clarifications 5.1)")
+        return "shoot-empty", _("there is no unit on {square} to shoot (clarifications 5.1)").format(square=mat.name(t))  # type: ignore[arg-type]
+    return "shoot-friendly", _("ranged units never target friendly units (clarifications 5.1)")
 
 
-def _deploy_reason(pos: BasePosition, a: Action) -> str:
+def _deploy_reason(pos: BasePosition, a: Action) -> tuple[Refusal, str]:
     player = pos.to_move
     if pos.phase != "pre":
         if pos.flags and any(f & DEPLOYED for f in pos.flags.values()):
-            return _("this turn's deployment has already been made (clarifications 3)")
-        return _("no deployment is possible this turn (clarifications 3.4)")
+            return "deploy-done", _("this turn's deployment has already been made (clarifications 3)")
+        return "deploy-impossible", _("no deployment is possible this turn (clarifications 3.4)")
     hand = pos.hands[player]
     if a.card not in hand:
-        return _("{card} is not in player {player}'s hand").format(card=a.card, player=player)
+        return "not-in-hand", _("{card} is not in player {player}'s hand").format(card=a.card, player=player)
     sq = a.to
     if sq in pos.board:
-        return _("{square} is occupied").format(square=mat.name(sq))
+        return "deploy-occupied", _("{square} is occupied").format(square=mat.name(sq))
     if pos.turn <= 2:
         opening = mat.OPENING_SQUARE[1 if pos.turn == 1 else 2]
-        return _("turn {turn} deploys only on the square marked {mark}, {square} (clarifications 1.3)").format(
+        return "deploy-opening", _("turn {turn} deploys only on the square marked {mark}, {square} (clarifications 1.3)").format(
             turn=pos.turn, mark=1 if pos.turn == 1 else 2, square=mat.name(opening)
         )
     if pos.forced:
-        return _(
+        return "deploy-forced", _(
             "this is a forced deployment: the card must go on an empty square adjacent to an enemy unit (clarifications 3.4)"
         )
     enemies = any(u.owner != player for u in pos.board.values())
     if not enemies:
-        return _(
+        return "deploy-free", _(
             "with no enemy unit on the mat, the unit must be deployed adjacent to a friendly unit (clarifications 3.2)"
         )
     kind = _kind(pos, a.card, player)  # type: ignore[arg-type]
     if kind.is_support:
-        return _(
+        return "deploy-support", _(
             "the Engagement Rule requires an arrow pointing at an enemy unit, or a support unit adjacent to a friendly unit (clarifications 3.3)"
         )
-    return _(
+    return "deploy-engagement", _(
         "the Engagement Rule requires an arrow pointing at an enemy unit; only spear and ranged units may be placed merely next to a friend (clarifications 3.3)"
     )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Literal, get_args
 
 from lordsofwar.rules.i18n import _
 
@@ -32,8 +32,32 @@ class InvalidActionError(NotationError):
     """An action string that does not parse (unknown verb, missing or bad token)."""
 
 
+Refusal = Literal[
+    "game-over", "abort-late",
+    "advance-pending", "advance-square", "advance-order", "advance-none",
+    "no-unit", "not-yours", "not-in-hand",
+    "deploy-first", "deploy-done", "deploy-impossible", "deploy-occupied", "deploy-opening",
+    "deploy-forced", "deploy-free", "deploy-support", "deploy-engagement",
+    "shoot-no-weapon", "shoot-opening", "shoot-twice", "shoot-engaged-at-start", "shoot-took-part",
+    "shoot-unsupported", "shoot-engaged", "shoot-out-of-grid", "shoot-empty", "shoot-friendly",
+    "move-no-arrows", "move-twice", "move-engaged", "move-direction", "move-occupied", "move-off-mat",
+    "hand-full", "deck-empty", "recall-deployed", "recall-cavalry-spear", "recall-took-part",
+    "recall-engaged", "pass",
+]  # fmt: skip
+"""Why the rules refuse an action, as a code the same in every language: each kind of refusal
+that the engine explains (``engine.refuse``). The rules guide links each to the section that
+explains it (``lordsofwar.learn.guide.REFUSAL_SECTIONS``)."""
+
+REFUSALS: tuple[Refusal, ...] = get_args(Refusal)
+
+
 class IllegalActionError(LordsOfWarError):
-    """A well-formed action that the rules forbid now; the message names the rule."""
+    """A well-formed action that the rules forbid now; the message names the rule, ``kind`` says
+    which refusal it is (None where the raiser gives none, e.g. an action id no list holds)."""
+
+    def __init__(self, message: str, kind: Refusal | None = None):
+        super().__init__(message)
+        self.kind: Refusal | None = kind
 
 
 class HiddenInformationError(LordsOfWarError):

@@ -28,6 +28,7 @@ from lordsofwar.web.games.hub import Hub
 from lordsofwar.web.games.router import router as games_router
 from lordsofwar.web.games.schemas import socket_components
 from lordsofwar.web.games.service import GameService
+from lordsofwar.web.guide.router import router as guide_router
 from lordsofwar.web.language import router as language_router
 from lordsofwar.web.lobby.router import router as lobby_router
 from lordsofwar.web.notify.router import router as notify_router
@@ -118,6 +119,7 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
         notify_router,
         botapi_router,
         language_router,
+        guide_router,
     ):
         app.include_router(router)
     _describe_socket(app)

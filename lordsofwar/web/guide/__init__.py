@@ -1,0 +1,1 @@
+"""The rules guide's page (/learn/rules); its content is lordsofwar.learn.guide."""
