@@ -33,6 +33,7 @@ from lordsofwar.web.language import router as language_router
 from lordsofwar.web.lobby.router import router as lobby_router
 from lordsofwar.web.notify.router import router as notify_router
 from lordsofwar.web.notify.service import Mailer
+from lordsofwar.web.puzzles.router import router as puzzles_router
 from lordsofwar.web.ratings.router import router as ratings_router
 from lordsofwar.web.settings import Settings
 from lordsofwar.web.tournaments import service as tournaments
@@ -119,6 +120,7 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
         notify_router,
         botapi_router,
         language_router,
+        puzzles_router,
         guide_router,
     ):
         app.include_router(router)

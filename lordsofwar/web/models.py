@@ -259,6 +259,67 @@ class RatingChange(Base):
     )
 
 
+class PuzzleRating(Base):
+    """A shipped puzzle's rating (lordsofwar.learn.puzzles): OpenSkill's mu and sigma, starting
+    from the puzzle's own difficulty; made at the puzzle's first rated try (docs/learn.md)."""
+
+    __tablename__ = "puzzle_ratings"
+
+    puzzle_id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    tries: Mapped[int] = mapped_column(Integer, default=0)
+    """Rated tries (first tries of signed-in players)."""
+    solved: Mapped[int] = mapped_column(Integer, default=0)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class PlayerPuzzles(Base):
+    """A player's puzzle rating (OpenSkill, the game ratings' model) and streak mode."""
+
+    __tablename__ = "player_puzzles"
+
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    tries: Mapped[int] = mapped_column(Integer, default=0)
+    """Rated tries (first tries at a puzzle)."""
+    solved: Mapped[int] = mapped_column(Integer, default=0)
+    streak: Mapped[int] = mapped_column(Integer, default=0)
+    """Puzzles solved in a row in the streak run under way."""
+    best_streak: Mapped[int] = mapped_column(Integer, default=0)
+    streak_seed: Mapped[int] = mapped_column(Integer, default=0)
+    """Which puzzles the run under way picks from each difficulty band (not a secret)."""
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class PuzzleAttempt(Base):
+    """A player's tries at one puzzle: one row per player and puzzle, written by the first try
+    (whose answer rated both), so a rating changes once however many processes judge at once."""
+
+    __tablename__ = "puzzle_attempts"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    puzzle_id: Mapped[str] = mapped_column(String(16))
+    action: Mapped[str] = mapped_column(String(80))
+    """The first try's action."""
+    correct: Mapped[bool] = mapped_column(Boolean)
+    """Whether the first try was right."""
+    tries: Mapped[int] = mapped_column(Integer, default=1)
+    solved: Mapped[bool] = mapped_column(Boolean, default=False)
+    """Right at any try."""
+    mu_before: Mapped[float] = mapped_column(Float)
+    mu_after: Mapped[float] = mapped_column(Float)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+    __table_args__ = (
+        UniqueConstraint("user_id", "puzzle_id", name="uq_puzzle_attempts_user_puzzle"),
+        Index("ix_puzzle_attempts_user_created", "user_id", "created_at"),
+    )
+
+
 class Tournament(Base):
     """A Swiss, round-robin or arena event: its games' options, its rounds, where it stands."""
 
