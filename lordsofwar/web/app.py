@@ -30,6 +30,7 @@ from lordsofwar.web.games.schemas import socket_components
 from lordsofwar.web.games.service import GameService
 from lordsofwar.web.guide.router import router as guide_router
 from lordsofwar.web.language import router as language_router
+from lordsofwar.web.lessons.router import router as lessons_router
 from lordsofwar.web.lobby.router import router as lobby_router
 from lordsofwar.web.notify.router import router as notify_router
 from lordsofwar.web.notify.service import Mailer
@@ -122,6 +123,7 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
         language_router,
         puzzles_router,
         guide_router,
+        lessons_router,
     ):
         app.include_router(router)
     _describe_socket(app)

@@ -259,6 +259,18 @@ class RatingChange(Base):
     )
 
 
+class LessonProgress(Base):
+    """One exercise of a lesson (lordsofwar.learn.lessons) that a player solved: one row per player
+    and exercise, written when the engine found the exercise's goal met (docs/learn.md)."""
+
+    __tablename__ = "lesson_progress"
+
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    lesson: Mapped[str] = mapped_column(String(40), primary_key=True)
+    exercise: Mapped[str] = mapped_column(String(40), primary_key=True)
+    solved_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
 class PuzzleRating(Base):
     """A shipped puzzle's rating (lordsofwar.learn.puzzles): OpenSkill's mu and sigma, starting
     from the puzzle's own difficulty; made at the puzzle's first rated try (docs/learn.md)."""

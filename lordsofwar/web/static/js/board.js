@@ -42,6 +42,9 @@ import { CARDS, card, cardEl, cardName, classWord, loadCards, magnify, norm, ran
  * @property {Seat} you the viewer's seat: drawn at the bottom, in "my" colour
  * @property {(action: string) => void} onAction called with the chosen action's text
  * @property {Set<string>} [hinted] squares to mark (a hint, the expected answer)
+ * @property {(action: string) => void} [onMiss] called with the action a click asked for that is not
+ *   legal (a chosen card or unit and a square that is not lit, or a recall of a unit that cannot go
+ *   back): the page may ask the server why; without it the board says in a line what to do
  * @property {number} [cell] the largest square size in px (84); smaller when the root is narrow
  */
 /** @typedef {{update: (opts: Partial<BoardOpts>) => void, destroy: () => void, root: HTMLElement}} Board */
@@ -308,8 +311,17 @@ export function mountBoard(root, opts) {
       openMenu(sqEl, name, kinds);
       return;
     }
-    if (sel) { say(_('Nothing to do on {square} with this choice: choose a lit square', { square: name })); return; }
+    if (sel) {
+      const verb = sel.kind === 'deploy' ? 'deploy ' + sel.card : sel.kind + ' ' + sel.from;
+      if (O.onMiss) O.onMiss(verb + ' ' + name);
+      else say(_('Nothing to do on {square} with this choice: choose a lit square', { square: name }));
+      return;
+    }
     if (!all.length) { if (unit) magnify(unit.card, { colour: colourOf(unit.owner) }); return; }
+    if (unit && unit.owner === O.you && O.onMiss && all.some((a) => a.type === 'draw' || a.type === 'recall' || a.type === 'pass')) {
+      O.onMiss('recall ' + name); // the reinforcement step: why this unit cannot go back to the hand
+      return;
+    }
     if (unit && unit.owner !== O.you) say(_("{unit} on {square} is the opponent's", { unit: cardName(unit.card), square: name }));
     else if (unit) say(_('{unit} on {square} has nothing to do now', { unit: cardName(unit.card), square: name }));
     else say(_('Nothing to do on {square}: choose a card of your hand or a unit with a gold ring', { square: name }));
