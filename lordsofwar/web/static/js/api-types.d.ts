@@ -4,6 +4,177 @@
  */
 
 export interface paths {
+    "/api/account/close": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Api Account Close
+         * @description Close your account, for good: your running games are resigned, your invitations and
+         *     tournament entries withdrawn, your data deleted and every session signed out; your games stay
+         *     for your opponents under a placeholder name, and your name is held from new accounts for 30
+         *     days. 400: the confirmation is not your name; 403: wrong password (nothing changes).
+         */
+        post: operations["api_account_close_api_account_close_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/data": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Api Account Data
+         * @description Download everything the site keeps about you (JSON): profile, settings, decks, games with
+         *     their records (a running game as you see it), ratings, tournaments, mails, sessions and tokens
+         *     (without their hashes).
+         */
+        get: operations["api_account_data_api_account_data_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/forgot": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Api Forgot
+         * @description Ask for a link to choose a new password, by name or confirmed address. The answer is the
+         *     same whether or not such an account exists; the mail is queued after it is sent. 429: too
+         *     many requests from your address or for this name or address.
+         */
+        post: operations["api_forgot_api_account_forgot_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/password": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Api Change Password
+         * @description Change your password (the current one is needed; 403 when it is wrong, 429 past the
+         *     sign-in limits). Every other session is signed out, its sockets closed; a notice goes to
+         *     your confirmed address.
+         */
+        post: operations["api_change_password_api_account_password_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/reset": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Api Reset
+         * @description Set a new password with a reset link's token (400: not valid, used, replaced or expired).
+         *     Every session of the account is signed out and a new one opened: the answer carries its
+         *     CSRF token.
+         */
+        post: operations["api_reset_api_account_reset_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Api Sessions
+         * @description Your sessions (signed-in browsers): the one of this request first.
+         */
+        get: operations["api_sessions_api_account_sessions_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/sessions/others": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Api Close Others
+         * @description Sign out every session but this one.
+         */
+        post: operations["api_close_others_api_account_sessions_others_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/account/sessions/{session}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Api Close Session
+         * @description Sign out one of your other sessions (409 for the one in use: sign out instead).
+         */
+        delete: operations["api_close_session_api_account_sessions__session__delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/bot/account": {
         parameters: {
             query?: never;
@@ -653,6 +824,279 @@ export interface paths {
         get: operations["api_leaderboard_api_leaderboard_get"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/learn/cards": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Api Card Stats
+         * @description How often each card is deployed in finished rated games, and its side's win rate when it
+         *     is (each rate only from ``min_sample`` sides on). The card facts themselves: GET /api/cards.
+         */
+        get: operations["api_card_stats_api_learn_cards_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/learn/lessons": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Api Lessons
+         * @description Every lesson, in teaching order, in the request's language.
+         */
+        get: operations["api_lessons_api_learn_lessons_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/learn/lessons/{slug}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Api Lesson
+         * @description A lesson's words: its introduction, summary and each exercise's task.
+         */
+        get: operations["api_lesson_api_learn_lessons__slug__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/learn/lessons/{slug}/exercises/{exercise}/answer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Api Answer
+         * @description An expected answer ("show me"): actions that meet the exercise's goal.
+         */
+        get: operations["api_answer_api_learn_lessons__slug__exercises__exercise__answer_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/learn/lessons/{slug}/exercises/{exercise}/play": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Api Play
+         * @description Replay the learner's actions from the exercise's position (the opponent's scripted replies
+         *     included) and say where it stands: the learner's view, legal actions, whether the goal is met
+         *     and the explanation of the last try. ``attempt`` asks why the rules refuse an action (it is not
+         *     played). An illegal action in ``actions``, or one after the end: 409, nothing recorded. A
+         *     signed-in player's solved exercise is recorded.
+         */
+        post: operations["api_play_api_learn_lessons__slug__exercises__exercise__play_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/learn/progress": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Api Progress
+         * @description Your solved exercises by lesson.
+         */
+        get: operations["api_progress_api_learn_progress_get"];
+        put?: never;
+        /**
+         * Api Merge
+         * @description Add the exercises solved while signed out (kept in the browser) to your progress; an
+         *     unknown lesson or exercise: 422, nothing added.
+         */
+        post: operations["api_merge_api_learn_progress_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/learn/puzzles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Api Puzzles
+         * @description The puzzles (of a theme), easiest first, 50 a page, with your result at each (signed in).
+         */
+        get: operations["api_puzzles_api_learn_puzzles_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/learn/puzzles/daily": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Api Daily
+         * @description Today's puzzle (UTC): the same for everyone all day.
+         */
+        get: operations["api_daily_api_learn_puzzles_daily_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/learn/puzzles/next": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Api Next
+         * @description A puzzle near your rating that you have not tried (of a theme); 404 when none is left.
+         */
+        get: operations["api_next_api_learn_puzzles_next_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/learn/puzzles/streak": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Api Streak
+         * @description Streak mode: signed in, your run (kept on the server); a guest's run is the browser's, who
+         *     sends its ``seed`` and ``step`` and gets that step's puzzle.
+         */
+        get: operations["api_streak_api_learn_puzzles_streak_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/learn/puzzles/streak/restart": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Api Streak Restart
+         * @description Give up your run under way (its count stays in your best) and start a new one.
+         */
+        post: operations["api_streak_restart_api_learn_puzzles_streak_restart_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/learn/puzzles/{pid}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Api Puzzle
+         * @description One puzzle as its solver sees it.
+         */
+        get: operations["api_puzzle_api_learn_puzzles__pid__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/learn/puzzles/{pid}/answer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Api Answer
+         * @description Judge an action: right iff it is the solution. Your first try at a puzzle (signed in)
+         *     changes your puzzle rating and the puzzle's, once; a malformed or illegal action is refused
+         *     (422) and changes nothing.
+         */
+        post: operations["api_answer_api_learn_puzzles__pid__answer_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1334,6 +1778,65 @@ export interface components {
             /** Rank */
             rank: string;
         };
+        /**
+         * CardFigures
+         * @description How one card fares in the counted games (sides: a player of a finished rated game).
+         */
+        CardFigures: {
+            /**
+             * Card
+             * @description the card id (the facts: GET /api/cards)
+             */
+            card: string;
+            /**
+             * Deploy Share
+             * @description deployed / held, 0 to 1; null below min_sample sides holding it
+             */
+            deploy_share: number | null;
+            /**
+             * Deployed
+             * @description sides that deployed it at least once
+             */
+            deployed: number;
+            /**
+             * Held
+             * @description sides whose deck held the card
+             */
+            held: number;
+            /**
+             * Win Rate
+             * @description the deploying sides' score (a win 1, a draw ½) / deployed; null below min_sample sides deploying it
+             */
+            win_rate: number | null;
+        };
+        /**
+         * CardStatsDoc
+         * @description Every card's figures over the finished rated games counted so far.
+         */
+        CardStatsDoc: {
+            /** Cards */
+            cards: components["schemas"]["CardFigures"][];
+            /**
+             * Games
+             * @description finished rated games counted (aborted ones are not)
+             */
+            games: number;
+            /**
+             * Min Sample
+             * @description the fewest sides a rate is shown for
+             */
+            min_sample: number;
+            /**
+             * Refresh Seconds
+             * @description the figures are counted again at most this often
+             */
+            refresh_seconds: number;
+            /**
+             * Updated At
+             * @description when they were last counted
+             */
+            updated_at: string | null;
+        };
         /** ChallengeCreated */
         ChallengeCreated: {
             /**
@@ -1351,6 +1854,38 @@ export interface components {
             1: number;
             /** 2 */
             2: number;
+        };
+        /**
+         * Closed
+         * @description The account is closed and this browser signed out.
+         */
+        Closed: {
+            /**
+             * Csrf
+             * @description the signed-out CSRF token to send from now on
+             */
+            csrf: string;
+            /**
+             * Name
+             * @description the placeholder the account's games show from now on (closed-<number>)
+             */
+            name: string;
+        };
+        /**
+         * Closing
+         * @description Closing the account: the password, and the player's own name typed as the confirmation.
+         */
+        Closing: {
+            /**
+             * Confirm
+             * @description the account's name, typed again (case does not count)
+             */
+            confirm: string;
+            /**
+             * Password
+             * @description the account's password
+             */
+            password: string;
         };
         /** Created */
         Created: {
@@ -1374,6 +1909,15 @@ export interface components {
             name: string;
             /** Password */
             password: string;
+        };
+        /** DailyPuzzle */
+        DailyPuzzle: {
+            /**
+             * Date
+             * @description the UTC day, YYYY-MM-DD
+             */
+            date: string;
+            puzzle: components["schemas"]["PuzzleToSolve"];
         };
         /** Decision */
         Decision: {
@@ -1835,6 +2379,8 @@ export interface components {
             code?: string | null;
             /** Detail */
             detail: string;
+            /** Rule */
+            rule?: string | null;
         };
         /**
          * ErrorMessage
@@ -1846,6 +2392,12 @@ export interface components {
              * @description why, in the player's language
              */
             message: string;
+            /**
+             * Rule
+             * @description an action the rules refuse: the rules guide's section that explains why (/learn/rules#...)
+             * @default null
+             */
+            rule: string | null;
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -2313,6 +2865,122 @@ export interface components {
              */
             total: number;
         };
+        /**
+         * LessonAnswer
+         * @description An expected answer ("show me"): the learner's actions that meet the goal.
+         */
+        LessonAnswer: {
+            /** Actions */
+            actions: string[];
+        };
+        /**
+         * LessonDoc
+         * @description A lesson's words in the page's language (positions come from the play answer).
+         */
+        LessonDoc: {
+            /** Exercises */
+            exercises: components["schemas"]["LessonExercise"][];
+            /** Intro */
+            intro: string;
+            /** Next */
+            next: string | null;
+            /** Slug */
+            slug: string;
+            /** Summary */
+            summary: string;
+            /** Title */
+            title: string;
+        };
+        /** LessonExercise */
+        LessonExercise: {
+            /** Id */
+            id: string;
+            /** Prompt */
+            prompt: string;
+        };
+        /** LessonList */
+        LessonList: {
+            /** Lessons */
+            lessons: components["schemas"]["LessonSummary"][];
+        };
+        /**
+         * LessonPlayBody
+         * @description The learner's actions so far, replayed from the exercise's position; ``attempt``: an action
+         *     the rules refuse that the learner tried, to be explained (it is not played).
+         */
+        LessonPlayBody: {
+            /** Actions */
+            actions?: string[];
+            /** Attempt */
+            attempt?: string | null;
+            /**
+             * Shown
+             * @default false
+             */
+            shown: boolean;
+        };
+        /**
+         * LessonPlayState
+         * @description Where the exercise stands: the learner's view, what they may do now, and what they read.
+         */
+        LessonPlayState: {
+            /** Events */
+            events: (components["schemas"]["ShotEvent"] | components["schemas"]["DeployEvent"] | components["schemas"]["RevealEvent"] | components["schemas"]["EliminatedEvent"] | components["schemas"]["AdvanceEvent"] | components["schemas"]["MoveEvent"] | components["schemas"]["RecallEvent"] | components["schemas"]["DrawEvent"] | components["schemas"]["PassEvent"] | components["schemas"]["ExtraTurnEvent"] | components["schemas"]["ResignEvent"] | components["schemas"]["TimeoutEvent"] | components["schemas"]["DrawAgreedEvent"] | components["schemas"]["AbortEvent"] | components["schemas"]["ResultEvent"])[];
+            /** Exercise */
+            exercise: string;
+            /** Legal */
+            legal: string[];
+            /** Lesson */
+            lesson: string;
+            /** Message */
+            message: string | null;
+            /** Replies */
+            replies: string[];
+            /** Saved */
+            saved: boolean;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "playing" | "done" | "failed";
+            view: components["schemas"]["Position"];
+            /**
+             * You
+             * @enum {integer}
+             */
+            you: 1 | 2;
+        };
+        /**
+         * LessonProgressDoc
+         * @description Solved exercises by lesson slug.
+         */
+        LessonProgressDoc: {
+            /** Lessons */
+            lessons: {
+                [key: string]: string[];
+            };
+        };
+        /**
+         * LessonProgressMerge
+         * @description A guest's progress (kept in the browser) to add to the account.
+         */
+        LessonProgressMerge: {
+            /** Lessons */
+            lessons: {
+                [key: string]: string[];
+            };
+        };
+        /** LessonSummary */
+        LessonSummary: {
+            /** Exercises */
+            exercises: string[];
+            /** Slug */
+            slug: string;
+            /** Summary */
+            summary: string;
+            /** Title */
+            title: string;
+        };
         /** LiveTimeControl */
         LiveTimeControl: {
             /**
@@ -2698,6 +3366,51 @@ export interface components {
              */
             type: "pass";
         };
+        /**
+         * PasswordChange
+         * @description A new password, with the current one.
+         */
+        PasswordChange: {
+            /**
+             * Current
+             * @description the password now
+             */
+            current: string;
+            /**
+             * Password
+             * @description 8 to 200 characters
+             */
+            password: string;
+        };
+        /** PasswordChanged */
+        PasswordChanged: {
+            /**
+             * Mailed
+             * @description whether a notice went to your confirmed address
+             */
+            mailed: boolean;
+            /**
+             * Signed Out
+             * @description how many other sessions were signed out
+             */
+            signed_out: number;
+        };
+        /**
+         * PasswordReset
+         * @description The token of a reset link, and the new password.
+         */
+        PasswordReset: {
+            /**
+             * Password
+             * @description 8 to 200 characters
+             */
+            password: string;
+            /**
+             * Token
+             * @description the token of the link mailed to you
+             */
+            token: string;
+        };
         /** PlayerRatings */
         PlayerRatings: {
             /**
@@ -2758,6 +3471,227 @@ export interface components {
             variant: components["schemas"]["Variant"];
             /** Version */
             version: number;
+        };
+        /** PuzzleAnswer */
+        PuzzleAnswer: {
+            /**
+             * Action
+             * @description one action of the puzzle's legal list (notation §4)
+             */
+            action: string;
+            /**
+             * Streak
+             * @description true: the answer to your streak run's puzzle (signed in; a guest's run is the browser's)
+             * @default false
+             */
+            streak: boolean;
+        };
+        /** PuzzleItem */
+        PuzzleItem: {
+            /** Id */
+            id: string;
+            /** Rating */
+            rating: number;
+            /**
+             * Status
+             * @description signed in: new (not tried), solved (right at some try) or missed; null for a guest
+             */
+            status: ("new" | "solved" | "missed") | null;
+            /** Themes */
+            themes: string[];
+        };
+        /** PuzzleList */
+        PuzzleList: {
+            /** Page */
+            page: number;
+            /** Pages */
+            pages: number;
+            /**
+             * Puzzles
+             * @description this page's puzzles, easiest first (50 a page)
+             */
+            puzzles: components["schemas"]["PuzzleItem"][];
+            /** Theme */
+            theme: string | null;
+            /**
+             * Themes
+             * @description every theme with its number of puzzles
+             */
+            themes: components["schemas"]["PuzzleTheme"][];
+            /** Total */
+            total: number;
+            /** @description your puzzle rating and streaks (signed in) */
+            you: components["schemas"]["PuzzleStanding"] | null;
+        };
+        /**
+         * PuzzleStanding
+         * @description A player's puzzle rating and streaks.
+         */
+        PuzzleStanding: {
+            /** Best Streak */
+            best_streak: number;
+            /** Provisional */
+            provisional: boolean;
+            /**
+             * Rating
+             * @description OpenSkill's mu times 60, as the game ratings (1500 for a new player)
+             */
+            rating: number;
+            /**
+             * Solved
+             * @description rated tries that were right
+             */
+            solved: number;
+            /**
+             * Streak
+             * @description puzzles solved in the streak run under way
+             */
+            streak: number;
+            /**
+             * Tries
+             * @description rated tries: first tries at a puzzle
+             */
+            tries: number;
+        };
+        /** PuzzleStreak */
+        PuzzleStreak: {
+            /**
+             * Best
+             * @description the best streak (kept on the server for an account)
+             */
+            best: number;
+            /**
+             * Ended
+             * @description true: the last answer was a miss and ended the run (this is the new run)
+             */
+            ended: boolean;
+            /**
+             * Kept
+             * @description who keeps the run: the server (signed in) or the browser
+             * @enum {string}
+             */
+            kept: "server" | "browser";
+            /** @description the puzzle of this step; null once every band is solved */
+            puzzle: components["schemas"]["PuzzleToSolve"] | null;
+            /**
+             * Seed
+             * @description which puzzle of each difficulty band the run picks (not a secret)
+             */
+            seed: number;
+            /**
+             * Step
+             * @description the band of the puzzle to solve now (0 the easiest)
+             */
+            step: number;
+            /**
+             * Steps
+             * @description how many bands there are: a run that solves them all is complete
+             */
+            steps: number;
+            /**
+             * Streak
+             * @description puzzles solved in a row in this run
+             */
+            streak: number;
+        };
+        /** PuzzleTheme */
+        PuzzleTheme: {
+            /**
+             * Name
+             * @description the theme in the request's language
+             */
+            name: string;
+            /** Puzzles */
+            puzzles: number;
+            /** Tag */
+            tag: string;
+        };
+        /**
+         * PuzzleToSolve
+         * @description A puzzle as its solver sees it: never a hidden card, a deck's order, the solution or the
+         *     themes (those come with the verdict).
+         */
+        PuzzleToSolve: {
+            /**
+             * Deck
+             * @description the solver's whole deck list, sorted (its contents are known, not its order)
+             */
+            deck: string[];
+            /** Id */
+            id: string;
+            /**
+             * Known
+             * @description cards of the opponent's hand the solver has seen
+             */
+            known: string[];
+            /**
+             * Legal
+             * @description every legal action of the solver, as the engine lists them
+             */
+            legal: string[];
+            /**
+             * Player
+             * @description the seat that moves: the solver's
+             * @enum {integer}
+             */
+            player: 1 | 2;
+            /**
+             * Rating
+             * @description the puzzle's current rating
+             */
+            rating: number;
+            /**
+             * View
+             * @description the solver's view (notation §3): the opponent's hand hidden, decks as counts
+             */
+            view: {
+                [key: string]: unknown;
+            };
+        };
+        /** PuzzleVerdict */
+        PuzzleVerdict: {
+            /**
+             * Action
+             * @description the action judged, as the engine writes it
+             */
+            action: string;
+            /**
+             * Change
+             * @description your rating's change, when rated
+             */
+            change: number | null;
+            /** Correct */
+            correct: boolean;
+            /**
+             * Margin
+             * @description how much better the solution's chance to win is than the next best action's
+             */
+            margin: number;
+            /** Puzzle */
+            puzzle: string;
+            /**
+             * Puzzle Rating
+             * @description the puzzle's rating after this answer
+             */
+            puzzle_rating: number;
+            /**
+             * Rated
+             * @description true: your first try at this puzzle, which changed both ratings
+             */
+            rated: boolean;
+            /** Solution */
+            solution: string;
+            /** @description your streak run after a streak answer */
+            streak: components["schemas"]["PuzzleStreak"] | null;
+            /**
+             * Theme Names
+             * @description the themes in the request's language
+             */
+            theme_names: string[];
+            /** Themes */
+            themes: string[];
+            /** @description your puzzle rating and streaks after this answer (signed in) */
+            you: components["schemas"]["PuzzleStanding"] | null;
         };
         /** Ranged */
         Ranged: {
@@ -2972,6 +3906,25 @@ export interface components {
             record: components["schemas"]["GameRecord"];
         };
         /**
+         * ResetRequest
+         * @description Who forgot their password: a player's name or a confirmed email address.
+         */
+        ResetRequest: {
+            /**
+             * Who
+             * @description a name or a confirmed email address
+             */
+            who: string;
+        };
+        /** ResetRequested */
+        ResetRequested: {
+            /**
+             * Message
+             * @description the same sentence whatever was asked: it never tells whether an account or an address exists
+             */
+            message: string;
+        };
+        /**
          * ResignEvent
          * @description ``player`` resigned.
          */
@@ -3055,6 +4008,51 @@ export interface components {
             /** @description the signed-in player, or null */
             user: components["schemas"]["SessionUser"] | null;
         };
+        /** SessionList */
+        SessionList: {
+            /**
+             * Recoverable
+             * @description whether a forgotten password can be reset (a confirmed address is set)
+             */
+            recoverable: boolean;
+            /** Sessions */
+            sessions: components["schemas"]["SessionOut"][];
+        };
+        /** SessionOut */
+        SessionOut: {
+            /**
+             * Browser
+             * @description browser and system, as read from its User-Agent; null: unknown
+             */
+            browser: string | null;
+            /**
+             * Created At
+             * Format: date-time
+             * @description when it was opened (signed in)
+             */
+            created_at: string;
+            /**
+             * Current
+             * @description the session of this request
+             */
+            current: boolean;
+            /**
+             * Id
+             * @description names the session (to sign it out)
+             */
+            id: string;
+            /**
+             * Last Seen At
+             * Format: date-time
+             * @description its last request (kept to the minute or so)
+             */
+            last_seen_at: string;
+            /**
+             * Network
+             * @description the network it was opened from (/24 or /48), never the full address
+             */
+            network: string | null;
+        };
         /** SessionUser */
         SessionUser: {
             /**
@@ -3062,6 +4060,14 @@ export interface components {
              * @description the signed-in player's name
              */
             name: string;
+        };
+        /** SessionsClosed */
+        SessionsClosed: {
+            /**
+             * Signed Out
+             * @description how many sessions were signed out
+             */
+            signed_out: number;
         };
         /** ShotEvent */
         ShotEvent: {
@@ -3590,6 +4596,598 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
+    api_account_close_api_account_close_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Closing"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Closed"];
+                };
+            };
+            /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sign in first (or wrong name or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed for you: CSRF token wrong, another player's game, deck or challenge, a private game, or a challenge to yourself */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused in the current state (an action not legal now, stale version, game over, name taken...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, out of range or not as the description says */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests (or too many open invitations): try again later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    api_account_data_api_account_data_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description a file download (Content-Disposition: attachment): everything kept about you, by section (docs/web-api.md, "Your data") */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": unknown;
+                };
+            };
+            /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sign in first (or wrong name or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, out of range or not as the description says */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests (or too many open invitations): try again later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    api_forgot_api_account_forgot_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ResetRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ResetRequested"];
+                };
+            };
+            /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, out of range or not as the description says */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests (or too many open invitations): try again later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    api_change_password_api_account_password_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordChange"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PasswordChanged"];
+                };
+            };
+            /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sign in first (or wrong name or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed for you: CSRF token wrong, another player's game, deck or challenge, a private game, or a challenge to yourself */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, out of range or not as the description says */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests (or too many open invitations): try again later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    api_reset_api_account_reset_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PasswordReset"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionInfo"];
+                };
+            };
+            /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed for you: CSRF token wrong, another player's game, deck or challenge, a private game, or a challenge to yourself */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, out of range or not as the description says */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests (or too many open invitations): try again later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    api_sessions_api_account_sessions_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionList"];
+                };
+            };
+            /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sign in first (or wrong name or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, out of range or not as the description says */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests (or too many open invitations): try again later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    api_close_others_api_account_sessions_others_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionsClosed"];
+                };
+            };
+            /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sign in first (or wrong name or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed for you: CSRF token wrong, another player's game, deck or challenge, a private game, or a challenge to yourself */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, out of range or not as the description says */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests (or too many open invitations): try again later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    api_close_session_api_account_sessions__session__delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                session: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionsClosed"];
+                };
+            };
+            /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sign in first (or wrong name or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed for you: CSRF token wrong, another player's game, deck or challenge, a private game, or a challenge to yourself */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such thing */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused in the current state (an action not legal now, stale version, game over, name taken...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, out of range or not as the description says */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests (or too many open invitations): try again later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     api_bot_account_api_bot_account_get: {
         parameters: {
             query?: never;
@@ -6793,6 +8391,1002 @@ export interface operations {
             };
             /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, out of range or not as the description says */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests (or too many open invitations): try again later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    api_card_stats_api_learn_cards_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CardStatsDoc"];
+                };
+            };
+            /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, out of range or not as the description says */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests (or too many open invitations): try again later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    api_lessons_api_learn_lessons_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LessonList"];
+                };
+            };
+            /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, out of range or not as the description says */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests (or too many open invitations): try again later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    api_lesson_api_learn_lessons__slug__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a lesson's slug */
+                slug: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LessonDoc"];
+                };
+            };
+            /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such thing */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, out of range or not as the description says */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests (or too many open invitations): try again later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    api_answer_api_learn_lessons__slug__exercises__exercise__answer_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a lesson's slug */
+                slug: string;
+                /** @description an exercise id */
+                exercise: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LessonAnswer"];
+                };
+            };
+            /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such thing */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, out of range or not as the description says */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests (or too many open invitations): try again later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    api_play_api_learn_lessons__slug__exercises__exercise__play_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a lesson's slug */
+                slug: string;
+                /** @description an exercise id */
+                exercise: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LessonPlayBody"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LessonPlayState"];
+                };
+            };
+            /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed for you: CSRF token wrong, another player's game, deck or challenge, a private game, or a challenge to yourself */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such thing */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused in the current state (an action not legal now, stale version, game over, name taken...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, out of range or not as the description says */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests (or too many open invitations): try again later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    api_progress_api_learn_progress_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LessonProgressDoc"];
+                };
+            };
+            /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sign in first (or wrong name or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, out of range or not as the description says */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests (or too many open invitations): try again later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    api_merge_api_learn_progress_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LessonProgressMerge"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["LessonProgressDoc"];
+                };
+            };
+            /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sign in first (or wrong name or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed for you: CSRF token wrong, another player's game, deck or challenge, a private game, or a challenge to yourself */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, out of range or not as the description says */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests (or too many open invitations): try again later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    api_puzzles_api_learn_puzzles_get: {
+        parameters: {
+            query?: {
+                /** @description only puzzles of this theme */
+                theme?: string | null;
+                /** @description 1 for the first page */
+                page?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PuzzleList"];
+                };
+            };
+            /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such thing */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, out of range or not as the description says */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests (or too many open invitations): try again later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    api_daily_api_learn_puzzles_daily_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DailyPuzzle"];
+                };
+            };
+            /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such thing */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, out of range or not as the description says */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests (or too many open invitations): try again later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    api_next_api_learn_puzzles_next_get: {
+        parameters: {
+            query?: {
+                /** @description only puzzles of this theme */
+                theme?: string | null;
+                /** @description a guest's tried puzzles, by id, comma-separated */
+                skip?: string;
+                /** @description a guest's rating to aim at (1500 when absent) */
+                rating?: number | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PuzzleToSolve"];
+                };
+            };
+            /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such thing */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, out of range or not as the description says */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests (or too many open invitations): try again later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    api_streak_api_learn_puzzles_streak_get: {
+        parameters: {
+            query?: {
+                /** @description a guest's run: its seed */
+                seed?: number | null;
+                /** @description a guest's run: its step */
+                step?: number | null;
+                /** @description a guest's best streak, echoed */
+                best?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PuzzleStreak"];
+                };
+            };
+            /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, out of range or not as the description says */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests (or too many open invitations): try again later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    api_streak_restart_api_learn_puzzles_streak_restart_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PuzzleStreak"];
+                };
+            };
+            /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sign in first (or wrong name or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed for you: CSRF token wrong, another player's game, deck or challenge, a private game, or a challenge to yourself */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, out of range or not as the description says */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests (or too many open invitations): try again later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    api_puzzle_api_learn_puzzles__pid__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a puzzle's id */
+                pid: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PuzzleToSolve"];
+                };
+            };
+            /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such thing */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, out of range or not as the description says */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests (or too many open invitations): try again later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    api_answer_api_learn_puzzles__pid__answer_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a puzzle's id */
+                pid: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PuzzleAnswer"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PuzzleVerdict"];
+                };
+            };
+            /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sign in first (or wrong name or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed for you: CSRF token wrong, another player's game, deck or challenge, a private game, or a challenge to yourself */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such thing */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused in the current state (an action not legal now, stale version, game over, name taken...) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
