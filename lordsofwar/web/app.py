@@ -24,6 +24,7 @@ from lordsofwar.web.botapi.service import BotApi
 from lordsofwar.web.db import make_engine, make_sessionmaker, migrate
 from lordsofwar.web.decks.router import router as decks_router
 from lordsofwar.web.deps import Services
+from lordsofwar.web.gallery.router import router as gallery_router
 from lordsofwar.web.games.hub import Hub
 from lordsofwar.web.games.router import router as games_router
 from lordsofwar.web.games.schemas import socket_components
@@ -124,6 +125,7 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
         puzzles_router,
         guide_router,
         lessons_router,
+        gallery_router,
     ):
         app.include_router(router)
     _describe_socket(app)

@@ -57,7 +57,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
         ]
         yield {
             "base": base,
-            "public": [*common, "/signin", "/signup", "/?flash=signed-out"],
+            "public": [*common, "/signin", "/signup", "/?flash=signed-out", "/learn/cards"],
             "signed_in": [*common, "/decks", f"/decks/{deck.json()['id']}", "/settings", "/tokens", "/?flash=welcome"],
             # pages that answer an error status (the browser logs the status of the document itself)
             "errors": ["/no-such-page", "/games/999999", "/players/nobody-at-all", "/players/general%20bot",

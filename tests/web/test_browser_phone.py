@@ -82,6 +82,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
                 f"/tournaments/{tid}", f"/tournaments/{upcoming.json()['tournament']}", "/leaderboard",
                 "/leaderboard?pool=turn", f"/players/{alice.name}", "/players/general%20bot", "/signin", "/signup",
                 "/no-such-page", "/games/999999", "/players/nobody-at-all",
+                "/learn/cards", "/learn/cards?army=elves&class=ranged",
             ],
             "german_deck": f"/decks/{german_deck.json()['id']}",
             "signed_in": [

@@ -131,6 +131,8 @@ def _visit_every_page(client: TestClient, lang: str) -> tuple[list[tuple[str, in
                     f"/unsubscribe?token={unsubscribe}", "/unsubscribe?token=forged", "/settings/confirm?token=forged",
                     "/settings/confirm", "/decks", f"/decks/{deck}", "/settings", "/tokens"):
             visit(p, url)
+    for url in ("/learn/cards", "/learn/cards?army=elves&rank=elite", "/learn/cards?class=wizard"):  # the card gallery
+        visit(None, url)
     # the forms' answers, refusals included
     visit(None, "/signin", "POST", {"name": "ada", "password": "wrong password"})
     visit(None, "/signup", "POST", {"name": "x", "password": "short", "password2": "other"})
