@@ -27,6 +27,9 @@ class ErrorBody(BaseModel):
     code: str | None = None
     """Where a client must tell refusals apart: a word the same in every language (the deck
     editor's ``stale``: changed elsewhere, ``name``: the name is refused or taken)."""
+    rule: str | None = None
+    """An action the rules refuse: the address of the rules guide's section that explains why
+    (``/learn/rules#deployment``; docs/learn.md, "How to play")."""
 
 
 MEANING = {
@@ -135,7 +138,12 @@ def validation_message(errors: Any, keys: bool = False) -> str:
 
 
 async def _refuse(
-    request: Request, status: int, message: str, headers: dict[str, str] | None = None, code: str | None = None
+    request: Request,
+    status: int,
+    message: str,
+    headers: dict[str, str] | None = None,
+    code: str | None = None,
+    rule: str | None = None,
 ) -> Response:
     if pages.wants_html(request):
         user = await current_user(request, services(request))
@@ -145,7 +153,12 @@ async def _refuse(
     headers = dict(headers or {})
     if status == 429:
         headers.setdefault("Retry-After", "10")
-    return JSONResponse({"detail": message} if code is None else {"detail": message, "code": code}, status, headers=headers)
+    body: dict[str, str] = {"detail": message}
+    if code is not None:
+        body["code"] = code
+    if rule is not None:
+        body["rule"] = rule
+    return JSONResponse(body, status, headers=headers)
 
 
 def install(app: FastAPI) -> None:
@@ -153,7 +166,9 @@ def install(app: FastAPI) -> None:
 
     async def on_refusal(request: Request, exc: Exception) -> Response:
         # each domain's refusal carries its status and a one-line message
-        return await _refuse(request, getattr(exc, "status", 400), str(exc), code=getattr(exc, "code", None))
+        return await _refuse(
+            request, getattr(exc, "status", 400), str(exc), code=getattr(exc, "code", None), rule=getattr(exc, "rule", None)
+        )
 
     for refusal in (Problem, GameError, AuthError):
         app.add_exception_handler(refusal, on_refusal)

@@ -133,6 +133,7 @@ def _visit_every_page(client: TestClient, lang: str) -> tuple[list[tuple[str, in
             visit(p, url)
     for url in ("/learn/cards", "/learn/cards?army=elves&rank=elite", "/learn/cards?class=wizard"):  # the card gallery
         visit(None, url)
+    visit(None, "/learn/rules")  # the rules guide
     # the forms' answers, refusals included
     visit(None, "/signin", "POST", {"name": "ada", "password": "wrong password"})
     visit(None, "/signup", "POST", {"name": "x", "password": "short", "password2": "other"})

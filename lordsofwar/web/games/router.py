@@ -291,9 +291,12 @@ async def game_socket(ws: WebSocket, game_id: GameId) -> None:
         await conn.stop()
 
 
-def _refuse(svc: Services, conn: Connection, message: str) -> None:
+def _refuse(svc: Services, conn: Connection, message: str, rule: str | None = None) -> None:
     rt = svc.games.runtimes.get(conn.game_id)
-    conn.send({"type": "error", "message": message, "version": rt.game.version if rt else None})
+    doc: dict[str, Any] = {"type": "error", "message": message, "version": rt.game.version if rt else None}
+    if rule is not None:
+        doc["rule"] = rule  # the rules guide's section on this refusal
+    conn.send(doc)
 
 
 def _parse(text: str) -> dict[str, Any] | str:
@@ -349,7 +352,7 @@ async def _on_message(svc: Services, conn: Connection, text: str) -> None:
         else:
             await svc.games.draw(conn.game_id, conn.user_id, msg.get("op"))
     except GameError as exc:
-        _refuse(svc, conn, str(exc))
+        _refuse(svc, conn, str(exc), exc.rule)
         if isinstance(exc, Stale):  # the client acted on an old state: send it the current one
             rt = await svc.games.runtime(conn.game_id)
             conn.send({"type": "state", **state_doc(rt, conn.seat)})

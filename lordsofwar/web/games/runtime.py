@@ -23,11 +23,13 @@ from lordsofwar.web.models import Game
 
 
 class GameError(Exception):
-    """A request about a game that is refused; nothing changed."""
+    """A request about a game that is refused; nothing changed. ``rule``: for an action the rules
+    refuse, the rules guide's section that explains why (``/learn/rules#ranged-attacks``)."""
 
-    def __init__(self, message: str, status: int = 409):
+    def __init__(self, message: str, status: int = 409, rule: str | None = None):
         super().__init__(message)
         self.status = status
+        self.rule = rule
 
 
 class Stale(GameError):

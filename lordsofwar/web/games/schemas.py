@@ -286,6 +286,10 @@ class ErrorMessage(BaseModel):
     type: Literal["error"]
     message: str = Field(description="why, in the player's language")
     version: int | None = Field(description="the game's version now")
+    rule: str | None = Field(
+        default=None,
+        description="an action the rules refuse: the rules guide's section that explains why (/learn/rules#...)",
+    )
 
 
 class PongMessage(BaseModel):

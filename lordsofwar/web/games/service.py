@@ -26,9 +26,10 @@ from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 from lordsofwar import decks
 from lordsofwar.bots import BOTS
 from lordsofwar.i18n import _, result_reason
+from lordsofwar.learn import guide
 from lordsofwar.rules import engine, notation
 from lordsofwar.rules.cards import CORE, CORE_ARMIES, CardSet
-from lordsofwar.rules.errors import LordsOfWarError
+from lordsofwar.rules.errors import IllegalActionError, LordsOfWarError
 from lordsofwar.rules.events import LogEntry
 from lordsofwar.rules.knowledge import deck_cards
 from lordsofwar.rules.state import Position
@@ -399,7 +400,8 @@ class GameService:
             action = notation.parse_action(text, pos)
             events = new.push(action)
         except LordsOfWarError as exc:  # not one of this position's actions: a refusal of state
-            raise GameError(str(exc), 409) from None
+            kind = exc.kind if isinstance(exc, IllegalActionError) else None
+            raise GameError(str(exc), 409, rule=guide.rule_link(kind)) from None
         turn = pos.turn
         entry: LogEntry = {
             "n": len(g.actions) + 1,

@@ -935,6 +935,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/learn/mistakes/{game_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Api Exercises
+         * @description Your mistakes and blunders in a finished, analysed game you played, as exercises: the
+         *     position before each as you saw it, your legal actions there and what you played (403 for
+         *     anyone else; 409 before the analysis is done).
+         */
+        get: operations["api_exercises_api_learn_mistakes__game_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/learn/mistakes/{game_id}/{n}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Api Try
+         * @description Judge a try at an exercise (docs/learn.md, "Learning from your mistakes"): right within the
+         *     analysis' mistake margin of its preferred action; the preferred action comes with the verdict.
+         *     422: not a legal action there.
+         */
+        post: operations["api_try_api_learn_mistakes__game_id___n__post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/learn/progress": {
         parameters: {
             query?: never;
@@ -2410,6 +2454,79 @@ export interface components {
             version: number | null;
         };
         /**
+         * Exercise
+         * @description One of your flagged decisions, to find a better action for.
+         */
+        Exercise: {
+            /**
+             * Drop
+             * @description how much win probability it lost against the analysis' preferred action
+             */
+            drop: number | null;
+            /**
+             * Legal
+             * @description your legal actions there
+             */
+            legal: string[];
+            /**
+             * N
+             * @description the step of the game (1 = its first action)
+             */
+            n: number;
+            /**
+             * Played
+             * @description the action you played (notation §4)
+             */
+            played: string;
+            /**
+             * Played Squares
+             * @description the squares it names
+             */
+            played_squares: string[];
+            /** Turn */
+            turn: number;
+            /**
+             * Verdict
+             * @description how the analysis marked the action you played
+             * @enum {string}
+             */
+            verdict: "mistake" | "blunder";
+            /** @description the position before it as you saw it then (the opponent's hand hidden) */
+            view: components["schemas"]["Position"];
+        };
+        /**
+         * Exercises
+         * @description Your exercises from one finished, analysed game (the preferred actions are not in it).
+         */
+        Exercises: {
+            /** Exercises */
+            exercises: components["schemas"]["Exercise"][];
+            /** Game */
+            game: number;
+            /**
+             * Level
+             * @description the bot level that analysed the game
+             */
+            level: string | null;
+            /**
+             * Margin
+             * @description a try within this much win probability of the best is accepted
+             */
+            margin: number;
+            /**
+             * Names
+             * @description the players' names by seat
+             */
+            names: {
+                [key: string]: string;
+            };
+            /**
+             * Player
+             * @description your seat in the game
+             */
+            player: number;
+        };
+        /**
          * ExtraTurnEvent
          * @description ``player`` eliminated the enemy general and plays again (7.4).
          */
@@ -2820,6 +2937,54 @@ export interface components {
              * @description your custom deck (when the games allow custom decks)
              */
             deck?: number | null;
+        };
+        /**
+         * Judgement
+         * @description The verdict on a try.
+         */
+        Judgement: {
+            /** Action */
+            action: string;
+            /**
+             * Best
+             * @description the analysis' preferred action (given with a judged try only)
+             */
+            best: string | null;
+            /**
+             * Best Squares
+             * @description the squares the preferred action names
+             */
+            best_squares: string[];
+            /**
+             * Correct
+             * @description whether the try is accepted; null when unjudged
+             */
+            correct: boolean | null;
+            /**
+             * Drop
+             * @description how far below the search's best it is
+             */
+            drop: number | null;
+            /** Margin */
+            margin: number;
+            /** N */
+            n: number;
+            /**
+             * Verdict
+             * @description best: the analysis' preferred action; good: within the margin of it; played: the mistake itself; worse: further below; unjudged: the search never tried this action (no verdict, try another)
+             * @enum {string}
+             */
+            verdict: "best" | "good" | "played" | "worse" | "unjudged";
+            /**
+             * Win
+             * @description the try's win probability by the search
+             */
+            win: number | null;
+            /**
+             * Win Best
+             * @description the preferred action's win probability
+             */
+            win_best: number | null;
         };
         /**
          * LanguageChoice
@@ -4422,6 +4587,14 @@ export interface components {
              * @description the games' options in a few words, in the request's language
              */
             summary: string;
+        };
+        /** Try */
+        Try: {
+            /**
+             * Action
+             * @description a legal action of the exercise's position
+             */
+            action: string;
         };
         /**
          * TurnState
@@ -8760,6 +8933,211 @@ export interface operations {
             };
             /** @description Too many requests (or too many open invitations): try again later */
             429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    api_exercises_api_learn_mistakes__game_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a game number */
+                game_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Exercises"];
+                };
+            };
+            /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sign in first (or wrong name or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed for you: CSRF token wrong, another player's game, deck or challenge, a private game, or a challenge to yourself */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such thing */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused in the current state (an action not legal now, stale version, game over, name taken...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, out of range or not as the description says */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests (or too many open invitations): try again later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    api_try_api_learn_mistakes__game_id___n__post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a game number */
+                game_id: number;
+                /** @description the exercise's step (its `n`) */
+                n: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["Try"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Judgement"];
+                };
+            };
+            /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sign in first (or wrong name or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed for you: CSRF token wrong, another player's game, deck or challenge, a private game, or a challenge to yourself */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such thing */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused in the current state (an action not legal now, stale version, game over, name taken...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, out of range or not as the description says */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests (or too many open invitations): try again later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The server could not save the change: nothing changed, try again */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -1188,7 +1188,7 @@ function startLive(root) {
     } catch (e) {
       setPending(false);
       if (e instanceof ApiError) {
-        toast(e.detail || _('request failed ({status})', { status: e.status }));
+        toast(e.detail || _('request failed ({status})', { status: e.status }), 'error', typeof e.body.rule === 'string' ? e.body.rule : undefined);
         if (e.status === 409) fetchState(); else render();
         return;
       }
@@ -1199,17 +1199,22 @@ function startLive(root) {
   /**
    * A message over the status line (#toasts sits on #status: it covers no control). kind:
    * "error" (a refusal from the server), "info", "hint" (why a click did nothing). The newest
-   * replaces the one shown; a click closes it.
+   * replaces the one shown; a click closes it. rule: for an action the rules refuse, the rules
+   * guide's section on it (the server's `rule`), shown as a "Why?" link (a new tab: the game stays).
    * @param {string} text
    * @param {'error' | 'info' | 'hint'} [kind]
+   * @param {string} [rule]
    */
-  function toast(text, kind) {
+  function toast(text, kind, rule) {
     const box = $('#toasts');
     kind = kind || 'error';
     for (const old of $$('.toast', box)) { clearTimeout(toastTimers.get(old)); old.remove(); }
-    const t = h('div', { class: 'toast ' + kind, role: kind === 'error' ? 'alert' : 'status', title: _('click to close'), text,
+    const why = rule && rule.startsWith('/learn/rules#')
+      ? h('a', { class: 'toast-rule', href: rule, target: '_blank', rel: 'noopener', text: _('Why? Read the rule') })
+      : null;
+    const t = h('div', { class: 'toast ' + kind, role: kind === 'error' ? 'alert' : 'status', title: _('click to close'),
       /** @param {MouseEvent} e */
-      onclick: (e) => { e.stopPropagation(); t.remove(); } });
+      onclick: (e) => { e.stopPropagation(); t.remove(); } }, h('span', { class: 'toast-text', text }), why ? ' ' : null, why);
     box.append(t);
     toastTimers.set(t, setTimeout(() => { t.classList.add('fade'); setTimeout(() => t.remove(), 400); }, kind === 'error' ? 7000 : kind === 'hint' ? 4500 : 3000));
   }
@@ -1287,7 +1292,7 @@ function startLive(root) {
       case 'update': applyUpdate(/** @type {GameState & Message} */ (msg)); break;
       case 'error':
         setPending(false);
-        toast(msg.message || _('refused'));
+        toast(msg.message || _('refused'), 'error', msg.rule || undefined);
         if (S.game && msg.version != null && msg.version !== S.game.version) sync();
         render();
         break;
