@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from lordsofwar.learn import puzzles
 from tests.web.server import chromium_path, running_server
 from tests.web.test_browser import Api, finished_tournament, rated_game, sign_in
 
@@ -57,8 +58,10 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
         ]
         yield {
             "base": base,
-            "public": [*common, "/signin", "/signup", "/?flash=signed-out", "/learn/cards"],
-            "signed_in": [*common, "/decks", f"/decks/{deck.json()['id']}", "/settings", "/tokens", "/?flash=welcome"],
+            "public": [*common, "/signin", "/signup", "/?flash=signed-out", "/learn/cards", "/learn/rules",
+                       "/learn/puzzles", f"/learn/puzzles/{puzzles.load()[0].id}", "/learn/puzzles/daily", "/learn/puzzles/streak"],
+            "signed_in": [*common, "/decks", f"/decks/{deck.json()['id']}", "/settings", "/tokens", "/?flash=welcome",
+                          "/learn/puzzles", "/learn/puzzles/streak"],
             # pages that answer an error status (the browser logs the status of the document itself)
             "errors": ["/no-such-page", "/games/999999", "/players/nobody-at-all", "/players/general%20bot",
                        "/decks/999999", "/unsubscribe?token=altered"],

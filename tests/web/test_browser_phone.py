@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from lordsofwar.learn import puzzles
 from tests.web.server import running_server
 from tests.web.test_browser import Api, finished_tournament, rated_game, sign_in, visit
 
@@ -82,14 +83,15 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
                 f"/tournaments/{tid}", f"/tournaments/{upcoming.json()['tournament']}", "/leaderboard",
                 "/leaderboard?pool=turn", f"/players/{alice.name}", "/players/general%20bot", "/signin", "/signup",
                 "/no-such-page", "/games/999999", "/players/nobody-at-all",
-                "/learn/cards", "/learn/cards?army=elves&class=ranged",
+                "/learn/cards", "/learn/cards?army=elves&class=ranged", "/learn/rules",
+                "/learn/puzzles", f"/learn/puzzles/{puzzles.load()[0].id}", "/learn/puzzles/daily", "/learn/puzzles/streak",
             ],
             "german_deck": f"/decks/{german_deck.json()['id']}",
             "signed_in": [
                 "/", f"/games/{playing}", f"/games/{over}", f"/games/{over}/replay", "/decks",
                 f"/decks/{deck.json()['id']}", "/tournaments", f"/tournaments/{tid}",
                 f"/tournaments/{upcoming.json()['tournament']}", "/leaderboard", f"/players/{alice.name}",
-                "/settings", "/tokens", "/decks/999999",
+                "/settings", "/tokens", "/decks/999999", "/learn/puzzles", "/learn/puzzles/streak",
             ],
         }
 
