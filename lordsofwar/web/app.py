@@ -19,6 +19,7 @@ from lordsofwar.web.accounts import service as accounts
 from lordsofwar.web.accounts.data_router import router as account_data_router
 from lordsofwar.web.accounts.limits import Guard
 from lordsofwar.web.accounts.router import router as accounts_router
+from lordsofwar.web.accounts.security_router import router as security_router
 from lordsofwar.web.botapi.router import router as botapi_router
 from lordsofwar.web.botapi.service import BotApi
 from lordsofwar.web.db import make_engine, make_sessionmaker, migrate
@@ -113,6 +114,7 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
     errors.install(app)
     for router in (
         accounts_router,
+        security_router,
         account_data_router,
         lobby_router,
         games_router,

@@ -91,6 +91,26 @@ class AuthSession(Base):
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
     expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    last_seen_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    """When the session last made a request (written at most once a minute: accounts.sessions)."""
+    browser: Mapped[str | None] = mapped_column(String(60))
+    """A short name of the browser and system it was opened from ("Firefox, Windows")."""
+    address: Mapped[str | None] = mapped_column(String(50))
+    """The network it was opened from, never the whole address: the /24 (IPv4) or /48 (IPv6)."""
+
+
+class PasswordReset(Base):
+    """A link to set a new password, mailed to a confirmed address (accounts.recovery): only
+    the token's SHA-256 is kept; used once, void after an hour or any later password change."""
+
+    __tablename__ = "password_resets"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    expires_at: Mapped[datetime] = mapped_column(UTCDateTime())
+    used_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
 
 
 class ApiToken(Base):

@@ -42,6 +42,10 @@ FLASHES = {
     "cancel": N_("Invitation cancelled."),
     "decline": N_("Invitation declined."),
     "language": N_("Language changed."),
+    "password-changed": N_("Password changed. Every other session is signed out."),
+    "password-set": N_("New password set: you are signed in, and every other session is signed out."),
+    "session-closed": N_("That session is signed out."),
+    "sessions-closed": N_("Every other session is signed out."),
     "closed": N_("Your account is closed, and you are signed out everywhere. Thank you for playing."),
 }
 """The only messages a redirect can show (?flash=KEY): a link cannot put words on a page."""

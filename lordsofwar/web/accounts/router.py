@@ -17,6 +17,7 @@ from lordsofwar.bots import ladder
 from lordsofwar.i18n import _
 from lordsofwar.web import fields, pages
 from lordsofwar.web.accounts import service as accounts
+from lordsofwar.web.accounts import sessions
 from lordsofwar.web.accounts.limits import Busy
 from lordsofwar.web.accounts.schemas import SessionInfo, SessionUser
 from lordsofwar.web.deps import Csrf, Db, MaybeUser, Svc, check_csrf, client_ip
@@ -66,7 +67,8 @@ class NewAccount(Credentials):
 
 async def _signed_in(request: Request, response: Response, db: AsyncSession, svc: Svc, user: User) -> str:
     """Open a session for ``user`` and set its cookie on ``response``; the session token."""
-    token = await accounts.open_session(db, user, svc.settings)
+    seen = await sessions.details(request, client_ip(request))
+    token = await accounts.open_session(db, user, svc.settings, seen["browser"], seen["address"])
     await db.commit()
     set_cookie(request, response, accounts.SESSION_COOKIE, token, svc.settings.session_days * 86400)
     if user.locale:  # the browser speaks the player's language from now on, signed in or out

@@ -12,7 +12,7 @@ from datetime import timedelta
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 from babel.dates import format_date
-from sqlalchemy import Table, delete, select
+from sqlalchemy import Table, delete, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 from starlette.requests import HTTPConnection
@@ -248,27 +248,51 @@ async def sign_in(db: AsyncSession, passwords: Passwords, guard: Guard, name: st
     return user
 
 
-async def open_session(db: AsyncSession, user: User, settings: Settings) -> str:
+async def open_session(
+    db: AsyncSession, user: User, settings: Settings, browser: str | None = None, address: str | None = None
+) -> str:
+    """A new session's token (its hash is kept, with the browser's short name and the network
+    it came from: accounts.sessions)."""
     token = new_token()
+    now = utcnow()
     db.add(
         AuthSession(
-            token_hash=token_hash(token), user_id=user.id, expires_at=utcnow() + timedelta(days=settings.session_days)
+            token_hash=token_hash(token),
+            user_id=user.id,
+            created_at=now,
+            expires_at=now + timedelta(days=settings.session_days),
+            last_seen_at=now,
+            browser=browser,
+            address=address,
         )
     )
     return token
 
 
+LAST_SEEN_EVERY = timedelta(minutes=1)
+"""A session's ``last_seen_at`` is written at most this often, not on every request."""
+
+
 async def session_user(db: AsyncSession, token: str | None) -> User | None:
     if not token or len(token) > 100:
         return None
+    hashed = token_hash(token)
     row = await db.execute(
-        select(User, AuthSession.expires_at)
+        select(User, AuthSession.expires_at, AuthSession.last_seen_at)
         .join(AuthSession, AuthSession.user_id == User.id)
-        .where(AuthSession.token_hash == token_hash(token))
+        .where(AuthSession.token_hash == hashed)
     )
     found = row.first()
-    if found is None or found[1] <= utcnow():
+    now = utcnow()
+    if found is None or found[1] <= now:
         return None
+    if found[2] is None or found[2] < now - LAST_SEEN_EVERY:
+        await db.execute(
+            update(AuthSession)
+            .where(AuthSession.token_hash == hashed, or_(AuthSession.last_seen_at.is_(None), AuthSession.last_seen_at < now - LAST_SEEN_EVERY))
+            .values(last_seen_at=now)
+        )
+        await db.commit()
     return found[0]
 
 

@@ -40,6 +40,8 @@ CHANNEL = "games"
 """The games channel's name after the installation's prefix (``<prefix>:games``)."""
 USERS_CHANNEL = "users"
 """The channel of players whose lobby changed (``<prefix>:users``): a list of user ids, or null for all."""
+SESSIONS_CHANNEL = "sessions"
+"""The channel of sessions signed out (``<prefix>:sessions``): a user id and token hashes."""
 UserListener = Callable[[list[int] | None], None]
 
 
@@ -81,6 +83,8 @@ class Connection:
     game_id: int
     seat: int | None
     user_id: int | None
+    session: str | None = None
+    """The hash of the session token the socket was opened with (None: signed out)."""
     queue: asyncio.Queue[str] = field(default_factory=lambda: asyncio.Queue(QUEUE_LIMIT))
     task: asyncio.Task[None] | None = None
     closed: bool = False
@@ -139,6 +143,7 @@ class Hub:
         self.prefix = prefix if prefix is not None else service.settings.redis_namespace()
         self.channel = f"{self.prefix}:{CHANNEL}"
         self.users_channel = f"{self.prefix}:{USERS_CHANNEL}"
+        self.sessions_channel = f"{self.prefix}:{SESSIONS_CHANNEL}"
         self.user_listeners: list[UserListener] = []
         self._listener: asyncio.Task[None] | None = None
         self._outbox: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
@@ -161,6 +166,22 @@ class Hub:
         for conns in list(self.games.values()):
             for conn in list(conns):
                 if conn.user_id == user_id:
+                    conn.close(4401)
+
+    def drop_sessions(self, user_id: int, hashes: list[str]) -> None:
+        """Close the sockets opened with these sessions of the user (signed out elsewhere, or
+        by a password change), in this process now and in the others through Redis."""
+        if not hashes:
+            return
+        self._drop_here(user_id, set(hashes))
+        if self.redis is not None:
+            doc = {"user": user_id, "sessions": sorted(hashes), "origin": self.origin}
+            self._outbox.put_nowait((self.sessions_channel, json.dumps(doc)))
+
+    def _drop_here(self, user_id: int, hashes: set[str]) -> None:
+        for conns in list(self.games.values()):
+            for conn in list(conns):
+                if conn.user_id == user_id and getattr(conn, "session", None) in hashes:
                     conn.close(4401)
 
     def watchers(self, game_id: int) -> int:
@@ -233,7 +254,7 @@ class Hub:
         self.redis = Redis.from_url(self.redis_url)
         await self.redis.ping()
         pubsub = self.redis.pubsub()
-        await pubsub.subscribe(self.channel, self.users_channel)  # subscribed before the server takes its first request
+        await pubsub.subscribe(self.channel, self.users_channel, self.sessions_channel)  # subscribed before the server takes its first request
         self._listener = asyncio.get_running_loop().create_task(self._listen(pubsub))
         self._publishing = asyncio.get_running_loop().create_task(self._publisher())
 
@@ -247,7 +268,11 @@ class Hub:
                     if doc.get("origin") == self.origin:
                         continue
                     channel = message.get("channel")
-                    if (channel.decode() if isinstance(channel, bytes) else channel) == self.users_channel:
+                    channel = channel.decode() if isinstance(channel, bytes) else channel
+                    if channel == self.sessions_channel:
+                        self._drop_here(int(doc["user"]), {str(h) for h in doc["sessions"]})
+                        continue
+                    if channel == self.users_channel:
                         users = doc.get("users")
                         self._tell_here(None if users is None else [int(u) for u in users])
                         continue
@@ -268,7 +293,7 @@ class Hub:
                     log.exception("a game change from Redis could not be applied")
         finally:
             with contextlib.suppress(Exception):
-                await pubsub.unsubscribe(self.channel, self.users_channel)
+                await pubsub.unsubscribe(self.channel, self.users_channel, self.sessions_channel)
 
     async def close(self) -> None:
         for task in (self._listener, self._publishing):

@@ -17,6 +17,7 @@ from lordsofwar.i18n import _, result_reason
 from lordsofwar.rules import notation
 from lordsofwar.rules.cards import CORE
 from lordsofwar.web import pages
+from lordsofwar.web.accounts.sessions import current_hash as current_session
 from lordsofwar.web.deps import Csrf, Db, MaybeUser, Services, SignedIn, Svc, current_user, services
 from lordsofwar.web.errors import COMMON, refusals
 from lordsofwar.web.games.hub import Connection
@@ -257,7 +258,7 @@ async def game_socket(ws: WebSocket, game_id: GameId) -> None:
         await ws.close(code=4000 + exc.status, reason=exc.message[:120])
         return
     await ws.accept()
-    conn = Connection(ws, game_id, seat, user.id if user else None)
+    conn = Connection(ws, game_id, seat, user.id if user else None, current_session(ws) if user else None)
     conn.start()
     async with rt.lock:  # no change slips between the state and the first update
         svc.hub.join(conn)

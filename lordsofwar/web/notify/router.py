@@ -9,6 +9,7 @@ from starlette.requests import HTTPConnection
 
 from lordsofwar.i18n import _
 from lordsofwar.web import pages
+from lordsofwar.web.accounts.security_router import security_context
 from lordsofwar.web.deps import Csrf, Db, MaybeUser, SignedIn, check_csrf
 from lordsofwar.web.errors import COMMON, refusals
 from lordsofwar.web.notify import service as notify
@@ -47,6 +48,7 @@ async def _page(
     assert user is not None
     row = await notify.settings_of(db, user.id)
     ctx = {"mail": notify.describe(row, mailer(request).available), "message": message, "error": error, "typed": typed}
+    ctx["security"] = await security_context(request, db, user)
     return pages.render(request, "settings.html", ctx, user, status)
 
 

@@ -53,6 +53,10 @@ CLAIM = timedelta(minutes=2)
 """How long a claimed row is a process's to send; after that (the process died?) anyone's."""
 MAX_BACKOFF = 3600.0
 OUTBOX: Table = MailOutbox.__table__  # type: ignore[assignment]
+RESET_KIND, PASSWORD_KIND = "reset", "password"
+"""Account mails (lordsofwar.web.accounts.recovery): a link to set a new password, and the
+notice that the password changed. They go to a confirmed address whatever mails the player
+chose; a reset mail's body (its link) is blanked once sent."""
 
 
 def _when(moment: datetime) -> str:
@@ -518,6 +522,8 @@ class Mailer:
             return False
         if mail.kind == "confirm":
             return not row.confirmed
+        if mail.kind in (RESET_KIND, PASSWORD_KIND):
+            return bool(row.confirmed)
         if not row.confirmed or row.notify != mail.kind:
             return False
         if mail.kind == "turn" and mail.game_id is not None:
@@ -538,6 +544,7 @@ class Mailer:
                 return 0
             message = self._message(mail)
             attempts = mail.attempts
+            scrub = {"body": ""} if mail.kind == RESET_KIND else {}
             await db.rollback()  # no connection held while talking to the SMTP server
             try:
                 await aiosmtplib.send(
@@ -562,7 +569,7 @@ class Mailer:
                         db, mail_id, status="queued", error=error, next_at=utcnow() + timedelta(seconds=wait)
                     )
                 return 0
-            await self._mark(db, mail_id, status="sent", sent_at=utcnow(), error=None)
+            await self._mark(db, mail_id, status="sent", sent_at=utcnow(), error=None, **scrub)
             return 1
 
     @staticmethod
