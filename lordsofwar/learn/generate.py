@@ -55,9 +55,8 @@ from lordsofwar.rules.state import Action, Event, Position
 PAIRINGS: tuple[tuple[str, str], ...] = (
     ("veteran", "greedy"),
     ("greedy", "recruit"),
-    ("veteran", "recruit"),
     ("recruit", "recruit"),
-    ("veteran", "veteran"),
+    ("veteran", "recruit"),
     ("greedy", "greedy"),
 )
 """The bots that play the games puzzles are mined from (game ``i`` plays pairing ``i mod n``,
@@ -73,16 +72,21 @@ class Settings:
     """The deep search's win-probability gap between the solution and the best other action."""
     screen: float = 0.12
     """The quick search's gap that makes a decision a candidate."""
-    screen_iterations: int = 600
+    screen_iterations: int = 120
     deep_iterations: int = 20000
-    first_iterations: int = 4000
+    first_iterations: int = 2000
     """A first, shorter deep search: a candidate whose gap there is below 0.8 of the margin
     goes no further (the full deep search alone decides for the others)."""
     seconds: float = 30.0
     """Every search's time budget: far above what its iterations take, so that the iteration
     caps end the searches and a run repeats from its seed on any machine."""
-    min_visits: int = 10
-    """An action's estimate counts in a gap once the search tried it this often."""
+    explore: float = 0.6
+    """The exploration constant of the deep and the world searches: higher than the bots' own
+    (0.1), so that the search also weighs the actions it does not choose and their estimates
+    rest on many lines, not one."""
+    min_visits: int = 30
+    """An action's estimate counts in a gap once the search tried it this often (when no other
+    action was, the most tried one counts)."""
     flat_worlds: int = 12
     """Redrawn worlds of the second search (each legal action played once in each)."""
     flat_turns: int = 3
@@ -94,14 +98,22 @@ class Settings:
     world_iterations: int = 3000
     world_share: float = 0.9
     """The share of worlds in which the solution must stay best by the margin."""
+    again: bool = True
+    """Judge every puzzle that passes checks 2 to 4 a second time, with other seeds for every
+    search, and keep it only if it passes again with the same solution (a borderline case
+    passes once by luck more often than twice)."""
     max_legal: int = 400
     """Decisions with more legal actions are left out (the second search plays every one)."""
+
+    def level(self) -> SearchLevel:
+        """The settings of the deep and the world searches: the top level's, with :attr:`explore`."""
+        return replace(LEVELS["general"], explore=self.explore, seconds=self.seconds)
 
     def tiny(self) -> Settings:
         """Small budgets for a quick test run (puzzles it finds still pass every check)."""
         return replace(
             self,
-            screen_iterations=200,
+            screen_iterations=80,
             deep_iterations=3000,
             first_iterations=1000,
             flat_worlds=4,
@@ -121,11 +133,14 @@ class Tally:
     screened: int = 0
     deep: int = 0
     confirmed: int = 0
+    judged: int = 0
+    """Passed the world check (the first judgement)."""
     kept: int = 0
     cpu: float = 0.0
     margins: list[float] = field(default_factory=list)
     stages: dict[str, float] = field(default_factory=dict)
-    """CPU seconds by stage: ``play`` (the bots' own moves), ``screen``, ``deep``, ``second``, ``worlds``."""
+    """CPU seconds by stage: ``play`` (the bots' own moves), ``screen``, ``deep``, ``second``,
+    ``worlds``, ``again`` (the second judgement)."""
 
     def add(self, other: Tally) -> None:
         self.games += other.games
@@ -133,6 +148,7 @@ class Tally:
         self.screened += other.screened
         self.deep += other.deep
         self.confirmed += other.confirmed
+        self.judged += other.judged
         self.kept += other.kept
         self.cpu += other.cpu
         self.margins += other.margins
@@ -154,7 +170,7 @@ class Tally:
         lines = [
             f"games {self.games}, decisions with a choice {self.decisions}, candidates {self.screened}, "
             f"past the deep search {self.deep}, confirmed by the second search {self.confirmed}, "
-            f"kept (every world check passed) {self.kept}",
+            f"past the world check {self.judged}, kept (judged again alike) {self.kept}",
             f"CPU {self.cpu / 3600:.3f} core-hours: {self.per_hour():.0f} puzzles per core-hour",
         ]
         if self.cpu > 0 and self.stages:
@@ -190,14 +206,14 @@ def gap(
     view: Position, player: int, found: Analysis, level: SearchLevel, min_visits: int
 ) -> tuple[str, float, float, str]:
     """(the search's choice, its win probability, the gap to the best other action it weighed,
-    that action). An action counts once tried ``min_visits`` times, or when no other was; a
-    choice whose estimate is not the highest has a gap of at most 0."""
+    that action). An action counts once tried ``min_visits`` times (when none was, the most
+    tried other action counts); a choice whose estimate is not the highest has a gap of at most 0."""
     wins = _wins(view, player, found, level)
     choice = str(found.choice)
     best = next(w for a, _, w in wins if a == choice)
     others = [(w, a) for a, v, w in wins if a != choice and v >= min_visits]
-    if not others:
-        others = [(w, a) for a, _, w in wins if a != choice]
+    if not others:  # the most tried other action (the list is most visited first)
+        others = [(w, a) for a, _, w in wins if a != choice][:1]
     if not others:
         return choice, best, 0.0, ""
     other, alt = max(others)
@@ -330,14 +346,52 @@ def examine(
     clock = time.process_time()
     view = notation.view(pos, player)
     known = known_hands(events, player)
-    screen_level = replace(LEVELS["veteran"], iterations=settings.screen_iterations, seconds=settings.seconds)
-    quick = SearchBot(screen_level, derived_seed(seed, "screen")).analyse(view, known=known, deck=deck)
-    choice, _, screen_gap, _ = gap(view, player, quick, screen_level, 3)
-    clock = tally.spend("screen", clock)
+    choice, screen_gap = _screen(view, known, deck, settings, seed)
+    tally.spend("screen", clock)
     if screen_gap < settings.screen:
         return None
     tally.screened += 1
-    top = LEVELS["general"]
+    puzzle = judge(view, known, deck, settings, seed, tally, choice)
+    if puzzle is None:
+        return None
+    if settings.again:
+        clock = time.process_time()
+        again = judge(view, known, deck, settings, derived_seed(seed, "again"), None, choice)
+        tally.spend("again", clock)
+        if again is None or again.solution != puzzle.solution:
+            return None
+    tally.kept += 1
+    tally.margins.append(puzzle.margin)
+    return puzzle
+
+
+def _screen(
+    view: Position, known: Mapping[int, Sequence[str]], deck: Sequence[str], settings: Settings, seed: int
+) -> tuple[str, float]:
+    level = replace(LEVELS["veteran"], iterations=settings.screen_iterations, seconds=settings.seconds)
+    quick = SearchBot(level, derived_seed(seed, "screen")).analyse(view, known=known, deck=deck)
+    choice, _, screen_gap, _ = gap(view, view.decider, quick, level, 3)
+    return choice, screen_gap
+
+
+def judge(
+    view: Position,
+    known: Mapping[int, Sequence[str]],
+    deck: Sequence[str],
+    settings: Settings,
+    seed: int,
+    tally: Tally | None = None,
+    screen_choice: str | None = None,
+) -> Puzzle | None:
+    """Checks 2 to 4 (the deep search, the second search, the world check) of the decision at
+    ``view`` (the solver's view; ``known``: the opponent's hand cards they have seen; ``deck``:
+    their list): the puzzle, or None when one fails. Everything it needs is what a puzzle
+    stores, so a shipped puzzle can be judged again (:func:`recheck`)."""
+    tally = tally if tally is not None else Tally()
+    player = view.decider
+    legal = view.legal_actions()
+    clock = time.process_time()
+    top = settings.level()
     first = SearchBot(top, derived_seed(seed, "first")).analyse(
         view, known=known, deck=deck, seconds=settings.seconds, iterations=settings.first_iterations
     )
@@ -360,7 +414,7 @@ def examine(
     if flat[0][0] != solution or flat[0][1] - flat[1][1] < settings.confirm:
         return None
     tally.confirmed += 1
-    world_level = replace(top, iterations=settings.world_iterations, seconds=settings.seconds)
+    world_level = replace(top, iterations=settings.world_iterations)
     passed = 0
     worlds = list(worlds_of(view, known, deck, settings.worlds, rng))
     allowed = math.floor(settings.worlds * (1 - settings.world_share) + 1e-9)  # failed worlds allowed
@@ -375,9 +429,11 @@ def examine(
     share = passed / len(worlds)
     if share < settings.world_share:
         return None
+    if screen_choice is None:
+        screen_choice = _screen(view, known, deck, settings, seed)[0]
     action = notation.parse_action(solution, view)
     greedy = GreedyBot(derived_seed(seed, "greedy")).choose(view, known, deck)
-    view_doc = notation.view_json(pos, player)
+    view_doc = notation.view_json(view, player)
     puzzle = Puzzle(
         id=puzzle_id(view_doc, solution),
         view=view_doc,
@@ -387,7 +443,7 @@ def examine(
         solution=solution,
         margin=round(margin, 4),
         themes=themes_of(worlds[0], action),
-        rating=rating_of(len(legal), margin, str(greedy) == solution, choice == solution),
+        rating=rating_of(len(legal), margin, str(greedy) == solution, screen_choice == solution),
         win=round(win, 4),
         alternative=alternative,
         worlds=round(share, 4),
@@ -395,9 +451,16 @@ def examine(
         legal=len(legal),
     )
     check(puzzle)
-    tally.kept += 1
-    tally.margins.append(puzzle.margin)
+    tally.judged += 1
     return puzzle
+
+
+def recheck(puzzle: Puzzle, settings: Settings | None = None, seed: int = 0) -> Puzzle | None:
+    """Judge a stored puzzle again from what it stores, with other seeds for every search
+    (``seed``): the puzzle as found again, or None when a check now fails."""
+    view = puzzle.position()
+    known = {3 - puzzle.player: list(puzzle.known)} if puzzle.known else {}
+    return judge(view, known, puzzle.deck, settings or Settings(), derived_seed(seed, "recheck", int.from_bytes(puzzle.id.encode(), "big")))
 
 
 def mine_game(seed: int, index: int, settings: Settings) -> tuple[list[Puzzle], Tally]:
@@ -502,6 +565,8 @@ __all__ = [
     "Settings",
     "Tally",
     "examine",
+    "judge",
+    "recheck",
     "flat_monte_carlo",
     "generate",
     "gap",
