@@ -129,7 +129,7 @@ def _visit_every_page(client: TestClient, lang: str) -> tuple[list[tuple[str, in
         for url in ("/", "/signin", "/signup", "/tournaments", f"/tournaments/{tid}", "/leaderboard", "/players/ada",
                     f"/games/{g}", f"/games/{f}", f"/games/{f}/replay", "/games/999999", "/players/nobody",
                     f"/unsubscribe?token={unsubscribe}", "/unsubscribe?token=forged", "/settings/confirm?token=forged",
-                    "/settings/confirm", "/decks", f"/decks/{deck}", "/settings", "/tokens"):
+                    "/settings/confirm", "/decks", f"/decks/{deck}", "/settings", "/tokens", "/privacy", "/settings/close"):
             visit(p, url)
     for url in ("/learn/cards", "/learn/cards?army=elves&rank=elite", "/learn/cards?class=wizard"):  # the card gallery
         visit(None, url)
@@ -140,6 +140,7 @@ def _visit_every_page(client: TestClient, lang: str) -> tuple[list[tuple[str, in
     visit(None, "/signup", "POST", {"name": "ada", "password": "password-123", "password2": "password-123"})
     visit(ada, "/invitations", "POST", {"opponent": "nobody-at-all", "mode": "live"})
     visit(ada, "/settings", "POST", {"email": "not an address", "notifications": "turn"})
+    visit(ada, "/settings/close", "POST", {"confirm": "ada", "password": "wrong password"})
     visit(ada, "/tokens", "POST", {"description": "", "scopes": ""})
     visit(ada, "/tokens", "POST", {"description": "second bot", "scopes": "bot:play"})
     visit(ada, f"/tournaments/{tid}/join", "POST", {"army": "not-an-army"})

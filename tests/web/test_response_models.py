@@ -31,6 +31,7 @@ from tests.web.conftest import Player, new_game, settings_for, until
 UNTYPED_ANSWERS = {  # answers that are not JSON documents of a model, and why
     "GET /api/games/{game_id}/record": "a file download (the game record, notation.md section 5)",
     "GET /api/decks/{deck_id}/export": "a file download (plain text or JSON deck file)",
+    "GET /api/account/data": "a file download (everything kept about the player, docs/web-api.md)",
     "GET /api/bot/stream/event": "an ndjson stream (docs/bot-api.md)",
     "GET /api/bot/game/stream/{game_id}": "an ndjson stream (docs/bot-api.md)",
 }
@@ -390,6 +391,10 @@ def test_every_answer_is_exactly_its_model(app_client: TestClient, answers: list
     ).text.splitlines():
         if line:
             sockets.append(json.loads(line))
+
+    # closing an account
+    erin = Player(client, "erin").signup()
+    ok(erin.post("/api/account/close", {"password": erin.password, "confirm": "erin"}))
 
     # what the routes returned
     assert answers, "no answer was recorded"
