@@ -24,6 +24,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import select
 
 from lordsofwar import i18n
+from lordsofwar.learn import puzzles
 from lordsofwar.web.app import create_app
 from lordsofwar.web.models import User
 from tests.web.conftest import Player, database, new_game, settings_for
@@ -133,7 +134,16 @@ def _visit_every_page(client: TestClient, lang: str) -> tuple[list[tuple[str, in
             visit(p, url)
     for url in ("/learn/cards", "/learn/cards?army=elves&rank=elite", "/learn/cards?class=wizard"):  # the card gallery
         visit(None, url)
+    visit(ada, f"/learn/mistakes/{f}")  # exercises from mistakes: this game has no analysis (a refusal page)
     visit(None, "/learn/rules")  # the rules guide
+    for p in (None, ada):  # the learn hub and the lessons
+        for url in ("/learn", "/learn/lessons", "/learn/lessons/ranged", "/learn/lessons/x9"):
+            visit(p, url)
+    puzzle = puzzles.load()[0].id
+    for p in (None, ada):  # the puzzles
+        for url in ("/learn/puzzles", "/learn/puzzles?theme=ranged", f"/learn/puzzles/{puzzle}", "/learn/puzzles/daily",
+                    "/learn/puzzles/streak", "/learn/puzzles/zzzzzz"):
+            visit(p, url)
     # the forms' answers, refusals included
     visit(None, "/signin", "POST", {"name": "ada", "password": "wrong password"})
     visit(None, "/signup", "POST", {"name": "x", "password": "short", "password2": "other"})

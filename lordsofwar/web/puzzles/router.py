@@ -135,9 +135,9 @@ async def puzzles_page(request: Request, db: Db, user: MaybeUser, theme: ThemeTa
     return pages.render(request, "puzzles.html", ctx, user)
 
 
-def _solve(request: Request, user: Any, mode: str, data: dict[str, Any], title: str) -> Response:
+def _solve(request: Request, user: Any, mode: str, data: dict[str, Any], title: str, **ctx: Any) -> Response:
     data = {"mode": mode, "signed_in": user is not None, **data}
-    return pages.render(request, "puzzle.html", {"data": data, "mode": mode, "title": title}, user)
+    return pages.render(request, "puzzle.html", {"data": data, "mode": mode, "title": title, **ctx}, user)
 
 
 @router.get("/learn/puzzles/daily", response_class=HTMLResponse, include_in_schema=False)
@@ -145,7 +145,7 @@ async def daily_page(request: Request, db: Db, user: MaybeUser) -> Response:
     day = datetime.now(UTC).date()
     puzzle = service.daily(day)
     data = {"date": day.isoformat(), "puzzle": service.public(puzzle, await service.puzzle_rating(db, puzzle))}
-    return _solve(request, user, "daily", data, _("Daily puzzle"))
+    return _solve(request, user, "daily", data, _("Daily puzzle"), day=day)
 
 
 @router.get("/learn/puzzles/streak", response_class=HTMLResponse, include_in_schema=False)

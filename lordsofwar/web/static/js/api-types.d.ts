@@ -3046,7 +3046,7 @@ export interface components {
             /** Exercises */
             exercises: components["schemas"]["LessonExercise"][];
             /** Intro */
-            intro: string;
+            intro: string[];
             /** Next */
             next: string | null;
             /** Slug */

@@ -55,9 +55,6 @@ function guestRun() {
 /** @param {unknown} e */
 const reason = (e) => (e instanceof ApiError ? e.detail || e.message : e instanceof Error ? e.message : String(e));
 
-/** @param {number} seat */
-const sideWord = (seat) => (seat === 1 ? _('player 1') : _('player 2'));
-
 /** The start page: a guest's progress and next puzzle, from this browser. */
 function startPage() {
   const root = $('#puzzles-home');
@@ -108,7 +105,7 @@ function solvePage() {
   function show(p) {
     puzzle = p;
     page.dataset.puzzle = p.id;
-    $('#puzzle-task').textContent = _('You are {side}. Find the best action.', { side: sideWord(p.player) })
+    $('#puzzle-task').textContent = (p.player === 1 ? _('You are player 1: find the best action.') : _('You are player 2: find the best action.'))
       + ' ' + _('Puzzle {id}, rating {rating}.', { id: p.id, rating: p.rating });
     $('#deck-line').textContent = _('Your deck holds: {cards}.', { cards: p.deck.map(cardName).join(', ') });
     $('#known-line').textContent = p.known.length
