@@ -23,6 +23,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 from sqlalchemy import create_engine, insert, select
 
 from lordsofwar import core
+from lordsofwar.learn import puzzles
 from lordsofwar.web.app import create_app
 from lordsofwar.web.games.schemas import SOCKET_MESSAGES, CardFacts, SocketMessage
 from lordsofwar.web.models import Rating, User, utcnow
@@ -391,6 +392,22 @@ def test_every_answer_is_exactly_its_model(app_client: TestClient, answers: list
     ).text.splitlines():
         if line:
             sockets.append(json.loads(line))
+
+    # the puzzles: a guest's and an account's answers, the daily puzzle, streak mode
+    first, second = puzzles.load()[0], puzzles.load()[1]
+    ok(visitor.get("/api/learn/puzzles"))
+    ok(alice.get("/api/learn/puzzles", params={"theme": first.themes[0]}))
+    ok(visitor.get(f"/api/learn/puzzles/{first.id}"))
+    ok(visitor.get("/api/learn/puzzles/next", params={"skip": first.id}))
+    ok(alice.get("/api/learn/puzzles/next"))
+    ok(visitor.get("/api/learn/puzzles/daily"))
+    ok(visitor.post(f"/api/learn/puzzles/{first.id}/answer", {"action": first.solution}))
+    ok(alice.post(f"/api/learn/puzzles/{first.id}/answer", {"action": first.solution}))
+    ok(visitor.get("/api/learn/puzzles/streak", params={"seed": 5, "step": 0}))
+    run = ok(alice.get("/api/learn/puzzles/streak"))["puzzle"]
+    ok(alice.post(f"/api/learn/puzzles/{run['id']}/answer", {"action": run["legal"][0], "streak": True}))
+    ok(alice.post("/api/learn/puzzles/streak/restart"))
+    ok(alice.post(f"/api/learn/puzzles/{second.id}/answer", {"action": second.solution}))
 
     # closing an account
     erin = Player(client, "erin").signup()
