@@ -79,6 +79,7 @@ def test_every_diagram_shows_its_data(browser: Any, server: str) -> None:
             assert seen["after"] == [], key
     if SHOTS:
         SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / "guide-contents-desktop.png"))
         page.evaluate("() => document.getElementById('combat').scrollIntoView()")
         page.screenshot(path=str(SHOTS / "guide-desktop.png"))
     # the contents by keyboard: a link of the list, Enter, and the section is in view
@@ -118,14 +119,21 @@ def test_a_refused_action_links_to_the_rule(browser: Any, server: str) -> None:
     low(page).wait_for_function("() => window.LoW.live.S.game !== null && window.LoW.live.S.legal.length > 0")
     # turn 1 deploys only on c3: a deployment elsewhere (as a stale page or another client might
     # send) is refused by the server, and the message links to the section on the opening
-    page.evaluate("""() => {
+    send = """() => {
       const S = window.LoW.live.S;
       const card = S.legal[0].split(' ')[1];
-      window.LoW.live.send({type: 'action', action: `deploy ${card} d3`, version: S.game.version});
-    }""")
+      return window.LoW.live.send({type: 'action', action: `deploy ${card} d3`, version: S.game.version});
+    }"""
+    for _ in range(100):  # once the game's socket is open
+        if page.evaluate(send):
+            break
+        page.wait_for_timeout(100)
     link = page.wait_for_selector("#toasts .toast.error a.toast-rule")
     assert link.get_attribute("href") == "/learn/rules#opening"
     assert "c3" in page.inner_text("#toasts .toast.error")
+    if SHOTS:
+        page.wait_for_timeout(400)  # the message's fade-in
+        page.screenshot(path=str(SHOTS / "guide-refusal-link.png"))
     with page.context.expect_page() as opened:
         link.click()
     rules = opened.value
