@@ -130,6 +130,8 @@ def test_solve_wrong_then_right_signed_out(browser: Any, server: str) -> None:
     assert "tried 1 puzzle" in page.inner_text("#guest-progress")
     assert page.inner_text(f"#puzzle-list tr[data-puzzle='{first.id}'] .puzzle-status") == "solved"
     page.wait_for_function(f"() => !document.getElementById('next-puzzle').href.endsWith('/{first.id}')")
+    if SHOTS:
+        page.screenshot(path=str(SHOTS / "puzzles-list.png"))
     context.close()
 
 
