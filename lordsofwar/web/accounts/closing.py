@@ -144,10 +144,16 @@ async def close_account(db: AsyncSession, svc: Services, user: User, password: s
     svc.hub.drop_user(uid)
     player = await db.get(User, uid)
     assert player is not None
-    # 2. what was under way ends as the player would end it
-    await _withdraw_invitations(db, svc, player)
-    await _withdraw_entries(db, player)
-    games = await _resign_games(db, svc, uid)
+    # 2. what was under way ends as the player would end it; a failure here must not leave the
+    # account half closed (nobody could sign in to finish it): the data goes all the same
+    games: list[int] = []
+    try:
+        await _withdraw_invitations(db, svc, player)
+        await _withdraw_entries(db, player)
+        games = await _resign_games(db, svc, uid)
+    except Exception:
+        log.exception("closing account %s: what was under way could not all be ended", uid)
+        await db.rollback()
     # 3. the player's data goes; the row keeps only what the games need
     tables = Base.metadata.tables
     for name, column in DELETED.items():
