@@ -409,6 +409,16 @@ def test_every_answer_is_exactly_its_model(app_client: TestClient, answers: list
     ok(alice.post("/api/learn/puzzles/streak/restart"))
     ok(alice.post(f"/api/learn/puzzles/{second.id}/answer", {"action": second.solution}))
 
+    # the lessons: a guest's and an account's plays, a wrong try, an explained attempt, progress
+    ok(visitor.get("/api/learn/lessons"))
+    ok(visitor.get("/api/learn/lessons/combat"))
+    ok(visitor.get("/api/learn/lessons/combat/exercises/together/answer"))
+    ok(visitor.post("/api/learn/lessons/combat/exercises/together/play", {"actions": ["deploy orcs:30 d3"]}))
+    ok(visitor.post("/api/learn/lessons/combat/exercises/together/play", {"attempt": "deploy orcs:06 a1"}))
+    ok(alice.post("/api/learn/lessons/combat/exercises/together/play", {"actions": ["deploy orcs:06 d5"]}))
+    ok(alice.post("/api/learn/progress", {"lessons": {"ranged": ["fire"]}}))
+    ok(alice.get("/api/learn/progress"))
+
     # closing an account
     erin = Player(client, "erin").signup()
     ok(erin.post("/api/account/close", {"password": erin.password, "confirm": "erin"}))

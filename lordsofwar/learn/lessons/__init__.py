@@ -492,7 +492,12 @@ class Played:
     replies: list[str]
 
     def view(self) -> dict[str, Any]:
-        return notation.view_json(self.pos, self.you)
+        """The learner's view; the opponent's hand stays hidden even once the lesson's game is over."""
+        doc = notation.view_json(self.pos, self.you)
+        other = doc["players"][str(3 - self.you)]
+        if self.pos.variant.hands == "hidden":
+            other["hand"] = [None] * len(other["hand"])
+        return doc
 
     def legal(self) -> list[str]:
         if self.status != "playing" or self.pos.result is not None or _decider(self.pos) != self.you:

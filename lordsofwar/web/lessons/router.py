@@ -66,6 +66,7 @@ async def api_lesson(slug: Slug) -> dict[str, Any]:
 @router.post(
     "/api/learn/lessons/{slug}/exercises/{exercise}/play",
     response_model=LessonPlayState,
+    response_model_exclude_unset=True,
     dependencies=[Csrf],
     responses=refusals(403, 404, 409, 422),
 )
@@ -95,7 +96,7 @@ async def api_answer(slug: Slug, exercise: ExerciseId) -> dict[str, Any]:
 @router.get("/api/learn/progress", response_model=LessonProgressDoc, responses=refusals(401))
 async def api_progress(db: Db, user: SignedIn) -> dict[str, Any]:
     """Your solved exercises by lesson."""
-    return {"lessons": await service.progress(db, user)}
+    return service.progress_doc(await service.progress(db, user))
 
 
 @router.post("/api/learn/progress", response_model=LessonProgressDoc, dependencies=[Csrf], responses=refusals(401, 403))
@@ -103,4 +104,4 @@ async def api_merge(body: LessonProgressMerge, db: Db, user: SignedIn) -> dict[s
     """Add the exercises solved while signed out (kept in the browser) to your progress; an
     unknown lesson or exercise: 422, nothing added."""
     await service.record(db, user, service.known_pairs(body.lessons))
-    return {"lessons": await service.progress(db, user)}
+    return service.progress_doc(await service.progress(db, user))

@@ -43,7 +43,8 @@ class LessonDoc(BaseModel):
     model_config = EXACT
     slug: str
     title: str
-    intro: str
+    intro: list[str]
+    """the introduction's paragraphs"""
     summary: str
     exercises: list[LessonExercise]
     next: str | None
@@ -89,11 +90,18 @@ class LessonAnswer(BaseModel):
     actions: list[str]
 
 
+class LessonSolved(BaseModel):
+    model_config = EXACT
+    lesson: str
+    exercises: list[str]
+    """the solved exercises' ids, in the lesson's order"""
+
+
 class LessonProgressDoc(BaseModel):
-    """Solved exercises by lesson slug."""
+    """The lessons with a solved exercise, in teaching order."""
 
     model_config = EXACT
-    lessons: dict[Ident, list[Ident]]
+    lessons: list[LessonSolved]
 
 
 class LessonProgressMerge(BaseModel):

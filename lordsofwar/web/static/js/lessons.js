@@ -54,6 +54,9 @@ function remember(slug, id) {
   try { localStorage.setItem(STORE, JSON.stringify(d)); } catch { /* storage full or off: the account still has it */ }
 }
 
+/** @param {Schemas['LessonProgressDoc']} doc @returns {Solved} */
+const bySlug = (doc) => Object.fromEntries(doc.lessons.map((x) => [x.lesson, x.exercises]));
+
 /** @param {Solved} a @param {Solved} b @returns {Solved} */
 function union(a, b) {
   /** @type {Solved} */
@@ -76,9 +79,11 @@ async function progress(signedIn) {
     /** @type {Schemas['LessonProgressDoc']} */
     const doc = await postJSON('/api/learn/progress', { lessons: mine });
     localStorage.removeItem(STORE);
-    return doc.lessons;
+    return bySlug(doc);
   } catch {
-    return union(mine, (await getJSON('/api/learn/progress').catch(() => ({ lessons: {} }))).lessons);
+    /** @type {Schemas['LessonProgressDoc']} */
+    const doc = await getJSON('/api/learn/progress').catch(() => ({ lessons: [] }));
+    return union(mine, bySlug(doc));
   }
 }
 
