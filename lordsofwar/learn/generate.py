@@ -53,10 +53,8 @@ from lordsofwar.rules.position import unit_kind
 from lordsofwar.rules.state import Action, Event, Position
 
 PAIRINGS: tuple[tuple[str, str], ...] = (
-    ("veteran", "greedy"),
     ("greedy", "recruit"),
     ("recruit", "recruit"),
-    ("veteran", "recruit"),
     ("greedy", "greedy"),
 )
 """The bots that play the games puzzles are mined from (game ``i`` plays pairing ``i mod n``,
@@ -194,6 +192,18 @@ def margin_histogram(margins: Sequence[float], step: float = 0.05) -> list[tuple
 
 
 # --- the checks -------------------------------------------------------------------------------------
+
+_SEARCHERS: dict[SearchLevel, SearchBot] = {}
+
+
+def _searcher(level: SearchLevel, seed: int) -> SearchBot:
+    """A search bot of ``level`` that searches as ``SearchBot(level, seed)`` would; one per level
+    and process, so that its table of card values is made once."""
+    bot = _SEARCHERS.get(level)
+    if bot is None:
+        bot = _SEARCHERS[level] = SearchBot(level, seed)
+    bot.seed, bot.rng = seed, random.Random(seed)
+    return bot
 
 
 def _wins(view: Position, player: int, found: Analysis, level: SearchLevel) -> list[tuple[str, int, float]]:
@@ -369,7 +379,7 @@ def _screen(
     view: Position, known: Mapping[int, Sequence[str]], deck: Sequence[str], settings: Settings, seed: int
 ) -> tuple[str, float]:
     level = replace(LEVELS["veteran"], iterations=settings.screen_iterations, seconds=settings.seconds)
-    quick = SearchBot(level, derived_seed(seed, "screen")).analyse(view, known=known, deck=deck)
+    quick = _searcher(level, derived_seed(seed, "screen")).analyse(view, known=known, deck=deck)
     choice, _, screen_gap, _ = gap(view, view.decider, quick, level, 3)
     return choice, screen_gap
 
@@ -392,13 +402,13 @@ def judge(
     legal = view.legal_actions()
     clock = time.process_time()
     top = settings.level()
-    first = SearchBot(top, derived_seed(seed, "first")).analyse(
+    first = _searcher(top, derived_seed(seed, "first")).analyse(
         view, known=known, deck=deck, seconds=settings.seconds, iterations=settings.first_iterations
     )
     if gap(view, player, first, top, settings.min_visits)[2] < 0.8 * settings.margin:
         tally.spend("deep", clock)
         return None
-    deep = SearchBot(top, derived_seed(seed, "deep")).analyse(
+    deep = _searcher(top, derived_seed(seed, "deep")).analyse(
         view, known=known, deck=deck, seconds=settings.seconds, iterations=settings.deep_iterations
     )
     solution, win, margin, alternative = gap(view, player, deep, top, settings.min_visits)
@@ -419,7 +429,7 @@ def judge(
     worlds = list(worlds_of(view, known, deck, settings.worlds, rng))
     allowed = math.floor(settings.worlds * (1 - settings.world_share) + 1e-9)  # failed worlds allowed
     for i, world in enumerate(worlds):
-        found = SearchBot(world_level, derived_seed(seed, "world", i)).analyse(world)
+        found = _searcher(world_level, derived_seed(seed, "world", i)).analyse(world)
         chosen, _, world_gap, _ = gap(world, player, found, world_level, settings.min_visits)
         passed += chosen == solution and world_gap >= settings.margin
         if i + 1 - passed > allowed:
