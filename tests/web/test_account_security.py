@@ -331,6 +331,7 @@ def redis_url() -> Iterator[str]:
     yield REDIS
 
 
+@SQLITE_ONLY
 def test_a_password_change_closes_the_sockets_of_other_sessions_on_another_process(db_url: str, redis_url: str) -> None:
     app_a = create_app(settings_for(db_url, redis_url=redis_url))
     app_b = create_app(settings_for(db_url, redis_url=redis_url), run_migrations=False)

@@ -82,7 +82,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
                 "/", f"/games/{playing}", f"/games/{over}", f"/games/{over}/replay", "/tournaments",
                 f"/tournaments/{tid}", f"/tournaments/{upcoming.json()['tournament']}", "/leaderboard",
                 "/leaderboard?pool=turn", f"/players/{alice.name}", "/players/general%20bot", "/signin", "/signup",
-                "/no-such-page", "/games/999999", "/players/nobody-at-all", "/privacy",
+                "/no-such-page", "/games/999999", "/players/nobody-at-all", "/privacy", "/forgot", "/reset?token=altered",
                 "/learn/cards", "/learn/cards?army=elves&class=ranged", "/learn/rules",
                 "/learn/puzzles", f"/learn/puzzles/{puzzles.load()[0].id}", "/learn/puzzles/daily", "/learn/puzzles/streak",
             ],
