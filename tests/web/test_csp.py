@@ -120,6 +120,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
             "/settings/confirm": ["/settings/confirm?token=altered"],
             "/unsubscribe": [f"/unsubscribe?token={unsubscribe}", "/unsubscribe?token=altered"],
             "/tokens": ["/tokens"],
+            "/privacy": ["/privacy"],
+            "/settings/close": ["/settings/close"],
             # the API's description pages (served by FastAPI, from a CDN: a policy of their own)
             "/redoc": [],
             "/docs/oauth2-redirect": [],
