@@ -59,9 +59,10 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
         yield {
             "base": base,
             "public": [*common, "/privacy", "/?flash=closed", "/signin", "/forgot", "/signup", "/?flash=signed-out", "/learn/cards", "/learn/rules",
-                       "/learn/puzzles", f"/learn/puzzles/{puzzles.load()[0].id}", "/learn/puzzles/daily", "/learn/puzzles/streak"],
+                       "/learn/puzzles", f"/learn/puzzles/{puzzles.load()[0].id}", "/learn/puzzles/daily", "/learn/puzzles/streak",
+                       "/learn", "/learn/lessons", "/learn/lessons/combat"],
             "signed_in": [*common, "/privacy", "/settings/close", "/decks", f"/decks/{deck.json()['id']}", "/settings", "/tokens", "/?flash=welcome",
-                          "/learn/puzzles", "/learn/puzzles/streak"],
+                          "/learn/puzzles", "/learn/puzzles/streak", "/learn", "/learn/lessons/ranged"],
             # pages that answer an error status (the browser logs the status of the document itself)
             "errors": ["/no-such-page", "/games/999999", "/players/nobody-at-all", "/players/general%20bot",
                        "/decks/999999", "/unsubscribe?token=altered", "/reset?token=altered"],

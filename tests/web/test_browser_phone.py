@@ -85,6 +85,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
                 "/no-such-page", "/games/999999", "/players/nobody-at-all", "/privacy", "/forgot", "/reset?token=altered",
                 "/learn/cards", "/learn/cards?army=elves&class=ranged", "/learn/rules",
                 "/learn/puzzles", f"/learn/puzzles/{puzzles.load()[0].id}", "/learn/puzzles/daily", "/learn/puzzles/streak",
+                "/learn", "/learn/lessons", "/learn/lessons/combat", "/learn/lessons/berserkers",
             ],
             "german_deck": f"/decks/{german_deck.json()['id']}",
             "signed_in": [

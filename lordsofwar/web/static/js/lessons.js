@@ -20,9 +20,9 @@ import { ApiError, getJSON, postJSON } from './api.js';
 import { actionSquares, mountBoard } from './board.js';
 import { $, $$, ready } from './dom.js';
 import { _, ngettext } from './i18n.js';
-import { describeText, loadCards } from './render.js';
+import { cardName, loadCards } from './render.js';
 
-/** @import { View, LogEntry } from './model' */
+/** @import { View, LogEvent } from './model' */
 /** @typedef {import('./api-types').components['schemas']} Schemas */
 /** @typedef {Schemas['LessonDoc']} LessonDoc */
 /** @typedef {Schemas['LessonPlayState']} LessonPlayState */
@@ -161,9 +161,21 @@ async function startLesson(root) {
 
   /** What the last action did, in words (for everyone, and the screen reader's announcement). */
   function eventsText(/** @type {LessonPlayState} */ st) {
-    if (!st.events.length) return '';
-    const entry = /** @type {LogEntry} */ (/** @type {unknown} */ ({ events: st.events, turn: st.view.turn, player: st.you, action: '' }));
-    return describeText(entry, { [st.you]: _('you'), [3 - st.you]: _('the opponent') });
+    /** @type {string[]} */
+    const out = [];
+    for (const ev of /** @type {LogEvent[]} */ (st.events)) {
+      switch (ev.type) {
+        case 'eliminated': out.push(_('eliminated: {card} ({square})', { card: cardName(ev.card), square: ev.square })); break;
+        case 'advance': out.push(_('berserker {card} advances {from} → {to}', { card: cardName(ev.card), from: ev.from, to: ev.to })); break;
+        case 'shot': out.push(_('{card} ({from}) shoots {target} ({square}) for {damage}', { card: cardName(ev.card), from: ev.from, target: cardName(ev.target_card), square: ev.target, damage: ev.damage })); break;
+        case 'reveal': if (ev.player === st.you) out.push(_('Your whole hand is shown to the opponent.')); break;
+        case 'extra_turn': if (ev.player === st.you) out.push(_('You play an extra turn.')); break;
+        case 'result': out.push(ev.winner === st.you ? _('You win the game.') : ev.winner == null ? _('The game ends in a draw.') : _('The opponent wins the game.')); break;
+        case 'deploy': if (ev.player !== st.you) out.push(_('The opponent deploys {card} on {square}.', { card: cardName(ev.card), square: ev.square })); break;
+        default: break;
+      }
+    }
+    return out.join('; ');
   }
 
   /**
