@@ -130,9 +130,9 @@ def test_a_reset_link_sets_a_new_password_once_and_signs_out_everywhere(
     again = Player(mclient, "again")
     again.refresh()
     r = again.post("/api/account/reset", {"token": token, "password": "a third horse"})
-    assert r.status_code == 400 and "already used" in r.json()["detail"], r.text
+    assert r.status_code == 409 and "already used" in r.json()["detail"], r.text
     page = again.get(f"/reset?token={token}", headers={"Accept": "text/html"})
-    assert page.status_code == 400 and 'name="token"' not in page.text
+    assert page.status_code == 409 and 'name="token"' not in page.text
     # the new password signs in, the old one no more
     r = again.post("/api/signin", {"name": "alice", "password": "correct horse"})
     assert r.status_code == 401
@@ -203,24 +203,24 @@ def test_expired_forged_and_replaced_links_are_refused(mclient: TestClient, inbo
 
     db_call(mclient, age)
     r = asker.post("/api/account/reset", {"token": first, "password": "a new horse"})
-    assert r.status_code == 400 and "expired" in r.json()["detail"]
+    assert r.status_code == 409 and "expired" in r.json()["detail"]
     # a forged token (the right length, or altered by one character)
     for forged in ("A" * 43, first[:-1] + ("A" if first[-1] != "A" else "B"), "", "x" * 100):
         r = asker.post("/api/account/reset", {"token": forged, "password": "a new horse"})
-        assert r.status_code == 400 and "not valid" in r.json()["detail"], forged
+        assert r.status_code == 404 and "not valid" in r.json()["detail"], forged
     # a link asked for, then a password change: the link is void
     assert asker.post("/api/account/forgot", {"who": "alice@example.org"}).status_code == 202
     second = reset_token(mails_to(inbox, "alice@example.org", 3)[-1])
     r = alice.post("/api/account/password", {"current": "correct horse", "password": "changed horse"})
     assert r.status_code == 200, r.text
     r = asker.post("/api/account/reset", {"token": second, "password": "a new horse"})
-    assert r.status_code == 400 and "already used or replaced" in r.json()["detail"]
+    assert r.status_code == 409 and "already used or replaced" in r.json()["detail"]
     r = asker.post("/api/signin", {"name": "alice", "password": "changed horse"})
     assert r.status_code == 200
     asker.refresh()
     # unknown tokens count against the address, like unknown bearer tokens (20 in the window)
     codes = {asker.post("/api/account/reset", {"token": f"forged{i}", "password": "a new horse"}).status_code for i in range(17)}
-    assert codes == {400, 429}
+    assert codes == {404, 429}
     assert asker.get(f"/reset?token={second}", headers={"Accept": "text/html"}).status_code == 429
 
 

@@ -423,6 +423,38 @@ def test_every_answer_is_exactly_its_model(app_client: TestClient, answers: list
     erin = Player(client, "erin").signup()
     ok(erin.post("/api/account/close", {"password": erin.password, "confirm": "erin"}))
 
+    # the password, a reset link and the sessions
+    fern = Player(client, "fern").signup()
+    elsewhere = Player(client, "fern")
+    elsewhere.refresh()
+    ok(elsewhere.post("/api/signin", {"name": "fern", "password": fern.password}))
+    elsewhere.refresh()
+    listed = ok(fern.get("/api/account/sessions"))["sessions"]
+    ok(fern.send("DELETE", f"/api/account/sessions/{next(s['id'] for s in listed if not s['current'])}"))
+    ok(fern.post("/api/account/sessions/others"))
+    ok(fern.post("/api/account/password", {"current": fern.password, "password": "fern's new horse"}))
+    assert visitor.post("/api/account/forgot", {"who": "fern"}).status_code == 202  # accepted: the mail goes later
+
+    async def reset_link() -> str:
+        from datetime import timedelta
+
+        from lordsofwar.web.accounts import service as accounts
+        from lordsofwar.web.models import PasswordReset
+
+        token = accounts.new_token()
+        async with client.app.state.services.sessions() as db:  # type: ignore[attr-defined]
+            fern_id = await db.scalar(select(User.id).where(User.name_key == "fern"))
+            assert fern_id is not None
+            now = utcnow()
+            db.add(PasswordReset(user_id=fern_id, token_hash=accounts.token_hash(token), created_at=now, expires_at=now + timedelta(hours=1)))
+            await db.commit()
+        return token
+
+    token = client.portal.call(reset_link)  # type: ignore[union-attr]
+    stranger = Player(client, "stranger")
+    stranger.refresh()
+    ok(stranger.post("/api/account/reset", {"token": token, "password": "fern's third horse"}))
+
     # what the routes returned
     assert answers, "no answer was recorded"
     for answer in answers:

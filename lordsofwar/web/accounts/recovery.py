@@ -57,9 +57,9 @@ def _who_key(who: str) -> str:
 async def ask(guard: Guard, who: str, ip: str) -> str:
     """Count a request for a reset link (the same whether or not anyone is called ``who``);
     Problem 422 for an empty or over-long text, 429 past a limit. The text to look up later."""
-    who = who.strip()
     if not who:
         raise Problem(422, _("type your name or your confirmed email address"))
+    who = who.strip()  # nothing but spaces: counted, and answered, like any name nobody has
     if len(who) > WHO_MAX:
         raise Problem(422, _("at most {n} characters").format(n=WHO_MAX))
     too_many = _("too many requests for a new password; try again in an hour")
@@ -229,11 +229,11 @@ async def _link(db: AsyncSession, token: str) -> PasswordReset:
     if token and len(token) <= 100:
         row = await db.scalar(select(PasswordReset).where(PasswordReset.token_hash == accounts.token_hash(token)))
     if row is None:
-        raise Problem(400, _("this link to set a new password is not valid (altered or not ours)"))
+        raise Problem(404, _("this link to set a new password is not valid (altered or not ours)"))
     if row.used_at is not None:
-        raise Problem(400, _("this link to set a new password was already used or replaced: ask for a new one"))
+        raise Problem(409, _("this link to set a new password was already used or replaced: ask for a new one"))
     if row.expires_at <= utcnow():
-        raise Problem(400, _("this link to set a new password has expired: ask for a new one"))
+        raise Problem(409, _("this link to set a new password has expired: ask for a new one"))
     return row
 
 
@@ -250,7 +250,7 @@ async def check_link(db: AsyncSession, guard: Guard, token: str, ip: str) -> Use
         raise
     user = await db.get(User, row.user_id)
     if user is None:
-        raise Problem(400, _("this link to set a new password is not valid (altered or not ours)"))
+        raise Problem(404, _("this link to set a new password is not valid (altered or not ours)"))
     return user
 
 
@@ -272,11 +272,11 @@ async def reset_password(
     )
     if getattr(spent, "rowcount", 0) != 1:
         await db.rollback()
-        raise Problem(400, _("this link to set a new password was already used or replaced: ask for a new one"))
+        raise Problem(409, _("this link to set a new password was already used or replaced: ask for a new one"))
     user = await db.get(User, row.user_id)
     if user is None:
         await db.rollback()
-        raise Problem(400, _("this link to set a new password is not valid (altered or not ours)"))
+        raise Problem(404, _("this link to set a new password is not valid (altered or not ours)"))
     closed = await _set_password(db, user, hashed, None)
     await _queue_changed(db, mailer, user)
     return user, closed

@@ -98,9 +98,10 @@ async def api_forgot(request: Request, body: ResetRequest, background: Backgroun
     return ResetRequested(message=asked_text())
 
 
-@router.post("/api/account/reset", dependencies=[Csrf], responses=refusals(403))
+@router.post("/api/account/reset", dependencies=[Csrf], responses=refusals(403, 404, 409))
 async def api_reset(request: Request, response: Response, body: PasswordReset, db: Db, svc: Svc) -> SessionInfo:
-    """Set a new password with a reset link's token (400: not valid, used, replaced or expired).
+    """Set a new password with a reset link's token (404: not a link of ours; 409: used,
+    replaced by a later password change, or expired; 400: the password is refused).
     Every session of the account is signed out and a new one opened: the answer carries its
     CSRF token."""
     user, closed = await recovery.reset_password(

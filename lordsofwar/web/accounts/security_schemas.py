@@ -37,7 +37,7 @@ class ResetRequest(BaseModel):
     """Who forgot their password: a player's name or a confirmed email address."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
-    who: str = Field(max_length=recovery.WHO_MAX, description="a name or a confirmed email address")
+    who: str = Field(min_length=1, max_length=recovery.WHO_MAX, description="a name or a confirmed email address")
 
 
 class ResetRequested(BaseModel):
