@@ -138,10 +138,12 @@ async def close_account(db: AsyncSession, svc: Services, user: User, password: s
     if closed.rowcount != 1:  # type: ignore[attr-defined]
         await db.rollback()
         raise Problem(409, _("this account cannot be closed"))
+    sessions = list(await db.scalars(select(AuthSession.token_hash).where(AuthSession.user_id == uid)))
     await db.execute(delete(AuthSession).where(AuthSession.user_id == uid))
     await db.execute(delete(ApiToken).where(ApiToken.user_id == uid))
     await db.commit()
-    svc.hub.drop_user(uid)
+    svc.hub.drop_user(uid)  # every socket of the player's in this process
+    svc.hub.drop_sessions(uid, sessions)  # and in the others, through Redis
     player = await db.get(User, uid)
     assert player is not None
     # 2. what was under way ends as the player would end it; a failure here must not leave the
