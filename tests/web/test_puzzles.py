@@ -263,7 +263,8 @@ def test_streak_mode_for_an_account(web: TestClient, made: list[Made]) -> None:
 
 def test_streak_mode_for_a_guest(web: TestClient, made: list[Made]) -> None:
     g = guest(web)
-    assert g.get("/api/learn/puzzles/streak").status_code == 422
+    new = g.get("/api/learn/puzzles/streak").json()  # no seed: a new run, from the easiest band
+    assert new["step"] == 0 and new["kept"] == "browser" and new["puzzle"]["id"] in {p.id for p in service.bands()[0]}
     steps = [g.get("/api/learn/puzzles/streak", params={"seed": 7, "step": s, "best": 1}).json() for s in range(4)]
     assert [s["kept"] for s in steps] == ["browser"] * 4
     assert [s["puzzle"]["rating"] for s in steps[:3]] == sorted(s["puzzle"]["rating"] for s in steps[:3])

@@ -4,6 +4,7 @@ and streak are kept by the browser, and only an account's first tries are rated.
 
 # no `from __future__ import annotations`: FastAPI reads the route annotations
 
+import secrets
 from datetime import UTC, datetime
 from typing import Annotated, Any
 
@@ -80,7 +81,7 @@ async def api_daily(db: Db) -> dict[str, Any]:
     return {"date": day.isoformat(), "puzzle": service.public(puzzle, await service.puzzle_rating(db, puzzle))}
 
 
-@router.get("/api/learn/puzzles/streak", response_model=PuzzleStreak, responses=refusals(422))
+@router.get("/api/learn/puzzles/streak", response_model=PuzzleStreak)
 async def api_streak(
     db: Db,
     user: MaybeUser,
@@ -89,12 +90,12 @@ async def api_streak(
     best: Annotated[int, Query(ge=0, le=100_000, description="a guest's best streak, echoed")] = 0,
 ) -> dict[str, Any]:
     """Streak mode: signed in, your run (kept on the server); a guest's run is the browser's, who
-    sends its ``seed`` and ``step`` and gets that step's puzzle."""
+    sends its ``seed`` and ``step`` and gets that step's puzzle (without a seed: a new run)."""
     if user is not None:
         return await service.account_streak(db, user.id)
-    if seed is None or step is None:
-        raise Problem(422, _("a guest's streak needs its seed and step"))
-    return service.streak_state(seed, step, best, "browser")
+    if seed is None:  # a new run
+        seed, step = secrets.randbelow(2**31), 0
+    return service.streak_state(seed, step or 0, best, "browser")
 
 
 @router.post("/api/learn/puzzles/streak/restart", response_model=PuzzleStreak, dependencies=[Csrf], responses=refusals(401, 403))

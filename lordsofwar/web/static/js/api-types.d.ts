@@ -104,7 +104,8 @@ export interface paths {
         put?: never;
         /**
          * Api Reset
-         * @description Set a new password with a reset link's token (400: not valid, used, replaced or expired).
+         * @description Set a new password with a reset link's token (404: not a link of ours; 409: used,
+         *     replaced by a later password change, or expired; 400: the password is refused).
          *     Every session of the account is signed out and a new one opened: the answer carries its
          *     CSRF token.
          */
@@ -1074,7 +1075,7 @@ export interface paths {
         /**
          * Api Streak
          * @description Streak mode: signed in, your run (kept on the server); a guest's run is the browser's, who
-         *     sends its ``seed`` and ``step`` and gets that step's puzzle.
+         *     sends its ``seed`` and ``step`` and gets that step's puzzle (without a seed: a new run).
          */
         get: operations["api_streak_api_learn_puzzles_streak_get"];
         put?: never;
@@ -3117,13 +3118,11 @@ export interface components {
         };
         /**
          * LessonProgressDoc
-         * @description Solved exercises by lesson slug.
+         * @description The lessons with a solved exercise, in teaching order.
          */
         LessonProgressDoc: {
             /** Lessons */
-            lessons: {
-                [key: string]: string[];
-            };
+            lessons: components["schemas"]["LessonSolved"][];
         };
         /**
          * LessonProgressMerge
@@ -3134,6 +3133,13 @@ export interface components {
             lessons: {
                 [key: string]: string[];
             };
+        };
+        /** LessonSolved */
+        LessonSolved: {
+            /** Exercises */
+            exercises: string[];
+            /** Lesson */
+            lesson: string;
         };
         /** LessonSummary */
         LessonSummary: {
@@ -5092,6 +5098,24 @@ export interface operations {
             };
             /** @description Not allowed for you: CSRF token wrong, another player's game, deck or challenge, a private game, or a challenge to yourself */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such thing */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused in the current state (an action not legal now, stale version, game over, name taken...) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
