@@ -34,6 +34,7 @@ from lordsofwar.web.guide.router import router as guide_router
 from lordsofwar.web.language import router as language_router
 from lordsofwar.web.lessons.router import router as lessons_router
 from lordsofwar.web.lobby.router import router as lobby_router
+from lordsofwar.web.mistakes.router import router as mistakes_router
 from lordsofwar.web.notify.router import router as notify_router
 from lordsofwar.web.notify.service import Mailer
 from lordsofwar.web.puzzles.router import router as puzzles_router
@@ -128,6 +129,7 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
         guide_router,
         lessons_router,
         gallery_router,
+        mistakes_router,
     ):
         app.include_router(router)
     _describe_socket(app)

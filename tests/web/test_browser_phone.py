@@ -93,7 +93,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
                 f"/decks/{deck.json()['id']}", "/tournaments", f"/tournaments/{tid}",
                 f"/tournaments/{upcoming.json()['tournament']}", "/leaderboard", f"/players/{alice.name}",
                 "/privacy", "/settings/close",
-                "/settings", "/tokens", "/decks/999999", "/learn/puzzles", "/learn/puzzles/streak",
+                "/settings", "/tokens", "/decks/999999", f"/learn/mistakes/{over}", "/learn/puzzles", "/learn/puzzles/streak",
             ],
         }
 

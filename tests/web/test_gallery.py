@@ -7,15 +7,19 @@ from __future__ import annotations
 import math
 import random
 import re
+from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
 from lordsofwar.rules import notation
 from lordsofwar.rules.cards import CORE
+from lordsofwar.web.app import create_app
 from lordsofwar.web.gallery.service import MIN_SAMPLE, CardStats, Finished, Tally, count, deployers, figures
 from lordsofwar.web.models import Game
+from tests.web.conftest import database, settings_for
 
 ORCS = CORE.standard_deck("orcs")
 DWARVES = CORE.standard_deck("dwarves")
@@ -23,7 +27,9 @@ DWARVES = CORE.standard_deck("dwarves")
 
 def test_each_side_counts_the_cards_it_held_and_deployed() -> None:
     games = [
-        Finished(1, [ORCS, DWARVES], ["deploy orcs:05 c3", "draw", "deploy dwarves:06 e4", "draw", "deploy orcs:05 d4"], 1),
+        Finished(
+            1, [ORCS, DWARVES], ["deploy orcs:05 c3", "draw", "deploy dwarves:06 e4", "draw", "deploy orcs:05 d4"], 1
+        ),
         Finished(2, [ORCS, DWARVES], ["deploy orcs:07 c3", "draw", "deploy dwarves:06 e4"], None),
         Finished(3, [DWARVES, ORCS], ["deploy dwarves:06 c3", "draw"], 2),
     ]
@@ -157,11 +163,19 @@ def test_figures_from_finished_rated_games(client: TestClient) -> None:
 # --- the page ----------------------------------------------------------------------------------------
 
 
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    """One SQLite site for the page's tests (they write nothing)."""
+    with database("sqlite", tmp_path_factory.mktemp("gallery")) as url, TestClient(create_app(settings_for(url))) as c:
+        yield c
+
+
 def _shown(html: str) -> list[str]:
     return re.findall(r'<li class="gc[^"]*" id="[^"]+" data-card="([^"]+)"[^>]*?(?<!hidden)>', html)
 
 
-def test_the_page_lists_every_card_and_filters_as_the_data_says(client: TestClient) -> None:
+def test_the_page_lists_every_card_and_filters_as_the_data_says(site: TestClient) -> None:
+    client = site
     html = client.get("/learn/cards").text
     assert re.findall(r'<li class="gc[^"]*" id="[^"]+" data-card="([^"]+)"', html) == list(CORE)
     assert _shown(html) == list(CORE)
@@ -181,13 +195,15 @@ def test_the_page_lists_every_card_and_filters_as_the_data_says(client: TestClie
     assert _shown(html) == [] and 'id="gallery-empty" class="gallery-empty">' in html
 
 
-def test_the_page_explains_each_class_in_every_language(client: TestClient) -> None:
+def test_the_page_explains_each_class_in_every_language(site: TestClient) -> None:
+    client = site
     for lang, word in [("en", "Infantry fights"), ("de", "Infanterie"), ("pl", "Piechota")]:
         html = client.get("/learn/cards?class=infantry", headers={"Accept-Language": lang}).text
         assert word in html, lang
 
 
-def test_bad_filters_are_refused(client: TestClient) -> None:
+def test_bad_filters_are_refused(site: TestClient) -> None:
+    client = site
     for query, status, said in [
         ("army=dragons", 422, "army takes one of: orcs"),
         ("rank=captain", 422, "rank takes one of: general"),

@@ -419,6 +419,26 @@ def test_every_answer_is_exactly_its_model(app_client: TestClient, answers: list
     ok(alice.post("/api/learn/progress", {"lessons": {"ranged": ["fire"]}}))
     ok(alice.get("/api/learn/progress"))
 
+    # the card gallery's figures, and an exercise from a mistake: one of alice's decisions in the
+    # analysis above marked as one (her hinted actions were the bot's own)
+    ok(visitor.get("/api/learn/cards"))
+
+    async def mark_mistake() -> None:
+        from lordsofwar.web.models import GameAnalysis
+
+        async with client.app.state.services.sessions() as db:  # type: ignore[attr-defined]
+            row = await db.get(GameAnalysis, hinted)
+            assert row is not None and row.result is not None
+            result = json.loads(json.dumps(row.result))
+            first = next(d for d in result["decisions"] if d["player"] == 1 and not d["forced"])
+            first["verdict"] = "mistake"
+            row.result = result
+            await db.commit()
+
+    client.portal.call(mark_mistake)  # type: ignore[union-attr]
+    exercise = ok(alice.get(f"/api/learn/mistakes/{hinted}"))["exercises"][0]
+    ok(alice.post(f"/api/learn/mistakes/{hinted}/{exercise['n']}", {"action": exercise["played"]}))
+
     # closing an account
     erin = Player(client, "erin").signup()
     ok(erin.post("/api/account/close", {"password": erin.password, "confirm": "erin"}))

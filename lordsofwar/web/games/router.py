@@ -75,10 +75,10 @@ def _aborted_note(rt: Runtime) -> str | None:
 
 @router.get("/games/{game_id}/replay", response_class=HTMLResponse, include_in_schema=False)
 async def replay_page(request: Request, game_id: GameId, user: MaybeUser, svc: Svc) -> Response:
-    rt, _seat = await visible(svc, game_id, user)
+    rt, seat = await visible(svc, game_id, user)
     if rt.game.status != "over":
         raise Problem(409, _("the replay opens once the game is over"))
-    ctx = {"game_id": game_id, "names": rt.names, "aborted": _aborted_note(rt)}
+    ctx = {"game_id": game_id, "names": rt.names, "aborted": _aborted_note(rt), "seat": seat}
     return pages.render(request, "replay.html", ctx, user)
 
 

@@ -398,6 +398,9 @@ function drawAnalysis(A) {
   $('#btn-analyse').hidden = true;
   $('#analysis-intro').hidden = true;
   $('#analysis-progress').hidden = true;
+  // the viewer's own marked decisions become exercises (/learn/mistakes/{game})
+  const seat = Number($('#analysis').dataset.seat || 0);
+  $('#analysis-practise').hidden = !A.decisions.some((d) => d.verdict && d.player === seat);
   render();
 }
 
