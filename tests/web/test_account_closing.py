@@ -131,6 +131,8 @@ def test_closing_ends_what_was_under_way_and_keeps_the_games_for_the_opponents(c
     assert bob.get(f"/players/{placeholder}").status_code == 404
     assert "alice" not in _leaders(carol) and placeholder not in _leaders(carol)
     assert bob.get("/api/players/alice/ratings").status_code == 404
+    assert bob.get(f"/api/players/{placeholder}/ratings").status_code == 404  # no history under the placeholder
+    assert bob.post("/api/invitations", {"opponent": placeholder}).status_code == 404  # nobody to challenge
 
     # challenges withdrawn, tournaments left as a withdrawal leaves them
     with engine.connect() as conn:
