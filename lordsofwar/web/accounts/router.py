@@ -218,9 +218,10 @@ async def signout_form(request: Request, db: Db, svc: Svc) -> Response:
 async def profile_page(request: Request, name: str, db: Db, user: MaybeUser) -> Response:
     player = await accounts.find_user(db, name)
     if player is None:
+        closed = await db.scalar(select(User.name).where(User.name_key == name.strip().lower()[:30], User.closed_at.is_not(None)))
+        if closed is not None:  # its games show the placeholder; the profile is gone
+            raise Problem(404, _("the account {name} was closed by its owner").format(name=closed))
         raise Problem(404, _("there is no player called {name!r}").format(name=name[:30]))
-    if player.closed_at is not None:  # its games show the placeholder; the profile is gone
-        raise Problem(404, _("the account {name} was closed by its owner").format(name=player.name))
     query = select(Game).where(or_(Game.player1_id == player.id, Game.player2_id == player.id))
     if user is None:
         query = query.where(Game.public.is_(True))

@@ -84,12 +84,13 @@ def check_name(name: str) -> str:
 async def find_user(db: AsyncSession, name: str) -> User | None:
     """The user called ``name`` (case does not count), or None. A text that cannot be a name is
     nobody's, and never reaches the database (PostgreSQL refuses NUL characters, for one); a
-    built-in bot's account (``General bot``) is found by its name too."""
+    built-in bot's account (``General bot``) is found by its name too; a closed account
+    (accounts.closing) is nobody's: it cannot be challenged, looked up or signed in to."""
     name = name.strip()
     key = name.lower()
     if key not in BOT_ACCOUNT_KEYS and (not NAME_MIN <= len(name) <= NAME_MAX or not NAME_RE.fullmatch(name)):
         return None
-    return await db.scalar(select(User).where(User.name_key == key))
+    return await db.scalar(select(User).where(User.name_key == key, User.closed_at.is_(None)))
 
 
 BOT_ACCOUNTS = {level: f"{level.capitalize()} bot" for level in BOTS}
