@@ -19,6 +19,9 @@ that the costly ones run only for the few candidates:
    world whole must again choose the solution, ahead of every other action by the margin, in
    at least :attr:`Settings.world_share` of them.
 
+Checks 2 to 4 (:func:`judge`) run twice, the second time with other seeds for every search, and
+a puzzle is kept only when both pass with the same solution (:attr:`Settings.again`).
+
 Win probabilities are the search's own (:func:`lordsofwar.bots.analysis.win_probability`). The
 solution's themes come from what it causes (:func:`themes_of`), its starting rating from how
 hard it is to find (:func:`rating_of`).
@@ -44,7 +47,7 @@ from pathlib import Path
 from lordsofwar.bots import make_bot
 from lordsofwar.bots.analysis import win_probability
 from lordsofwar.bots.greedy import GreedyBot, card_value
-from lordsofwar.bots.play import deal_for, derived_seed
+from lordsofwar.bots.play import MAX_ACTIONS, deal_for, derived_seed
 from lordsofwar.bots.search import LEVELS, Analysis, SearchBot, SearchLevel, pool_of
 from lordsofwar.learn.puzzles import RATING_RANGE, THEMES, Puzzle, check, puzzle_id, read, write
 from lordsofwar.rules import notation
@@ -71,7 +74,7 @@ class Settings:
     screen: float = 0.12
     """The quick search's gap that makes a decision a candidate."""
     screen_iterations: int = 120
-    deep_iterations: int = 20000
+    deep_iterations: int = 10000
     first_iterations: int = 2000
     """A first, shorter deep search: a candidate whose gap there is below 0.8 of the margin
     goes no further (the full deep search alone decides for the others)."""
@@ -486,7 +489,7 @@ def mine_game(seed: int, index: int, settings: Settings) -> tuple[list[Puzzle], 
     events: list[Event] = []
     found: list[Puzzle] = []
     n = 0
-    while pos.result is None and n < 5000:
+    while pos.result is None and n < MAX_ACTIONS:
         player = pos.decider
         puzzle = examine(pos, events, decks[player - 1], settings, derived_seed(game_seed, "decision", n), tally)
         if puzzle is not None:
