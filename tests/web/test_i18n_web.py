@@ -101,6 +101,23 @@ def _world(client: TestClient) -> dict[str, Any]:
     return {"ada": ada, "bors": bors, "deck": deck_id, "tid": tid, "running": running, "finished": finished}
 
 
+def _reset_token(client: TestClient, name: str) -> str:
+    """A working reset link's token for ``name`` (as if mailed)."""
+    from lordsofwar.web.accounts import service as accounts
+    from lordsofwar.web.models import PasswordReset, utcnow
+
+    token, user_id = accounts.new_token(), user_row(client, name).id
+
+    async def insert() -> None:
+        async with client.app.state.services.sessions() as db:  # type: ignore[attr-defined]
+            now = utcnow()
+            db.add(PasswordReset(user_id=user_id, token_hash=accounts.token_hash(token), created_at=now, expires_at=now + timedelta(hours=1)))
+            await db.commit()
+
+    client.portal.call(insert)  # type: ignore[union-attr]
+    return token
+
+
 def _visit_every_page(client: TestClient, lang: str) -> tuple[list[tuple[str, int, str]], set[str]]:
     """Every page, signed out and signed in, with the language chosen by the menu's cookie."""
     w = _world(client)
@@ -151,6 +168,13 @@ def _visit_every_page(client: TestClient, lang: str) -> tuple[list[tuple[str, in
     visit(ada, "/invitations", "POST", {"opponent": "nobody-at-all", "mode": "live"})
     visit(ada, "/settings", "POST", {"email": "not an address", "notifications": "turn"})
     visit(ada, "/settings/close", "POST", {"confirm": "ada", "password": "wrong password"})
+    # a forgotten password: the request and its answer, a link's form, a refused link; the
+    # settings page's password form refusing a wrong password
+    visit(None, "/forgot")
+    visit(None, "/forgot", "POST", {"who": "ada"})
+    visit(None, f"/reset?token={_reset_token(client, 'ada')}")
+    visit(None, "/reset?token=forged")
+    visit(ada, "/settings/password", "POST", {"current": "wrong password", "password": "password-456", "password2": "password-456"})
     visit(ada, "/tokens", "POST", {"description": "", "scopes": ""})
     visit(ada, "/tokens", "POST", {"description": "second bot", "scopes": "bot:play"})
     visit(ada, f"/tournaments/{tid}/join", "POST", {"army": "not-an-army"})
