@@ -104,7 +104,8 @@ def test_a_newcomer_completes_every_lesson(browser: Any, server: str) -> None:
             page.wait_for_selector(f".lesson-step.current[data-exercise='{ex.id}']")
             settle(page)
             assert page.inner_text("#lesson-prompt") == L.text("en", les.slug, ex.id, "prompt")
-            if n == 0 and i == 0:  # the first exercise by keyboard: a hand card's button, Enter, Enter on the lit square
+            # the first exercise by keyboard: a hand card's button, Enter, Enter on the lit square
+            if n == 0 and i == 0:
                 page.focus("#lesson-board .board-hand-own .card-pick >> nth=0")
                 page.keyboard.press("Enter")
                 page.wait_for_function("() => document.activeElement.closest('.sq.target') !== null")
@@ -159,7 +160,7 @@ def test_wrong_tries_are_explained(browser: Any, server: str) -> None:
         page.screenshot(path=str(SHOTS / "lesson-phone.png"), full_page=True)
         page.keyboard.press("Escape")
     # a legal but wrong try: played, then explained, and the exercise can be tried again
-    do(page, "deploy orcs:30 d3", ["deploy orcs:30 d3"])
+    do(page, "deploy orcs:30 d3", Api(server).legal("combat", "together", []))
     page.wait_for_selector("#lesson-result.wrong")
     assert L.text("en", "combat", "together", "wrong.trade") in page.inner_text("#lesson-result")
     assert "eliminated: Goblin Shanker (d3)" in page.inner_text("#lesson-result")
@@ -181,7 +182,19 @@ def test_wrong_tries_are_explained(browser: Any, server: str) -> None:
     page.wait_for_selector("#lesson-result.wrong")
     assert page.inner_text("#lesson-result") == L.text("en", "engagement", "engage", "wrong.must-engage")
     assert page.locator("#lesson-board .unit").count() == 2  # nothing was deployed
+    # a unit the rules keep on the mat: clicked when a reinforcement is due, the page says why
+    visit(page, server + "/learn/lessons/cavalry")
+    settle(page)
+    do(page, "deploy orcs:11 c3", Api(server).legal("cavalry", "ride-away", []))
+    settle(page)
+    assert page.is_visible("#lesson-board .board-draw")
+    page.click("#lesson-board .board-mat [data-square='f4']")
+    page.wait_for_selector("#lesson-result.wrong")
+    assert page.inner_text("#lesson-result") == L.text("en", "cavalry", "ride-away", "wrong.spear-holds")
+    assert page.locator("#lesson-board .unit[data-card='orcs:13']").count() == 1
     # "show me" plays the expected answer
+    visit(page, server + "/learn/lessons/engagement")
+    settle(page)
     page.click("#btn-show")
     page.wait_for_selector("#lesson-result.ok")
     assert page.locator("#lesson-board .unit[data-card='orcs:30']").count() == 1
