@@ -118,6 +118,9 @@ def test_a_reset_link_sets_a_new_password_once_and_signs_out_everywhere(
     # opening the link spends nothing
     page = stranger.get(f"/reset?token={token}", headers={"Accept": "text/html"})
     assert page.status_code == 200 and 'name="token"' in page.text and "alice" in page.text
+    form = {"csrf": stranger.csrf, "token": token, "password": "a new horse", "password2": "another horse"}
+    r = stranger.use().post("/reset", data=form)
+    assert r.status_code == 400 and "differ" in r.text and 'name="token"' in r.text  # the form again, the link kept
     too_short = stranger.post("/api/account/reset", {"token": token, "password": "short"})
     assert too_short.status_code == 400  # the sign-up rules, refused as sign-up refuses them
     r = stranger.post("/api/account/reset", {"token": token, "password": "a new horse"})
