@@ -1,6 +1,6 @@
 """Puzzles in a real browser: the board lights exactly the legal actions the server sent, a puzzle
 solved wrong then right signed out (kept in the browser, nothing rated) and signed in (the
-first try rated, shown on the page), and streak mode.
+first try rated, shown on the page; the second try by keyboard), and streak mode.
 
 Set LOW_SCREENSHOT_DIR (e.g. docs/screenshots) to keep the puzzle page (desktop and phone) and
 the streak page."""
@@ -73,6 +73,23 @@ def choose(page: Any, action: str) -> None:
         if p[0] == "recall":
             return
     page.click(f"{board} .board-mat [data-square='{p[-1]}'].target")
+
+
+def choose_by_keyboard(page: Any, action: str) -> None:
+    """Pick ``action`` with Enter on the board's buttons (a hand card's, then a square's)."""
+    p = parts(action)
+    board = "#puzzle-board"
+    if p[0] == "deploy":
+        page.focus(f"{board} .board-hand-own .hand-card[data-card='{p[1]}'] .card-pick")
+    else:
+        page.focus(f"{board} .board-mat [data-square='{p[1]}'] > .sq-key")
+    page.keyboard.press("Enter")
+    item = page.locator(f"{board} .board-menu:not([hidden]) [data-menu='{p[0]}']")
+    if item.count():
+        item.focus()
+        page.keyboard.press("Enter")
+    page.focus(f"{board} .board-mat [data-square='{p[-1]}'].target > .sq-key")
+    page.keyboard.press("Enter")
 
 
 def open_puzzle(page: Any, server: str, pid: str) -> None:
@@ -154,9 +171,12 @@ def test_solve_right_and_wrong_signed_in_rates_the_first_try(browser: Any, serve
     after = api.http.get("/api/learn/puzzles").json()["you"]
     assert after["tries"] == 2 and after["solved"] == 1 and after["rating"] < mine["rating"]
     assert f"Your puzzle rating: {after['rating']} (−{mine['rating'] - after['rating']})" in page.inner_text("#rating-line")
-    page.click("#try-again")
-    choose(page, second.solution)
+    assert page.evaluate("() => document.activeElement.id") == "try-again"  # the keyboard is taken on
+    page.keyboard.press("Enter")
+    page.wait_for_selector("#puzzle-page[data-state='solving']")
+    choose_by_keyboard(page, second.solution)
     page.wait_for_selector("#puzzle-page[data-state='right']")
+    assert page.evaluate("() => document.activeElement.id") == "next-button"
     assert "only your first try" in page.inner_text("#rating-line")
     assert api.http.get("/api/learn/puzzles").json()["you"] == after | {"solved": 1}  # no change
     assert page.evaluate("() => localStorage.getItem('low.puzzles')") is None  # kept on the server
