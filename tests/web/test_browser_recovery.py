@@ -17,7 +17,7 @@ import pytest
 pytest.importorskip("aiosmtpd")
 
 from tests.web.server import free_port, running_server  # noqa: E402
-from tests.web.test_browser import CHROMIUM, shot, sign_up, visit  # noqa: E402
+from tests.web.test_browser import CHROMIUM, shot, sign_in, sign_up, visit  # noqa: E402
 from tests.web.test_mail import PASSWORD, USER, Inbox, smtp_server  # noqa: E402
 
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (scripts/install-browser)")
@@ -67,9 +67,13 @@ def test_forgot_password_mail_new_password_signed_in(browser: Any, mail_site: tu
     visit(ann, mail_link(inbox, "ann@example.org", 1, "/settings/confirm"))
     visit(ann, base + "/settings")
     assert "caution" not in (ann.get_attribute("#recovery-state", "class") or "")
-    # the list shows exactly the sessions the server has, this one marked
+    # a second browser signed in: the list shows exactly the sessions the server has, this one marked
+    extra = browser.new_context(viewport={"width": 1366, "height": 768}).new_page()
+    sign_in(extra, base, "rec_ann")
+    visit(ann, base + "/settings")
     listed = ann.request.get(base + "/api/account/sessions").json()["sessions"]
-    assert session_ids(ann) == [s["id"] for s in listed] and listed[0]["current"]
+    assert len(listed) == 2 and session_ids(ann) == [s["id"] for s in listed] and listed[0]["current"]
+    assert ann.is_visible("#sessions-others") and ann.locator("#session-list li:not([data-current]) button").count() == 1
     assert ann.is_visible("#session-list li[data-current] .badge")
     assert ann.inner_text("#session-list li[data-current] strong") == listed[0]["browser"] and "Chrome" in listed[0]["browser"]
     shot(ann, "account-security-settings-desktop.png", full_page=True)
@@ -107,6 +111,8 @@ def test_forgot_password_mail_new_password_signed_in(browser: Any, mail_site: tu
     assert "password was changed" in inbox.to("ann@example.org")[2]["Subject"]
     # the first browser's session is gone; the link is spent
     assert ann.request.get(base + "/api/session").json()["user"] is None
+    assert extra.request.get(base + "/api/session").json()["user"] is None
+    extra.context.close()
     visit(other, link)
     assert other.is_visible("#form-error") and not other.is_visible("#reset-password")
     visit(other, base + "/settings")
