@@ -240,6 +240,10 @@ def test_a_wrong_try_is_told_and_the_preferred_action_accepted(browser: Any, sit
     page = browser.new_page(viewport={"width": 1366, "height": 900})
     page.set_default_timeout(30_000)
     sign_in(page, base, "mia")
+    # the game-over banner and the replay's analysis both link to the exercises
+    visit(page, f"{base}/games/{game}")
+    page.wait_for_selector("#link-mistakes")
+    assert page.get_attribute("#link-mistakes", "href") == f"/learn/mistakes/{game}"
     visit(page, f"{base}/games/{game}/replay")
     page.wait_for_selector("#analysis-practise:visible")
     page.click("#analysis-practise a")

@@ -755,8 +755,12 @@ function startLive(root) {
         mistakes: ngettext('{n} mistake', '{n} mistakes', count(p, 'mistake')),
         blunders: ngettext('{n} blunder', '{n} blunders', count(p, 'blunder')),
       }));
+      // a player's own marked decisions become exercises (/learn/mistakes/{game})
+      const me = you();
+      const practise = me && (count(me, 'mistake') || count(me, 'blunder'))
+        ? h('a', { id: 'link-mistakes', class: 'btn small', href: `/learn/mistakes/${gameId}`, text: _('Practise your mistakes') }) : null;
       return h('span', { id: 'analysis-offer', class: 'analysis-offer done' },
-        h('span', { class: 'analysis-result', text: lines.join(' · ') }), link);
+        h('span', { class: 'analysis-result', text: lines.join(' · ') }), link, practise);
     }
     const state = a.status === 'failed' ? _('The analysis failed: {error}', { error: a.error || '?' })
       : _('Analysing: {done} of {total} actions', { done: a.done, total: a.total });
