@@ -179,3 +179,32 @@ def test_positions_are_notation_and_round_trip() -> None:
         assert notation.position_to_json(
             notation.parse_position(notation.position_to_json(pos))
         ) == notation.position_to_json(pos)
+
+
+def test_an_opponents_choice_inside_the_learners_turn_is_made_for_them() -> None:
+    """Two enemy berserkers may take the square of the unit they eliminated together: the opponent
+    must choose, mid-turn; without a script the first choice in string order is played."""
+    pos = {
+        "format": "lordsofwar-position",
+        "version": 1,
+        "turn": 7,
+        "to_move": 1,
+        "board": [
+            {"square": "d2", "card": "orcs:09", "owner": 1},
+            {"square": "c4", "card": "dwarves:13", "owner": 2},
+            {"square": "e4", "card": "dwarves:30", "owner": 2},
+        ],
+        "players": {
+            "1": {"hand": ["orcs:30"], "deck": ["orcs:31"]},
+            "2": {"hand": ["dwarves:06"], "deck": ["dwarves:35"]},
+        },
+    }
+    doc = {
+        "lessons": [
+            {"slug": "t", "exercises": [{"id": "x", "position": pos, "goal": [{"is": "drew"}], "answer": ["draw"]}]}
+        ]
+    }
+    ex = L.parse_lessons(doc)[0].exercises[0]
+    got = L.play(ex, ["deploy orcs:30 d3"])
+    assert got.replies == ["advance c4 d3"] and got.status == "playing" and got.legal() == ["draw"]
+    assert L.play(ex, ["deploy orcs:30 d3", "draw"]).status == "done"

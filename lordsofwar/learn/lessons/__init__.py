@@ -511,12 +511,19 @@ def _decider(pos: Position) -> int:
 
 
 def _reply(ex: Exercise, pos: Position, used: int, events: list[Event], replies: list[str]) -> int:
-    """Apply the scripted replies while the opponent must act; returns how many were used."""
-    while pos.result is None and _decider(pos) != ex.you and used < len(ex.replies):
-        action = ex.replies[used]
+    """Apply the scripted replies while the opponent must act; returns how many were used. A
+    choice the opponent must make inside the learner's turn (a berserker advance) that no script
+    covers takes the first legal action in string order, so that the learner is never left waiting."""
+    while pos.result is None and _decider(pos) != ex.you:
+        if used < len(ex.replies):
+            action = ex.replies[used]
+            used += 1
+        elif pos.to_move == ex.you and pos.phase == "advance":
+            action = min(str(a) for a in engine.legal_actions(pos))
+        else:
+            break
         events.extend(engine.push(pos, action))
         replies.append(action)
-        used += 1
     return used
 
 
