@@ -170,7 +170,7 @@ def test_a_refused_closing_changes_nothing(client: TestClient) -> None:
     invitation = alice.post("/api/invitations", {"options": {}}).json()["invitation"]
     bad = [
         ({"password": "wrong password", "confirm": "alice"}, 403, None),
-        ({"password": alice.password, "confirm": "bob"}, 400, None),
+        ({"password": alice.password, "confirm": "bob"}, 403, None),
         ({"password": alice.password, "confirm": "alice"}, 403, "x" * 64),  # a forged CSRF token
         ({"password": alice.password}, 422, None),
         ({"password": alice.password, "confirm": "alice", "extra": 1}, 422, None),

@@ -114,7 +114,7 @@ def check_confirmation(user: User, typed: str) -> None:
     """The confirmation step: the player types their own name (case does not count)."""
     if typed.strip().lower() != user.name_key:
         raise Problem(
-            400, _("to confirm, type your name {name} exactly; the account stays open").format(name=user.name),
+            403, _("to confirm, type your name {name} exactly; the account stays open").format(name=user.name),
             code="confirm",
         )
 

@@ -60,12 +60,13 @@ async def api_account_data(db: Db, user: SignedIn, svc: Svc) -> Response:
     return Response(body, media_type="application/json", headers=headers)
 
 
-@router.post("/api/account/close", dependencies=[Csrf], responses=refusals(400, 401, 403, 409))
+@router.post("/api/account/close", dependencies=[Csrf], responses=refusals(401, 403, 409))
 async def api_account_close(request: Request, body: Closing, response: Response, db: Db, user: SignedIn, svc: Svc) -> Closed:
     """Close your account, for good: your running games are resigned, your invitations and
     tournament entries withdrawn, your data deleted and every session signed out; your games stay
     for your opponents under a placeholder name, and your name is held from new accounts for 30
-    days. 400: the confirmation is not your name; 403: wrong password (nothing changes)."""
+    days. 403: the confirmation is not your name (``code`` confirm) or the password is wrong
+    (``code`` password); nothing changes."""
     name = await closing.close_account(db, svc, user, body.password, body.confirm, client_ip(request))
     response.delete_cookie(accounts.SESSION_COOKIE, path="/")
     return Closed(name=name, csrf=svc.csrf.of(None, request.cookies.get(accounts.BROWSER_COOKIE)))

@@ -18,7 +18,8 @@ export interface paths {
          * @description Close your account, for good: your running games are resigned, your invitations and
          *     tournament entries withdrawn, your data deleted and every session signed out; your games stay
          *     for your opponents under a placeholder name, and your name is held from new accounts for 30
-         *     days. 400: the confirmation is not your name; 403: wrong password (nothing changes).
+         *     days. 403: the confirmation is not your name (``code`` confirm) or the password is wrong
+         *     (``code`` password); nothing changes.
          */
         post: operations["api_account_close_api_account_close_post"];
         delete?: never;
