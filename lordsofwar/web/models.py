@@ -82,8 +82,6 @@ class HeldName(Base):
     held_until: Mapped[datetime] = mapped_column(UTCDateTime())
 
 
-
-
 class AuthSession(Base):
     __tablename__ = "sessions"
 
@@ -149,6 +147,28 @@ class Invitation(Base):
     game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id"))
     creator_deck: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     """The creator's custom deck, copied when the invitation was made: {"name", "cards"}."""
+
+
+class Follow(Base):
+    """A player following another (lordsofwar.web.social): the friends page lists whom a player
+    follows, with who of them is online. One row per pair; following is one-way."""
+
+    __tablename__ = "follows"
+
+    follower_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    followed_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True, index=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class Block(Base):
+    """A player blocking another (lordsofwar.web.social): neither can challenge or chat with the
+    other, and the blocked player does not see the blocker's presence. Private to the blocker."""
+
+    __tablename__ = "blocks"
+
+    blocker_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    blocked_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True, index=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
 class Game(Base):
@@ -482,6 +502,35 @@ class MailOutbox(Base):
     error: Mapped[str | None] = mapped_column(String(200))
 
 
+class ChatMessage(Base):
+    """A message of a game's chat (lordsofwar.web.chat): in the players' room or the spectators',
+    either a player's own text or a quick phrase's key (shown in each reader's language)."""
+
+    __tablename__ = "chat_messages"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    room: Mapped[str] = mapped_column(String(10))
+    """``players`` or ``spectators``."""
+    text: Mapped[str] = mapped_column(String(300))
+    """The text as kept (bidirectional controls removed); a quick phrase's English words."""
+    phrase: Mapped[str | None] = mapped_column(String(20))
+    """A quick phrase's key (lordsofwar.web.chat.service.PHRASES), or None for a player's own text."""
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class ChatSettings(Base):
+    """A player's chat setting: a player who turned chat off sees no chat and is sent none."""
+
+    __tablename__ = "chat_settings"
+
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    enabled: Mapped[bool] = mapped_column(Boolean, default=True)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
 Index("ix_games_status_deadline", Game.status, Game.deadline_at)
 Index("ix_mail_outbox_status_next", MailOutbox.status, MailOutbox.next_at)
 Index("ix_mail_outbox_kind_created", MailOutbox.kind, MailOutbox.created_at)
+Index("ix_chat_messages_game_room_id", ChatMessage.game_id, ChatMessage.room, ChatMessage.id)

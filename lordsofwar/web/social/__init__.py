@@ -1,0 +1,1 @@
+"""Friends, presence and blocking (docs/community.md)."""
