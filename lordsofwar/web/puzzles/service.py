@@ -290,12 +290,13 @@ async def answer(db: AsyncSession, user_id: int | None, puzzle: Puzzle, text: st
 
 
 def themes() -> list[dict[str, Any]]:
-    """Every theme of the shipped puzzles with its name and how many puzzles have it."""
+    """Every theme of the shipped puzzles with its name and how many puzzles have it, by name."""
     count: dict[str, int] = {}
     for p in catalogue():
         for t in p.themes:
             count[t] = count.get(t, 0) + 1
-    return [{"tag": t, "name": theme_name(t), "puzzles": n} for t, n in sorted(count.items())]
+    found = [{"tag": t, "name": theme_name(t), "puzzles": n} for t, n in count.items()]
+    return sorted(found, key=lambda t: (str(t["name"]).casefold(), t["tag"]))
 
 
 def with_theme(theme: str | None) -> list[Puzzle]:
