@@ -153,6 +153,8 @@ def test_axe_finds_no_serious_violation_on_any_page(browser: Any, server: str) -
     check(guest, "/", "#open-challenges, main")
     check(guest, "/signin")
     check(guest, "/signup")
+    check(guest, "/forgot")
+    check(guest, "/reset?token=altered", None, "a reset link that is not ours")
     check(guest, "/tournaments")
     check(guest, f"/tournaments/{tid}", "#tournament")
     check(guest, "/leaderboard")
