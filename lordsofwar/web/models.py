@@ -482,7 +482,8 @@ class MailOutbox(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
     kind: Mapped[str] = mapped_column(String(8))
-    """``confirm``, ``turn`` or ``digest``."""
+    """``confirm``, ``turn`` or ``digest``; for the account, ``reset`` (a link to choose a new
+    password) and ``password`` (the notice that it changed): lordsofwar.web.accounts.recovery."""
     game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
     key: Mapped[str | None] = mapped_column(String(80), unique=True)
     """What makes it once only: a "your turn" mail's game, player and game version (one per wait);
