@@ -531,7 +531,64 @@ class ChatSettings(Base):
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
 
 
+class Moderator(Base):
+    """A player who may handle reports and act on players (lordsofwar.web.moderation): granted and
+    revoked with ``lordsofwar admin grant-moderator NAME`` / ``revoke-moderator NAME``."""
+
+    __tablename__ = "moderators"
+
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
+    granted_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+
+
+class Report(Base):
+    """A player's report of another player, or of one of their chat messages (lordsofwar.web.moderation).
+    At most one open report per reporter and reported player (a partial unique index)."""
+
+    __tablename__ = "reports"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    reporter_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    target_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
+    message_id: Mapped[int | None] = mapped_column(ForeignKey("chat_messages.id", ondelete="SET NULL"))
+    """The chat message reported (None: the player as a whole)."""
+    game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id", ondelete="SET NULL"))
+    """The game of the message reported."""
+    reason: Mapped[str] = mapped_column(String(12))
+    """One of lordsofwar.web.moderation.service.REASONS."""
+    text: Mapped[str] = mapped_column(String(500), default="")
+    status: Mapped[str] = mapped_column(String(10), default="open")
+    """``open``, ``actioned`` (a moderator acted on the player) or ``dismissed``."""
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    handled_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    handled_by_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+
+
+class ModerationAction(Base):
+    """The moderation log: one row per moderator action (who, what, why, when). Warnings, mutes and
+    bans are read from it: a mute holds until ``until``, a ban until ``until`` (None: for good)."""
+
+    __tablename__ = "moderation_actions"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    moderator_id: Mapped[int | None] = mapped_column(ForeignKey("users.id", ondelete="SET NULL"))
+    target_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    action: Mapped[str] = mapped_column(String(10))
+    """``warn``, ``mute``, ``ban``, ``close`` or ``dismiss`` (lordsofwar.web.moderation.service.ACTIONS)."""
+    reason: Mapped[str] = mapped_column(String(500))
+    until: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    report_id: Mapped[int | None] = mapped_column(ForeignKey("reports.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
+    seen_at: Mapped[datetime | None] = mapped_column(UTCDateTime())
+    """A warning: when the player acknowledged the notice (None: shown on their next page)."""
+
+
 Index("ix_games_status_deadline", Game.status, Game.deadline_at)
 Index("ix_mail_outbox_status_next", MailOutbox.status, MailOutbox.next_at)
 Index("ix_mail_outbox_kind_created", MailOutbox.kind, MailOutbox.created_at)
 Index("ix_chat_messages_game_room_id", ChatMessage.game_id, ChatMessage.room, ChatMessage.id)
+Index(
+    "uq_reports_open", Report.reporter_id, Report.target_id, unique=True,
+    sqlite_where=Report.status == "open", postgresql_where=Report.status == "open",
+)
+Index("ix_moderation_actions_target_action", ModerationAction.target_id, ModerationAction.action)

@@ -63,6 +63,7 @@ DELETED: dict[str, str] = {
     "player_puzzles": "user_id",
     "puzzle_attempts": "user_id",
     "lesson_progress": "user_id",
+    "moderators": "user_id",
 }
 """The tables whose rows about the player go when the account closes (table -> the column that
 names the player); a table not in the schema (yet) is passed over."""
@@ -75,6 +76,8 @@ KEPT: dict[str, str] = {
     "tournament_entries": "the standings of the other entrants; the entry is withdrawn first",
     "tournament_pairings": "the other entrants' results",
     "game_analyses": "an analysis belongs to its game",
+    "reports": "the moderators' record of reports by and about the player",
+    "moderation_actions": "the moderation log: who did what to whom, and why",
 }
 """The tables that keep their rows naming the closed account, and why (tests/web/test_account_closing.py
 fails on a table in neither list)."""

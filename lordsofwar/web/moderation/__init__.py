@@ -1,0 +1,1 @@
+"""Reports and moderation (docs/community.md, "Reports and moderation")."""
