@@ -22,6 +22,9 @@ from lordsofwar.web.accounts.router import router as accounts_router
 from lordsofwar.web.accounts.security_router import router as security_router
 from lordsofwar.web.botapi.router import router as botapi_router
 from lordsofwar.web.botapi.service import BotApi
+from lordsofwar.web.chat.router import router as chat_router
+from lordsofwar.web.chat.schemas import chat_socket_components
+from lordsofwar.web.chat.service import ChatService
 from lordsofwar.web.db import make_engine, make_sessionmaker, migrate
 from lordsofwar.web.decks.router import router as decks_router
 from lordsofwar.web.deps import Services
@@ -110,6 +113,7 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
     app.state.hub = svc.hub
     app.state.mailer = mailer
     app.state.botapi = botapi
+    app.state.chat = ChatService(sessions, svc.hub, svc.guard.storage)
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     middleware.install(app)
     errors.install(app)
@@ -130,6 +134,7 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
         lessons_router,
         gallery_router,
         mistakes_router,
+        chat_router,
     ):
         app.include_router(router)
     _describe_socket(app)
@@ -144,7 +149,7 @@ def _describe_socket(app: FastAPI) -> None:
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
             schemas = routes_only().setdefault("components", {}).setdefault("schemas", {})
-            for name, schema in socket_components().items():
+            for name, schema in {**socket_components(), **chat_socket_components()}.items():
                 schemas.setdefault(name, schema)
         assert app.openapi_schema is not None
         return app.openapi_schema

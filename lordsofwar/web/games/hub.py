@@ -22,7 +22,7 @@ import contextlib
 import json
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -145,6 +145,8 @@ class Hub:
         self.users_channel = f"{self.prefix}:{USERS_CHANNEL}"
         self.sessions_channel = f"{self.prefix}:{SESSIONS_CHANNEL}"
         self.user_listeners: list[UserListener] = []
+        self.extra: dict[str, Callable[[dict[str, Any]], Awaitable[None]]] = {}
+        """Further channels (full name: handler of another process's document), e.g. the chat's."""
         self._listener: asyncio.Task[None] | None = None
         self._outbox: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
         self._publishing: asyncio.Task[None] | None = None
@@ -183,6 +185,17 @@ class Hub:
             for conn in list(conns):
                 if conn.user_id == user_id and getattr(conn, "session", None) in hashes:
                     conn.close(4401)
+
+    def subscribe(self, name: str, handler: Callable[[dict[str, Any]], Awaitable[None]]) -> None:
+        """Hear channel ``name`` (after the prefix): ``handler`` gets each document another
+        process :meth:`publish` es on it. Called before :meth:`start`."""
+        self.extra[f"{self.prefix}:{name}"] = handler
+
+    def publish(self, name: str, doc: dict[str, Any]) -> None:
+        """Send a document to the other processes' handlers of channel ``name`` (nothing
+        without Redis); never waits."""
+        if self.redis is not None:
+            self._outbox.put_nowait((f"{self.prefix}:{name}", json.dumps({**doc, "origin": self.origin})))
 
     def watchers(self, game_id: int) -> int:
         return len(self.games.get(game_id, ()))
@@ -254,7 +267,7 @@ class Hub:
         self.redis = Redis.from_url(self.redis_url)
         await self.redis.ping()
         pubsub = self.redis.pubsub()
-        await pubsub.subscribe(self.channel, self.users_channel, self.sessions_channel)  # subscribed before the server takes its first request
+        await pubsub.subscribe(self.channel, self.users_channel, self.sessions_channel, *self.extra)  # subscribed before the server takes its first request
         self._listener = asyncio.get_running_loop().create_task(self._listen(pubsub))
         self._publishing = asyncio.get_running_loop().create_task(self._publisher())
 
@@ -269,6 +282,9 @@ class Hub:
                         continue
                     channel = message.get("channel")
                     channel = channel.decode() if isinstance(channel, bytes) else channel
+                    if channel in self.extra:
+                        await self.extra[channel](doc)
+                        continue
                     if channel == self.sessions_channel:
                         self._drop_here(int(doc["user"]), {str(h) for h in doc["sessions"]})
                         continue
@@ -293,7 +309,7 @@ class Hub:
                     log.exception("a game change from Redis could not be applied")
         finally:
             with contextlib.suppress(Exception):
-                await pubsub.unsubscribe(self.channel, self.users_channel, self.sessions_channel)
+                await pubsub.unsubscribe(self.channel, self.users_channel, self.sessions_channel, *self.extra)
 
     async def close(self) -> None:
         for task in (self._listener, self._publishing):

@@ -1,0 +1,331 @@
+"""Game chat over HTTP and the game's socket: the players' and the spectators' rooms kept apart,
+quick phrases, the chat setting, games against bots, and every abuse limit refusing with a clear
+answer and keeping nothing (docs/community.md, "Chat")."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import func, select
+from starlette.testclient import WebSocketTestSession
+
+from lordsofwar.web.app import create_app
+from lordsofwar.web.chat import service as chat_service
+from lordsofwar.web.chat.service import MAX_LENGTH, ChatService, clean
+from lordsofwar.web.models import ChatMessage, User
+from tests.web.conftest import Player, new_game, settings_for
+
+SQLITE_ONLY = pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+"""Most checks do not depend on the database: SQLite only (the round trip runs on both)."""
+
+
+@pytest.fixture
+def carol(client: TestClient) -> Player:
+    return Player(client, "carol").signup()
+
+
+def chat(p: Player, game: int) -> dict[str, Any]:
+    r = p.get(f"/api/games/{game}/chat")
+    assert r.status_code == 200, r.text
+    return dict(r.json())
+
+
+def say(p: Player, game: int, text: str | None = None, phrase: str | None = None) -> Any:
+    body = {"text": text} if phrase is None else {"phrase": phrase}
+    return p.post(f"/api/games/{game}/chat", body)
+
+
+def next_chat(ws: WebSocketTestSession, limit: int = 10) -> dict[str, Any]:
+    """The next chat message on a socket (skipping game messages); the game's own ``pong`` ends
+    the wait with an error, so ping after what must not come to prove it did not."""
+    for _ in range(limit):
+        msg = json.loads(ws.receive_text())
+        if msg["type"] == "chat":
+            return dict(msg["message"])
+        assert msg["type"] != "pong", "no chat message came"
+    raise AssertionError("no chat message")
+
+
+def no_chat(ws: WebSocketTestSession) -> None:
+    """Nothing of the chat is queued for this socket (a ping's pong comes first)."""
+    ws.send_json({"type": "ping"})
+    for _ in range(10):
+        msg = json.loads(ws.receive_text())
+        assert msg["type"] != "chat", msg
+        if msg["type"] == "pong":
+            return
+    raise AssertionError("no pong")
+
+
+def stored(client: TestClient) -> int:
+    async def count() -> int:
+        async with client.app.state.services.sessions() as db:  # type: ignore[attr-defined]
+            return int(await db.scalar(select(func.count()).select_from(ChatMessage)) or 0)
+
+    return int(client.portal.call(count))  # type: ignore[union-attr]
+
+
+def user_id(client: TestClient, name: str) -> int:
+    async def find() -> int:
+        async with client.app.state.services.sessions() as db:  # type: ignore[attr-defined]
+            return int(await db.scalar(select(User.id).where(User.name == name)) or 0)
+
+    return int(client.portal.call(find))  # type: ignore[union-attr]
+
+
+def test_players_and_spectators_rooms_are_kept_apart(
+    client: TestClient, alice: Player, bob: Player, carol: Player
+) -> None:
+    game = new_game(alice, bob)
+    with alice.socket(game) as wa, bob.socket(game) as wb, carol.socket(game) as wc:
+        for ws in (wa, wb, wc):
+            assert json.loads(ws.receive_text())["type"] == "state"
+        r = say(alice, game, "hi bob")
+        assert r.status_code == 201, r.text
+        sent = r.json()
+        assert (
+            sent["room"] == "players"
+            and sent["user"] == "alice"
+            and sent["text"] == "hi bob"
+            and sent["phrase"] is None
+        )
+        assert next_chat(wb) == sent and next_chat(wa) == sent
+        no_chat(wc)  # the spectator does not read the players
+        r = say(carol, game, "go alice")
+        assert r.status_code == 201 and r.json()["room"] == "spectators"
+        assert next_chat(wc)["text"] == "go alice"
+        no_chat(wa)
+        no_chat(wb)  # nor do the players read the spectators while the game runs
+    assert chat(alice, game)["rooms"] == {"players": [sent], "spectators": None}
+    seen = chat(carol, game)
+    assert seen["room"] == "spectators" and seen["rooms"]["players"] is None
+    assert [m["text"] for m in seen["rooms"]["spectators"]] == ["go alice"]
+    anonymous = Player(client, "nobody")
+    anonymous.refresh()
+    assert chat(anonymous, game)["room"] is None  # reads the spectators, cannot write
+    assert say(anonymous, game, "hello").status_code == 401
+    assert alice.post(f"/api/games/{game}/resign").status_code == 200
+    after = chat(bob, game)["rooms"]  # over: the players read the spectators too
+    assert [m["text"] for m in after["players"]] == ["hi bob"]
+    assert [m["text"] for m in after["spectators"]] == ["go alice"]
+    assert chat(carol, game)["rooms"]["players"] is None  # the players' room stays theirs
+    assert say(bob, game, "gg").json()["room"] == "players"
+
+
+@SQLITE_ONLY
+def test_quick_phrases_are_keys(alice: Player, bob: Player) -> None:
+    game = new_game(alice, bob)
+    r = say(alice, game, phrase="good_luck")
+    assert r.status_code == 201
+    assert r.json()["phrase"] == "good_luck" and r.json()["text"] == "Good luck"
+    assert chat(bob, game)["phrases"] == ["hello", "good_luck", "good_game", "thanks", "well_played"]
+    r = say(alice, game, phrase="insult")
+    assert r.status_code == 400 and "phrase" in r.json()["detail"]
+    r = alice.post(f"/api/games/{game}/chat", {"text": "x", "phrase": "hello"})
+    assert r.status_code == 422
+    r = alice.post(f"/api/games/{game}/chat", {"text": "x", "colour": "red"})
+    assert r.status_code == 422
+
+
+@SQLITE_ONLY
+def test_texts_are_cleaned_and_limited(client: TestClient, alice: Player, bob: Player) -> None:
+    game = new_game(alice, bob)
+    for text in ("", "   ", "\u202e\u2066"):
+        r = say(alice, game, text)
+        assert r.status_code == 400 and r.json()["code"] == "empty", text
+    r = say(alice, game, "x" * (MAX_LENGTH + 1))
+    assert r.status_code == 400 and str(MAX_LENGTH) in r.json()["detail"]
+    assert say(alice, game, "y" * (MAX_LENGTH * 4 + 1)).status_code == 422
+    assert stored(client) == 0
+    assert say(alice, game, "z" * MAX_LENGTH).status_code == 201
+    r = say(bob, game, "abc\u202edef\u2067ghi\u200f")
+    assert r.json()["text"] == "abcdefghi"
+    r = say(bob, game, "<script>alert(1)</script> see https://example.com")
+    assert r.json()["text"] == "<script>alert(1)</script> see https://example.com"  # kept as typed: pages show text
+    assert clean("a\n\tb\x00c\u2028d") == "a b c d"
+
+
+@SQLITE_ONLY
+def test_the_same_message_again_is_refused(client: TestClient, alice: Player, bob: Player) -> None:
+    game = new_game(alice, bob)
+    assert say(alice, game, "ready?").status_code == 201
+    r = say(alice, game, "  READY?  ")
+    assert r.status_code == 409 and r.json()["code"] == "repeat"
+    assert say(alice, game, phrase="hello").status_code == 201
+    assert say(alice, game, phrase="hello").status_code == 409
+    assert say(bob, game, "ready?").status_code == 201  # another writer may say it
+    assert stored(client) == 3
+
+
+@SQLITE_ONLY
+def test_ten_thousand_messages_are_cut_by_the_rate_limit(client: TestClient, alice: Player, bob: Player) -> None:
+    game = new_game(alice, bob)
+    app: Any = client.app
+    chat_svc: ChatService = app.state.chat
+
+    async def flood() -> tuple[int, dict[int, int]]:
+        rt = await app.state.services.games.runtime(game)
+        refused: dict[int, int] = {}
+        kept = 0
+        async with app.state.services.sessions() as db:
+            user = await db.scalar(select(User).where(User.name == "alice"))
+            assert user is not None
+            for i in range(10_000):
+                try:
+                    await chat_svc.post(db, rt, user, f"message {i}", None)
+                    kept += 1
+                except chat_service.Problem as exc:
+                    refused[exc.status] = refused.get(exc.status, 0) + 1
+        return kept, refused
+
+    start = time.monotonic()
+    kept, refused = client.portal.call(flood)  # type: ignore[union-attr]
+    assert kept == chat_service.PER_PLAYER[0].amount and refused == {429: 10_000 - kept}
+    assert stored(client) == kept
+    assert time.monotonic() - start < 20
+    r = say(alice, game, "one more")
+    assert r.status_code == 429 and r.json()["code"] == "rate"
+    assert say(bob, game, "my turn to talk").status_code == 201  # the limit is the writer's
+
+
+@SQLITE_ONLY
+def test_chat_off_hides_and_sends_nothing(alice: Player, bob: Player) -> None:
+    game = new_game(alice, bob)
+    assert bob.get("/api/chat/settings").json() == {"enabled": True}
+    assert bob.send("PUT", "/api/chat/settings", {"enabled": False}).json() == {"enabled": False}
+    assert bob.send("PUT", "/api/chat/settings", {"enabled": False}, csrf="forged").status_code == 403
+    with bob.socket(game) as wb:
+        assert json.loads(wb.receive_text())["type"] == "state"
+        assert say(alice, game, "are you there?").status_code == 201
+        no_chat(wb)
+    seen = chat(bob, game)
+    assert seen["enabled"] is False and seen["room"] is None and seen["rooms"] == {"players": None, "spectators": None}
+    r = say(bob, game, "hello")
+    assert r.status_code == 409 and r.json()["code"] == "off"
+    assert bob.send("PUT", "/api/chat/settings", {"enabled": True}).json() == {"enabled": True}
+    with bob.socket(game) as wb:
+        assert json.loads(wb.receive_text())["type"] == "state"
+        assert say(alice, game, "now?").status_code == 201
+        assert next_chat(wb)["text"] == "now?"
+    assert [m["text"] for m in chat(bob, game)["rooms"]["players"]] == ["are you there?", "now?"]
+
+
+@SQLITE_ONLY
+def test_games_against_bots_have_no_chat(client: TestClient, alice: Player) -> None:
+    r = alice.post("/api/invitations", {"bot": "random", "options": {"creator_side": "1"}})
+    game = r.json()["game"]
+    assert chat(alice, game)["available"] is False
+    r = say(alice, game, "hello bot")
+    assert r.status_code == 409 and r.json()["code"] == "bot"
+    assert stored(client) == 0
+
+
+@SQLITE_ONLY
+def test_refusals_change_nothing(client: TestClient, alice: Player, bob: Player, carol: Player) -> None:
+    private = new_game(alice, bob, public=False)
+    assert carol.get(f"/api/games/{private}/chat").status_code == 403
+    assert say(carol, private, "let me in").status_code == 403
+    assert alice.post(f"/api/games/{private}/chat", {"text": "hi"}, csrf="forged").status_code == 403
+    assert alice.get("/api/games/999999/chat").status_code == 404
+    assert say(alice, 999999, "hi").status_code == 404
+    assert stored(client) == 0
+
+
+@SQLITE_ONLY
+def test_muted_and_blocked_players_are_refused(
+    client: TestClient, alice: Player, bob: Player, carol: Player, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The chat asks the moderation and social parts (their functions replaced here by ones
+    that say yes for one player) and refuses with their answer."""
+    game = new_game(alice, bob)
+    muted = {"carol"}
+    ids = {p.name: user_id(client, p.name) for p in (alice, bob, carol)}
+    until = chat_service.datetime(2031, 5, 6, 7, 8, tzinfo=chat_service.UTC)
+
+    async def muted_until(db: Any, user_id: int) -> Any:
+        return until if user_id in {ids[n] for n in muted} else None
+
+    async def blocked(db: Any, a: int, b: int) -> bool:
+        return {a, b} == {ids["alice"], ids["bob"]}
+
+    monkeypatch.setattr(chat_service, "_moderation_muted", muted_until)
+    monkeypatch.setattr(chat_service, "_social_blocked", blocked)
+    r = say(carol, game, "hi all")
+    assert r.status_code == 403 and r.json()["code"] == "muted" and "2031" in r.json()["detail"]
+    r = say(alice, game, "hi bob")
+    assert r.status_code == 403 and r.json()["code"] == "blocked"
+    assert stored(client) == 0
+    muted.clear()
+    assert say(carol, game, "hi all").status_code == 201  # the spectators' room has no pair to block
+
+
+@SQLITE_ONLY
+def test_messages_for_report(client: TestClient, alice: Player, bob: Player) -> None:
+    game = new_game(alice, bob)
+    ids = [say(alice if i % 2 else bob, game, f"line {i}").json()["id"] for i in range(7)]
+
+    async def report() -> Any:
+        async with client.app.state.services.sessions() as db:  # type: ignore[attr-defined]
+            return await chat_service.messages_for_report(
+                db, ids[3], context=2
+            ), await chat_service.messages_for_report(db, 10**6)
+
+    found, missing = client.portal.call(report)  # type: ignore[union-attr]
+    assert missing is None
+    assert found["message"]["text"] == "line 3" and found["message"]["user"] == "alice"
+    assert [m["text"] for m in found["before"]] == ["line 1", "line 2"]
+    assert [m["text"] for m in found["after"]] == ["line 4", "line 5"]
+    assert found["game_id"] == game
+
+
+@pytest.fixture
+def redis_url() -> Iterator[str]:
+    import redis
+
+    from tests.web.test_scale import REDIS
+
+    try:
+        redis.Redis.from_url(REDIS, socket_connect_timeout=2).ping()
+    except Exception as exc:
+        pytest.skip(f"Redis not reachable at {REDIS}: {exc}")
+    yield REDIS
+
+
+@SQLITE_ONLY
+def test_across_processes_spectators_never_reach_players(db_url: str, redis_url: str) -> None:
+    """Two servers on one database and one Redis: the players on one, a spectator on the other;
+    messages cross over to the readers of their room only, and the chat setting crosses too."""
+    app_a = create_app(settings_for(db_url, redis_url=redis_url))
+    app_b = create_app(settings_for(db_url, redis_url=redis_url), run_migrations=False)
+    with TestClient(app_a) as ca, TestClient(app_b) as cb:
+        alice, bob, carol = Player(ca, "alice").signup(), Player(ca, "bob").signup(), Player(cb, "carol").signup()
+        game = new_game(alice, bob)
+        bob_b = Player(cb, "bob")
+        bob_b.cookies = dict(bob.cookies)
+        bob_b.refresh()
+        with bob_b.socket(game) as wb, carol.socket(game) as wc, alice.socket(game) as wa:
+            for ws in (wa, wb, wc):
+                assert json.loads(ws.receive_text())["type"] == "state"
+            for i in range(3):
+                assert say(carol, game, f"spectating {i}").status_code == 201  # on B
+            assert say(bob_b, game, "from server B").status_code == 201
+            # B publishes in order: had the spectators' messages crossed to A, they would come first
+            assert next_chat(wa)["text"] == "from server B"
+            assert next_chat(wb)["text"] == "from server B"
+            assert say(alice, game, "from server A").status_code == 201
+            assert next_chat(wa)["text"] == "from server A"
+            assert next_chat(wb)["text"] == "from server A"  # crossed to B, to the player there
+            assert [next_chat(wc)["text"] for _ in range(3)] == ["spectating 0", "spectating 1", "spectating 2"]
+            no_chat(wc)  # the players' messages, delivered on B with bob's, did not come to carol
+            no_chat(wa)
+            no_chat(wb)
+            assert alice.send("PUT", "/api/chat/settings", {"enabled": False}).status_code == 200  # on A
+            deadline = time.monotonic() + 5
+            while app_b.state.chat.enabled.get(user_id(ca, "alice")) is not False:
+                assert time.monotonic() < deadline, "the setting did not reach server B"
+                time.sleep(0.02)
