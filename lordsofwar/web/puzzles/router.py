@@ -58,7 +58,7 @@ async def _listing(db: Db, user: Any, theme: str | None, page: int) -> dict[str,
     return out
 
 
-@router.get("/api/learn/puzzles/next", response_model=PuzzleToSolve, responses=refusals(404))
+@router.get("/api/learn/puzzles/next", response_model=PuzzleToSolve, response_model_exclude_unset=True, responses=refusals(404))
 async def api_next(
     db: Db,
     user: MaybeUser,
@@ -73,7 +73,7 @@ async def api_next(
     return service.public(puzzle, await service.puzzle_rating(db, puzzle))
 
 
-@router.get("/api/learn/puzzles/daily", response_model=DailyPuzzle, responses=refusals(404))
+@router.get("/api/learn/puzzles/daily", response_model=DailyPuzzle, response_model_exclude_unset=True, responses=refusals(404))
 async def api_daily(db: Db) -> dict[str, Any]:
     """Today's puzzle (UTC): the same for everyone all day."""
     day = datetime.now(UTC).date()
@@ -81,7 +81,7 @@ async def api_daily(db: Db) -> dict[str, Any]:
     return {"date": day.isoformat(), "puzzle": service.public(puzzle, await service.puzzle_rating(db, puzzle))}
 
 
-@router.get("/api/learn/puzzles/streak", response_model=PuzzleStreak)
+@router.get("/api/learn/puzzles/streak", response_model=PuzzleStreak, response_model_exclude_unset=True)
 async def api_streak(
     db: Db,
     user: MaybeUser,
@@ -98,13 +98,13 @@ async def api_streak(
     return service.streak_state(seed, step or 0, best, "browser")
 
 
-@router.post("/api/learn/puzzles/streak/restart", response_model=PuzzleStreak, dependencies=[Csrf], responses=refusals(401, 403))
+@router.post("/api/learn/puzzles/streak/restart", response_model=PuzzleStreak, response_model_exclude_unset=True, dependencies=[Csrf], responses=refusals(401, 403))
 async def api_streak_restart(db: Db, user: SignedIn) -> dict[str, Any]:
     """Give up your run under way (its count stays in your best) and start a new one."""
     return await service.restart_streak(db, user.id)
 
 
-@router.get("/api/learn/puzzles/{pid}", response_model=PuzzleToSolve, responses=refusals(404))
+@router.get("/api/learn/puzzles/{pid}", response_model=PuzzleToSolve, response_model_exclude_unset=True, responses=refusals(404))
 async def api_puzzle(pid: PuzzleId, db: Db) -> dict[str, Any]:
     """One puzzle as its solver sees it."""
     puzzle = service.find(pid)
@@ -112,7 +112,7 @@ async def api_puzzle(pid: PuzzleId, db: Db) -> dict[str, Any]:
 
 
 @router.post(
-    "/api/learn/puzzles/{pid}/answer", response_model=PuzzleVerdict, dependencies=[Csrf], responses=refusals(401, 403, 404, 409)
+    "/api/learn/puzzles/{pid}/answer", response_model=PuzzleVerdict, response_model_exclude_unset=True, dependencies=[Csrf], responses=refusals(401, 403, 404, 409)
 )
 async def api_answer(pid: PuzzleId, body: PuzzleAnswer, db: Db, user: MaybeUser) -> dict[str, Any]:
     """Judge an action: right iff it is the solution. Your first try at a puzzle (signed in)

@@ -3,9 +3,11 @@ is declared here; tests/web/test_response_models.py)."""
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from lordsofwar.web.games.schemas import Position
 
 
 class PuzzleAnswer(BaseModel):
@@ -23,7 +25,7 @@ class PuzzleToSolve(BaseModel):
     model_config = ConfigDict(extra="forbid")
     id: str
     player: Literal[1, 2] = Field(description="the seat that moves: the solver's")
-    view: dict[str, Any] = Field(description="the solver's view (notation §3): the opponent's hand hidden, decks as counts")
+    view: Position = Field(description="the solver's view (notation §3): the opponent's hand hidden, decks as counts")
     deck: list[str] = Field(description="the solver's whole deck list, sorted (its contents are known, not its order)")
     known: list[str] = Field(description="cards of the opponent's hand the solver has seen")
     legal: list[str] = Field(description="every legal action of the solver, as the engine lists them")
