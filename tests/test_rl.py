@@ -312,14 +312,26 @@ def spiel_game(**params: Any) -> Any:
     return pyspiel.load_game("lords_of_war", params)
 
 
+def dealt(game: Any, rng: np.random.Generator) -> Any:
+    """A new state past the deal's chance nodes (outcomes drawn by ``rng``)."""
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        outcomes, probs = zip(*state.chance_outcomes(), strict=True)
+        assert abs(sum(probs) - 1) < 1e-9
+        state.apply_action(int(rng.choice(outcomes)))
+    return state
+
+
 def test_openspiel_random_games() -> None:
-    game = spiel_game(units_to_win=8, commands_to_win=2, seed=3)
+    game = spiel_game(units_to_win=8, commands_to_win=2)
     assert game.num_distinct_actions() == 1724
     assert game.information_state_tensor_shape() == [Config.of().observation_size]
     rng = np.random.default_rng(0)
     for _ in range(3):
         state = game.new_initial_state()
-        assert not state.is_chance_node()
+        assert state.is_chance_node() and len(state.chance_outcomes()) == 6  # the armies
+        state = dealt(game, rng)
+        assert len(state.history()) == 2 * 36
         while not state.is_terminal():
             player = state.current_player()
             legal = state.legal_actions()
@@ -334,9 +346,9 @@ def test_openspiel_random_games() -> None:
 
 def test_openspiel_resampling_keeps_the_players_information_state() -> None:
     pyspiel = pytest.importorskip("pyspiel")
-    game = spiel_game(seed=5)
-    state = game.new_initial_state()
+    game = spiel_game()
     rng = np.random.default_rng(1)
+    state = dealt(game, rng)
     for _ in range(25):
         state.apply_action(int(rng.choice(state.legal_actions())))
     sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
@@ -354,16 +366,42 @@ def test_openspiel_resampling_keeps_the_players_information_state() -> None:
     assert clone.history() != state.history()
 
 
+def test_openspiel_serializes_pickles_and_replays_a_game() -> None:
+    pyspiel = pytest.importorskip("pyspiel")
+    import copy
+    import pickle
+
+    game = spiel_game(units_to_win=8, commands_to_win=2)
+    pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
+    for again in (pickle.loads(pickle.dumps(game)), copy.deepcopy(game)):
+        assert str(again) == str(game) and again.get_parameters() == game.get_parameters()
+    rng = np.random.default_rng(4)
+    state = dealt(game, rng)
+    for _ in range(40):
+        state.apply_action(int(rng.choice(state.legal_actions())))
+    again_game, again = pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, state))
+    assert str(again_game) == str(game)
+    assert str(again) == str(state) and again.history() == state.history()
+    replayed = game.new_initial_state()
+    for action in state.history():  # the deal's chance outcomes rebuild the same deal
+        replayed.apply_action(action)
+    assert str(replayed) == str(state)
+    for p in (0, 1):
+        assert replayed.information_state_string(p) == state.information_state_string(p)
+        assert pickle.loads(pickle.dumps(state)).information_state_tensor(p) == state.information_state_tensor(p)
+    assert again.legal_actions() == state.legal_actions()
+
+
 def test_openspiels_ismcts_plays_a_game() -> None:
     pyspiel = pytest.importorskip("pyspiel")
     from open_spiel.python.algorithms import ismcts, mcts
 
-    game = spiel_game(units_to_win=6, commands_to_win=2, seed=9)
+    game = spiel_game(units_to_win=6, commands_to_win=2)
     rng = np.random.RandomState(0)
     evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=rng)
     bot = ismcts.ISMCTSBot(game=game, evaluator=evaluator, uct_c=2.0, max_simulations=8, random_state=rng)
     other = pyspiel.make_uniform_random_bot(1, 7)
-    state = game.new_initial_state()
+    state = dealt(game, np.random.default_rng(9))
     moves = 0
     while not state.is_terminal():
         action = bot.step(state) if state.current_player() == 0 else other.step(state)

@@ -11,7 +11,9 @@ iteration the core samples the hidden cards afresh, consistently with everything
 - hand cards the opponent revealed (a forced deployment shows the whole hand; a recalled unit
   goes back to the hand in the open) are given to the bot as ``known`` and stay in place until
   they are played (:func:`lordsofwar.rules.knowledge.known_hands` follows them through the
-  public events).
+  public events);
+- a general not in the open is in its owner's hand (the deal puts it there and nothing sends a
+  card back to the deck), never in a deck (:func:`sampling_spec`).
 
 The tree is one tree over the bot's information sets, shared by the sampled worlds (single
 observer ISMCTS, Cowling, Powley and Whitehouse 2012). It branches on single actions: a turn is
@@ -144,6 +146,25 @@ def _with_known(view: Position, known: Mapping[int, Sequence[str]] | None) -> Po
     return out
 
 
+def sampling_spec(
+    view: Position,
+    known: Mapping[int, Sequence[str]] | None,
+    deck: Sequence[str] | None,
+    rng: random.Random,
+) -> tuple[Position, dict[int, list[str]]]:
+    """What the core's search samples its worlds from: ``view`` with the revealed hand cards
+    (``known``) and each general not in the open placed in their hands, and per player the pool
+    of cards that fill the other unknown entries (the hand's first, then the deck's, from a
+    fresh shuffle at every iteration). No pool holds a general: none can be in a deck
+    (:func:`lordsofwar.core.encoding.settle_generals`)."""
+    from lordsofwar.core.encoding import settle_generals
+
+    pos = _with_known(view, known)
+    me = view.decider
+    pools = {p: pool_of(pos, p, deck if p == me else None, rng) for p in (1, 2)}
+    return settle_generals(pos, pools, rng)
+
+
 class SearchBot:
     """A bot that searches (see the module text); ``level`` sets its strength."""
 
@@ -188,10 +209,7 @@ class SearchBot:
         seed = self.rng.getrandbits(63)
         if len(actions) == 1 and seconds is None and iterations is None:
             return Analysis(actions[0], float("nan"), [(actions[0], 0, float("nan"))])
-        pos = _with_known(view, known)
-        me = view.decider
-        pool_rng = random.Random(seed)
-        pools = {p: pool_of(pos, p, deck if p == me else None, pool_rng) for p in (1, 2)}
+        pos, pools = sampling_spec(view, known, deck, random.Random(seed))
         tab = table(view.cards)
         game = Game.from_position(pos)
         values = self._value_table(view.cards, view.variant, tab.ids)

@@ -8,6 +8,7 @@ engine's explanation (docs/core.md).
 from __future__ import annotations
 
 import contextlib
+import json
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -173,6 +174,12 @@ class Game:
 
     def __deepcopy__(self, memo: dict[int, Any]) -> Game:
         return self.clone()
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        """Pickled as the position's notation (mid-turn state included), its frame and its card
+        set (None for the core cards)."""
+        cards = None if self.cards is CORE else self.cards
+        return (_restore, (self.FRAME, json.dumps(self.to_json()), cards))
 
     # --- reading it out ---------------------------------------------------------------------
 
@@ -389,9 +396,15 @@ class Game:
         """A full game: this view's unknown entries replaced, in order (docs/core.md)."""
         return type(self).from_position(encoding.fill_position(self.to_position(), cards_by_player))
 
-    def determinize(self, seed: int, pools: Mapping[int, Sequence[str]] | None = None) -> Game:
-        """A sampled world consistent with this view (docs/core.md)."""
-        return type(self).from_position(encoding.determinize_position(self.to_position(), seed, pools))
+    def determinize(
+        self,
+        seed: int,
+        pools: Mapping[int, Sequence[str]] | None = None,
+        known: Mapping[int, Sequence[str]] | None = None,
+    ) -> Game:
+        """A sampled world consistent with this view and with ``known`` (hand cards in the open:
+        :func:`lordsofwar.rules.knowledge.known_hands`); docs/core.md."""
+        return type(self).from_position(encoding.determinize_position(self.to_position(), seed, pools, known))
 
     def playout(self, seed: int, policy: str = "uniform", max_turns: int | None = None) -> Result | None:
         """Play on in place with ``policy``; the result, or None when ``max_turns`` ended it first."""
@@ -409,3 +422,10 @@ class Game:
 
     def __repr__(self) -> str:
         return f"<core.Game native turn={self.turn} decider={self.decider} phase={self.phase}>"
+
+
+def _restore(frame: tuple[int, int], text: str, cards: CardSet | None) -> Game:
+    """A pickled :class:`Game` again (:meth:`Game.__reduce__`)."""
+    from lordsofwar.core.batching import with_frame
+
+    return with_frame(Game, (frame[0], frame[1])).from_json(text, cards)

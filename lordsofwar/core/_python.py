@@ -223,10 +223,15 @@ class Game:
         cards given (:func:`encoding.fill_position`); this game is unchanged."""
         return type(self)(encoding.fill_position(self._pos, cards_by_player))
 
-    def determinize(self, seed: int, pools: Mapping[int, Sequence[str]] | None = None) -> Game:
-        """A sampled full game consistent with this view (:func:`encoding.determinize_position`);
-        this game is unchanged."""
-        return type(self)(encoding.determinize_position(self._pos, seed, pools))
+    def determinize(
+        self,
+        seed: int,
+        pools: Mapping[int, Sequence[str]] | None = None,
+        known: Mapping[int, Sequence[str]] | None = None,
+    ) -> Game:
+        """A sampled full game consistent with this view and with ``known`` (hand cards in the
+        open) (:func:`encoding.determinize_position`); this game is unchanged."""
+        return type(self)(encoding.determinize_position(self._pos, seed, pools, known))
 
     def playout(self, seed: int, policy: str = "uniform", max_turns: int | None = None) -> Result | None:
         """Play on in place with ``random.Random(seed)`` until the game ends or ``max_turns`` more

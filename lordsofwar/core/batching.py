@@ -22,7 +22,16 @@ def with_frame(game_class: type[G], frame: tuple[int, int]) -> type[G]:
     """``game_class``, or a subclass of it whose integer actions use ``frame``."""
     if getattr(game_class, "FRAME", None) == frame:
         return game_class
-    return type(game_class.__name__, (game_class,), {"FRAME": (frame[0], frame[1]), "__slots__": ()})
+    key = (game_class, frame[0], frame[1])
+    framed = _FRAMED.get(key)
+    if framed is None:  # one class per frame: a pickled game comes back as the same class
+        framed = _FRAMED[key] = type(
+            game_class.__name__, (game_class,), {"FRAME": (frame[0], frame[1]), "__slots__": ()}
+        )
+    return framed
+
+
+_FRAMED: dict[tuple[type, int, int], type] = {}
 
 
 class BatchBuffers:

@@ -323,20 +323,35 @@ def fill_position(pos: Position, cards_by_player: Mapping[int, Mapping[str, Sequ
     return new
 
 
-def determinize_position(pos: Position, seed: int, pools: Mapping[int, Sequence[str]] | None = None) -> Position:
-    """A sampled full game consistent with the view ``pos``: each player's unknown cards drawn
-    from their pool, shuffled by ``random.Random(seed)`` (player 1's pool first), dealt to the
-    unknown hand slots in order, then to the deck. ``pos`` is unchanged.
+def determinize_position(
+    pos: Position,
+    seed: int,
+    pools: Mapping[int, Sequence[str]] | None = None,
+    known: Mapping[int, Sequence[str]] | None = None,
+) -> Position:
+    """A sampled full game consistent with the view ``pos`` and with what else is public:
 
-    A player's pool is ``pools[player]`` when given (used as it is), else :func:`standard_pool`;
+    - ``known[player]``: hand cards of that player in the open although the view hides them (a
+      recalled unit goes back to the hand face up, a forced deployment shows the whole hand:
+      :func:`lordsofwar.rules.knowledge.known_hands`); they stay in that hand;
+    - the deal puts each general in the opening hand and nothing sends a card back to the deck,
+      so a player's general that is not in the open is in their hidden hand, never in the deck
+      (:func:`settle_generals`).
+
+    The other unknown cards are drawn from each player's pool, shuffled by
+    ``random.Random(seed)`` (player 1's pool first), dealt to the unknown hand slots in order,
+    then to the deck. ``pos`` is unchanged.
+
+    A player's pool is ``pools[player]`` when given (used as it is, less its general when that
+    player's general is placed), else :func:`standard_pool` (which leaves out the known cards);
     a player with unknown cards and neither raises :class:`NotationError`, as does a pool
     smaller than the unknown entries. Pool cards left over are unused.
     """
     rng = random.Random(seed)
-    fills: dict[int, dict[str, list[str]]] = {}
+    pos = with_known_hands(pos, known)
+    chosen: dict[int, list[str]] = {}
     for p in (1, 2):
-        in_hand = pos.hands[p].count(None)
-        wanted = in_hand + pos.decks[p].count(None)
+        wanted = pos.hands[p].count(None) + pos.decks[p].count(None)
         if not wanted:
             continue
         if pools is not None and p in pools:
@@ -351,9 +366,83 @@ def determinize_position(pos: Position, seed: int, pools: Mapping[int, Sequence[
             pool = found
         if len(pool) < wanted:
             raise NotationError(f"determinize: player {p}'s pool holds {len(pool)} cards, {wanted} are unknown")
+        chosen[p] = pool
+    pos, chosen = settle_generals(pos, chosen, rng)
+    fills: dict[int, dict[str, list[str]]] = {}
+    for p, pool in chosen.items():
+        in_hand = pos.hands[p].count(None)
+        wanted = in_hand + pos.decks[p].count(None)
         rng.shuffle(pool)
         fills[p] = {"hand": pool[:in_hand], "deck": pool[in_hand:wanted]}
     return fill_position(pos, fills)
+
+
+def with_known_hands(pos: Position, known: Mapping[int, Sequence[str]] | None) -> Position:
+    """``pos`` (a view) with the cards of ``known[player]`` in that player's unknown hand slots,
+    in order; ``pos`` itself when nothing is known. More known cards than unknown slots, or an
+    unknown card id, raise :class:`NotationError`."""
+    if not known:
+        return pos
+    out = pos.copy()
+    for p, cards in known.items():
+        if isinstance(p, bool) or p not in (1, 2):
+            raise NotationError(f"known: players are 1 and 2, got {p!r}")
+        todo = _card_list(pos.cards, cards, f"known: player {p}'s hand")
+        if not todo:
+            continue
+        hand = list(out.hands[p])
+        holes = [i for i, c in enumerate(hand) if c is None]
+        if len(todo) > len(holes):
+            raise NotationError(f"known: player {p}'s hand has {len(holes)} unknown cards, {len(todo)} known")
+        for i, card in zip(holes, todo, strict=False):
+            hand[i] = card
+        out.hands[p] = hand
+    return out
+
+
+def _generals_seen(pos: Position, player: int) -> bool:
+    cards = pos.cards
+    seen = [kind.id for kind in pos.board.values() if kind.owner == player]
+    seen += pos.lost[player]
+    seen += [c for c in (*pos.hands[player], *pos.decks[player]) if c is not None]
+    return any(cards.card(c).rank == "general" for c in seen)
+
+
+def settle_generals(
+    pos: Position, pools: Mapping[int, Sequence[str]], rng: random.Random
+) -> tuple[Position, dict[int, list[str]]]:
+    """What the deal and the rules say of the generals (1.4: the general is dealt into the
+    opening hand; nothing sends a card back to the deck), applied to a view ``pos`` and the pools
+    that fill its unknown cards: for each player in ``pools``, the general-rank cards are taken
+    out of the pool (none can be in the deck), and when that player's general is nowhere in the
+    open and their hand has an unknown slot, one of them (drawn by ``rng`` when there are
+    several, as a prior over a custom deck may give) fills the first unknown hand slot.
+
+    A pool left too small for the unknown entries without its generals keeps them (a prior that
+    is not a deck's list). Returns the new position (``pos`` is unchanged) and the new pools."""
+    out = pos
+    settled: dict[int, list[str]] = {}
+    for p, given in pools.items():
+        pool = list(given)
+        cards = pos.cards
+        generals = [c for c in pool if cards.card(c).rank == "general"]
+        rest = [c for c in pool if cards.card(c).rank != "general"]
+        hand = out.hands[p]
+        holes = hand.count(None)
+        wanted = holes + out.decks[p].count(None)
+        if generals and holes and not _generals_seen(out, p):
+            general = generals[0] if len(generals) == 1 else rng.choice(generals)
+            if out is pos:
+                out = pos.copy()
+            new_hand = list(hand)
+            new_hand[new_hand.index(None)] = general
+            out.hands[p] = new_hand
+            wanted -= 1
+            pool.remove(general)
+        if len(rest) < wanted:  # not a deck's list: keep its other generals rather than fail
+            rest = pool
+        settled[p] = rest
+    return out, settled
 
 
 def standard_pool(pos: Position, player: int) -> list[str] | None:

@@ -2,9 +2,12 @@
 ``import lordsofwar.rl.spiel`` (docs/rl.md).
 
 A Python game on the native core: players 0 and 1 are the game's players 1 and 2. The deal is
-sampled when a state is made (``ChanceMode.SAMPLED_STOCHASTIC``: the decks' shuffle is the only
-chance in the game, and a reinforcement draws from the shuffled deck), so a state has no chance
-node. Actions are the core's integer ids (docs/core.md), read from the deciding player's side.
+the game's only chance (a reinforcement draws from the deck shuffled then), made of explicit
+chance nodes (``ChanceMode.EXPLICIT_STOCHASTIC``) at the start of every game: each player's deck
+(one outcome per army), then each deck's shuffle one card at a time (outcome ``i``: the ``i``-th
+of the cards not yet placed, in the deck list's order; the first five and the general form the
+opening hand, 1.4). So the history of a state rebuilds it (OpenSpiel's serialization replays
+it). Actions are the core's integer ids (docs/core.md), read from the deciding player's side.
 
 - ``information_state_string(p)``: player ``p``'s view (notation's JSON of what p may know)
   and every action played so far, all of which are public: perfect recall;
@@ -12,11 +15,13 @@ node. Actions are the core's integer ids (docs/core.md), read from the deciding 
   ``lordsofwar.rl`` for ``p``'s view, from ``p``'s side of the mat (planes, then the info floats);
 - ``resample_from_infostate(p, sampler)``: a state with ``p``'s view and history whose hidden
   cards (the opponent's hidden hand and both decks) are drawn again from what ``p`` has not
-  seen, as the search bots sample them (each army's standard list minus the cards seen).
+  seen, as the search bots sample them (each army's standard list minus the cards seen); the
+  opponent's hand cards in the open (a recalled unit, a forced deployment's reveal) stay in
+  that hand, and a general not in the open is in its owner's hand, never in a deck.
 
 Parameters: ``rules``, ``hands``, ``mat``, ``units_to_win``, ``commands_to_win``,
-``no_progress_turns`` (the variant), ``seed`` (the first deal), ``frame_width`` and
-``frame_height`` (the unbordered mat's frame).
+``no_progress_turns`` (the variant), ``frame_width`` and ``frame_height`` (the unbordered mat's
+frame). A game pickles and copies as its parameters.
 """
 
 from __future__ import annotations
@@ -31,7 +36,8 @@ from lordsofwar import core
 from lordsofwar.core.batching import with_frame
 from lordsofwar.rl.aec import observe_view
 from lordsofwar.rl.config import Config, flat_observation
-from lordsofwar.rules import notation
+from lordsofwar.rules import engine, notation
+from lordsofwar.rules.state import Position
 
 SHORT_NAME = "lords_of_war"
 
@@ -42,7 +48,6 @@ _DEFAULTS: dict[str, Any] = {
     "units_to_win": 20,
     "commands_to_win": 4,
     "no_progress_turns": 40,
-    "seed": 0,
     "frame_width": 21,
     "frame_height": 21,
 }
@@ -51,7 +56,7 @@ _GAME_TYPE = pyspiel.GameType(
     short_name=SHORT_NAME,
     long_name="Lords of War",
     dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-    chance_mode=pyspiel.GameType.ChanceMode.SAMPLED_STOCHASTIC,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
     information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
     utility=pyspiel.GameType.Utility.ZERO_SUM,
     reward_model=pyspiel.GameType.RewardModel.TERMINAL,
@@ -66,6 +71,9 @@ _GAME_TYPE = pyspiel.GameType(
 
 MAX_GAME_LENGTH = 20_000
 """An upper bound of a game's actions (the no-progress rule and the decks end every game)."""
+
+SHUFFLED = 35
+"""The cards of a deck shuffled at the deal: all but the general."""
 
 
 def _config(params: dict[str, Any]) -> Config:
@@ -86,9 +94,10 @@ class LordsOfWarGame(pyspiel.Game):  # type: ignore[misc]
     def __init__(self, params: dict[str, Any] | None = None):
         full = {**_DEFAULTS, **(params or {})}
         self.config = _config(full)
+        self.decks = self.config.deck_list()
         info = pyspiel.GameInfo(
             num_distinct_actions=self.config.num_actions,
-            max_chance_outcomes=0,
+            max_chance_outcomes=max(len(self.decks), SHUFFLED),
             num_players=2,
             min_utility=-1.0,
             max_utility=1.0,
@@ -96,12 +105,17 @@ class LordsOfWarGame(pyspiel.Game):  # type: ignore[misc]
             max_game_length=MAX_GAME_LENGTH,
         )
         super().__init__(_GAME_TYPE, info, full)
-        self._rng = np.random.default_rng(int(full["seed"]))
+        self.params = full
         self.game_class = core.Game if self.config.mat == "bordered" else with_frame(core.Game, self.config.frame)
 
     def new_initial_state(self) -> LordsOfWarState:
-        _decks, pos = self.config.deal(self._rng)
-        return LordsOfWarState(self, self.game_class.from_position(pos), [])
+        return LordsOfWarState(self, None, [])
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (LordsOfWarGame, (dict(self.params),))
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> LordsOfWarGame:
+        return LordsOfWarGame(dict(self.params))
 
     def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> LordsOfWarObserver:
         return LordsOfWarObserver(self, iig_obs_type, params)
@@ -110,38 +124,107 @@ class LordsOfWarGame(pyspiel.Game):  # type: ignore[misc]
 class LordsOfWarState(pyspiel.State):  # type: ignore[misc]
     """A state: the core game and the actions played (see the module text)."""
 
-    def __init__(self, game: LordsOfWarGame, core_game: Any, history: list[str]):
+    def __init__(
+        self, game: LordsOfWarGame, core_game: Any, history: list[str], known: dict[int, list[str]] | None = None
+    ):
         super().__init__(game)
         self.core_game = core_game
+        """The game on the core; None while the deal's chance nodes are under way."""
+        self.dealing: list[list[int]] = [[], []]
+        """The deal's chance outcomes so far: per player, the deck's index, then the shuffle."""
         self.played = history
+        self.known: dict[int, list[str]] = {1: [], 2: []} if known is None else {p: list(known[p]) for p in (1, 2)}
+        """Each player's hand cards in the open (revealed or recalled, not played since): public."""
 
     def current_player(self) -> int:
+        if self.core_game is None:
+            return int(pyspiel.PlayerId.CHANCE)
         if self.core_game.result is not None:
             return int(pyspiel.PlayerId.TERMINAL)
         return int(self.core_game.decider - 1)
 
+    def _deal_step(self) -> tuple[int, list[str]]:
+        """(the player being dealt, the cards of that deck not placed yet, in list order; empty
+        while the deck is still to be chosen)."""
+        p = 0 if len(self.dealing[0]) <= SHUFFLED else 1
+        outcomes = self.dealing[p]
+        if not outcomes:
+            return p, []
+        deck = list(self.get_game().decks[outcomes[0]])
+        cards = self.get_game().config.cards
+        general = next(c for c in deck if cards.card(c).rank == "general")
+        deck.remove(general)
+        for i in outcomes[1:]:
+            deck.pop(i)
+        return p, deck
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        if self.core_game is not None:
+            return []
+        _p, left = self._deal_step()
+        n = len(left) if left else len(self.get_game().decks)
+        return [(i, 1.0 / n) for i in range(n)]
+
     def _legal_actions(self, player: int) -> list[int]:
+        if self.core_game is None:
+            return []
         if self.core_game.result is not None or player != self.core_game.decider - 1:
             return []
         ids: list[int] = self.core_game.legal_ids()
         return ids
 
     def _apply_action(self, action: int) -> None:
+        if self.core_game is None:
+            p, left = self._deal_step()
+            n = len(left) if left else len(self.get_game().decks)
+            if not 0 <= int(action) < n:
+                raise ValueError(f"chance outcome {action} at the deal: 0 to {n - 1}")
+            self.dealing[p].append(int(action))
+            if len(self.dealing[1]) == SHUFFLED + 1:
+                self.core_game = self.get_game().game_class.from_position(self._dealt())
+            return
         text = self.core_game.action_text(int(action))
-        self.core_game.apply_id(int(action))
+        events = self.core_game.apply(text)
         self.played.append(text)
+        for e in events:  # lordsofwar.rules.knowledge.known_hands, one action at a time
+            if e["type"] == "reveal":
+                self.known[e["player"]] = sorted(c for c in e["hand"] if c is not None)
+            elif e["type"] == "deploy" and e["card"] in self.known[e["player"]]:
+                self.known[e["player"]].remove(e["card"])
+            elif e["type"] == "recall":
+                self.known[e["player"]].append(e["card"])
+
+    def _dealt(self) -> Position:
+        """The opening position of the deal's chance outcomes (as :func:`notation.deal` deals)."""
+        game = self.get_game()
+        config, cards = game.config, game.config.cards
+        pos = Position(cards, config.variant)
+        for p in (1, 2):
+            outcomes = self.dealing[p - 1]
+            deck = list(game.decks[outcomes[0]])
+            general = next(c for c in deck if cards.card(c).rank == "general")
+            deck.remove(general)
+            order = [deck.pop(i) for i in outcomes[1:]]
+            pos.hands[p] = [*order[:5], general]
+            pos.decks[p] = order[5:]
+            pos.armies[p] = cards.standard_army_of(game.decks[outcomes[0]]) or "mercenary"
+        engine.start_turn(pos)
+        return pos
 
     def _action_to_string(self, player: int, action: int) -> str:
+        if player == pyspiel.PlayerId.CHANCE:
+            p = 0 if len(self.dealing[0]) <= SHUFFLED else 1
+            return f"deal p{p + 1} {'deck' if not self.dealing[p] else 'card'} {action}"
         try:
             return f"p{player + 1} {self.core_game.action_text(int(action))}"
         except Exception:  # an id that names nothing here
             return f"p{player + 1} action {action}"
 
     def is_terminal(self) -> bool:
-        return self.core_game.result is not None
+        return self.core_game is not None and self.core_game.result is not None
 
     def returns(self) -> list[float]:
-        result = self.core_game.result
+        result = None if self.core_game is None else self.core_game.result
         if result is None or result.winner is None:
             return [0.0, 0.0]
         return [1.0, -1.0] if result.winner == 1 else [-1.0, 1.0]
@@ -150,11 +233,18 @@ class LordsOfWarState(pyspiel.State):  # type: ignore[misc]
         """A state with the same information state for ``player_id``: the cards hidden from that
         player drawn again (a seed from ``probability_sampler``, a callable giving [0, 1))."""
         seed = int(float(probability_sampler()) * 2**62)
-        view = self.core_game.view(player_id + 1)
-        world = view.determinize(seed)
-        return LordsOfWarState(self.get_game(), world, list(self.played))
+        me = player_id + 1
+        view = self.core_game.view(me)
+        # The opponent's cards in the open stay in their hand; a general not in the open is in
+        # its owner's hand (encoding.determinize_position).
+        hidden = view.hidden()[3 - me]["hand"]
+        known = {3 - me: self.known[3 - me]} if hidden else None
+        world = view.determinize(seed, known=known)
+        return LordsOfWarState(self.get_game(), world, list(self.played), self.known)
 
     def __str__(self) -> str:
+        if self.core_game is None:
+            return "dealing " + json.dumps(self.dealing)
         return json.dumps(self.core_game.to_json(), sort_keys=True)
 
 
@@ -175,6 +265,9 @@ class LordsOfWarObserver:
 
     def set_from(self, state: LordsOfWarState, player: int) -> None:
         game = state.core_game
+        if game is None:  # the deal is under way: nothing to see yet
+            self.tensor[:] = 0
+            return
         if game.result is None and game.decider == player + 1:
             planes, info = game.observation()
         else:
@@ -182,6 +275,8 @@ class LordsOfWarObserver:
         flat_observation(planes, info, self.tensor)
 
     def string_from(self, state: LordsOfWarState, player: int) -> str:
+        if state.core_game is None:
+            return "dealing"
         view = notation.view_json(state.core_game.to_position(), player + 1)
         text = json.dumps(view, sort_keys=True, separators=(",", ":"))
         if self.perfect_recall:
