@@ -38,11 +38,14 @@ from lordsofwar.web.language import router as language_router
 from lordsofwar.web.lessons.router import router as lessons_router
 from lordsofwar.web.lobby.router import router as lobby_router
 from lordsofwar.web.mistakes.router import router as mistakes_router
+from lordsofwar.web.moderation.router import router as moderation_router
 from lordsofwar.web.notify.router import router as notify_router
 from lordsofwar.web.notify.service import Mailer
 from lordsofwar.web.puzzles.router import router as puzzles_router
 from lordsofwar.web.ratings.router import router as ratings_router
 from lordsofwar.web.settings import Settings
+from lordsofwar.web.social.presence import Presence
+from lordsofwar.web.social.router import router as social_router
 from lordsofwar.web.tournaments import service as tournaments
 from lordsofwar.web.tournaments.router import router as tournaments_router
 
@@ -69,6 +72,8 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
     advancer = tournaments.Advancer(sessions, games)
     botapi = BotApi(settings, sessions, games, svc.hub, svc.guard)
     mailer = Mailer(settings, sessions)
+    presence = Presence(settings.presence_fade, settings.redis_url, settings.redis_namespace())
+    svc.hub.presence = presence  # every game socket (and bot stream) of a player counts as presence
 
     async def sweep_forever() -> None:
         while True:
@@ -87,6 +92,7 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
         mailer.start(svc.csrf.key)  # its own loop (only with LOW_SMTP_URL): the outbox, SMTP, retries
         games.key = svc.csrf.key  # bots', hints' and analyses' seeds (games.service.job_seed)
         await svc.hub.start()
+        await presence.start()
         await games.credit_downtime()
         await games.heartbeat()
         sweeper = asyncio.get_running_loop().create_task(sweep_forever())
@@ -103,6 +109,7 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
             await advancer.close()
             await games.close()
             await svc.hub.close()
+            await presence.close()
             svc.guard.close()
             await engine.dispose()
 
@@ -113,6 +120,7 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
     app.state.hub = svc.hub
     app.state.mailer = mailer
     app.state.botapi = botapi
+    app.state.presence = presence
     app.state.chat = ChatService(sessions, svc.hub, svc.guard.storage)
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
     middleware.install(app)
@@ -129,12 +137,14 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
         notify_router,
         botapi_router,
         language_router,
-        puzzles_router,
         guide_router,
-        lessons_router,
+        puzzles_router,
         gallery_router,
         mistakes_router,
+        social_router,
+        lessons_router,
         chat_router,
+        moderation_router,
     ):
         app.include_router(router)
     _describe_socket(app)

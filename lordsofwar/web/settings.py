@@ -29,7 +29,17 @@ class Settings:
     secure_cookies: bool = field(default_factory=lambda: _flag("LOW_SECURE_COOKIES", False))
     bot_delay: float = field(default_factory=lambda: float(os.environ.get("LOW_BOT_DELAY", "0.5")))
     bot_workers: int = field(default_factory=lambda: int(os.environ.get("LOW_BOT_WORKERS", "2")))
-    """Processes that run the bots' searches, hints and analyses (never the event loop)."""
+    """Processes that run the bots' searches, hints and analyses (never the event loop); 0: none
+    here, every search goes to the search workers over Redis (``lordsofwar worker``; needs
+    LOW_REDIS_URL)."""
+    worker_claim_s: float = field(default_factory=lambda: float(os.environ.get("LOW_WORKER_CLAIM", "10")))
+    """Seconds a search job may go without its worker's heartbeat before another worker takes it over."""
+    admins: frozenset[str] = field(
+        default_factory=lambda: frozenset(
+            n.strip().casefold() for n in os.environ.get("LOW_ADMINS", "").split(",") if n.strip()
+        )
+    )
+    """Account names (comma-separated) that may see the operators' pages (the search workers)."""
     bot_times_file: str | None = field(default_factory=lambda: os.environ.get("LOW_BOT_TIMES_FILE") or None)
     """Append each bot decision's figures to this file (benchmarks): level, search seconds, wall
     seconds (queue included), budget."""
@@ -95,6 +105,8 @@ class Settings:
     """The start of every Redis key and channel of this installation (default: a digest of the
     database URL, see :meth:`redis_namespace`)."""
     sweep_interval: float = field(default_factory=lambda: float(os.environ.get("LOW_SWEEP_INTERVAL", "1.0")))
+    presence_fade: float = field(default_factory=lambda: float(os.environ.get("LOW_PRESENCE_FADE", "60")))
+    """Seconds a player still counts as online after their last socket closed (docs/community.md)."""
     # Argon2id cost: the library's defaults unless a test or benchmark lowers them.
     argon2_time_cost: int = field(default_factory=lambda: int(os.environ.get("LOW_ARGON2_TIME_COST", "3")))
     argon2_memory_kib: int = field(default_factory=lambda: int(os.environ.get("LOW_ARGON2_MEMORY_KIB", "65536")))

@@ -27,6 +27,7 @@ from lordsofwar.web.middleware import LANGUAGE_COOKIE, set_cookie
 from lordsofwar.web.models import Game, User
 from lordsofwar.web.problem import Problem
 from lordsofwar.web.ratings import service as ratings
+from lordsofwar.web.social import router as social_router
 
 router = APIRouter(responses=COMMON)
 
@@ -251,5 +252,6 @@ async def profile_page(request: Request, name: str, db: Db, user: MaybeUser) -> 
         "bot": None
         if player.bot is None
         else {"blurb": ladder.blurbs().get(player.bot, player.bot), "rating": ladder.ratings().get(player.bot)},
+        "social": await social_router.profile_context(request, db, user, player),
     }
     return pages.render(request, "profile.html", ctx, user)

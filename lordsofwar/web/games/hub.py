@@ -35,6 +35,8 @@ from lordsofwar.web.games.service import GameService, state_doc, update_doc
 if TYPE_CHECKING:
     from redis.asyncio import Redis
 
+    from lordsofwar.web.social.presence import Presence
+
 log = logging.getLogger("lordsofwar.web")
 CHANNEL = "games"
 """The games channel's name after the installation's prefix (``<prefix>:games``)."""
@@ -150,15 +152,22 @@ class Hub:
         self._listener: asyncio.Task[None] | None = None
         self._outbox: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
         self._publishing: asyncio.Task[None] | None = None
+        self.presence: Presence | None = None
+        """Told of every socket a player opens and closes here (lordsofwar.web.social.presence)."""
         service.listeners.append(self.changed)
         service.watched = lambda game_id: game_id in self.games
 
     def join(self, conn: Watcher) -> None:
-        self.games.setdefault(conn.game_id, set()).add(conn)
+        conns = self.games.setdefault(conn.game_id, set())
+        if conn not in conns and self.presence is not None:
+            self.presence.opened(conn.user_id)
+        conns.add(conn)
 
     def leave(self, conn: Watcher) -> None:
         conns = self.games.get(conn.game_id)
         if conns is not None:
+            if conn in conns and self.presence is not None:
+                self.presence.closed(conn.user_id)
             conns.discard(conn)
             if not conns:
                 del self.games[conn.game_id]

@@ -21,6 +21,7 @@ from lordsofwar.web.games.service import GameService, aborted
 from lordsofwar.web.lobby.schemas import NewInvitation
 from lordsofwar.web.models import Game, Invitation, User, utcnow
 from lordsofwar.web.problem import Problem
+from lordsofwar.web.social import service as social
 from lordsofwar.web.words import bot_name
 
 OPEN_INVITATIONS = 20
@@ -218,6 +219,8 @@ async def invite(
                 400,
                 _("{name} answers no challenges: choose it as the bot to play it at once").format(name=opponent.name),
             )
+        if await social.blocked_either(db, user.id, opponent.id):  # who blocks whom stays untold
+            raise Problem(403, _("you cannot challenge {name}").format(name=opponent.name), code="blocked")
     pending = await db.scalar(
         select(Invitation.id)
         .where(Invitation.creator_id == user.id, Invitation.status == "open")
@@ -267,6 +270,8 @@ async def answer(
             raise Problem(403, _("you cannot accept your own invitation"))
         if inv.opponent_id is not None and inv.opponent_id != user.id:
             raise Problem(403, _("this challenge is for another player"))
+        if await social.blocked_either(db, user.id, inv.creator_id):
+            raise Problem(403, _("you cannot accept this challenge"), code="blocked")
         new_status = "accepted"
     if deck_id is not None and op != "accept":
         raise Problem(400, _("a deck goes with accepting, not with {op}").format(op=op))

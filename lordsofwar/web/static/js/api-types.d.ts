@@ -398,6 +398,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/chat/settings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Api Chat Settings */
+        get: operations["api_chat_settings_api_chat_settings_get"];
+        /**
+         * Api Chat Settings Put
+         * @description Turn chat on or off for yourself, in every game: off, no chat is shown or sent to you.
+         */
+        put: operations["api_chat_settings_put_api_chat_settings_put"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/decks": {
         parameters: {
             query?: never;
@@ -521,6 +542,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/friends": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Api Friends
+         * @description The players you follow with who of them is online, the players you block, and how many
+         *     players are online on the site.
+         */
+        get: operations["api_friends_api_friends_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/games/{game_id}": {
         parameters: {
             query?: never;
@@ -603,6 +645,34 @@ export interface paths {
          *     ``started`` saying whether this request started it (docs/bots.md, "Analysis").
          */
         post: operations["api_analyse_api_games__game_id__analysis_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/games/{game_id}/chat": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Api Chat
+         * @description The game's chat as you may read it: the players' room for its two players, the
+         *     spectators' room for everyone else, and for the players too once the game is over.
+         */
+        get: operations["api_chat_api_games__game_id__chat_get"];
+        put?: never;
+        /**
+         * Api Chat Post
+         * @description Write in the game's chat, in the room of your seat (the players', or the spectators' when
+         *     you do not play in it). Refused: 400 an empty or over-long text or an unknown phrase; 403
+         *     muted (the message says until when) or a player who blocks you or whom you block; 409 a game
+         *     against a bot, chat turned off, the same message again; 429 too many messages.
+         */
+        post: operations["api_chat_post_api_games__game_id__chat_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1169,6 +1239,157 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/moderation/actions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Api Act
+         * @description Act on a player (moderators only, never on themselves): warn, mute (``hours``), ban (``days``,
+         *     none: for good), close the account, lift a mute or ban, or dismiss a report (``report``).
+         *     Every action is logged with its reason.
+         */
+        post: operations["api_act_api_moderation_actions_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/moderation/notices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Api Notices
+         * @description The moderators' warnings to you that you have not acknowledged yet.
+         */
+        get: operations["api_notices_api_moderation_notices_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/moderation/notices/{notice_id}/seen": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Api Notice Seen
+         * @description Acknowledge a warning; the answer lists those left.
+         */
+        post: operations["api_notice_seen_api_moderation_notices__notice_id__seen_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/moderation/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Api Queue
+         * @description The open reports, oldest first, each with its context and the player's history (moderators only).
+         */
+        get: operations["api_queue_api_moderation_reports_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/online": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Api Online
+         * @description How many players are online on the site now (no names).
+         */
+        get: operations["api_online_api_online_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/players/{name}/block": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Api Block
+         * @description Block the player: neither of you can challenge or chat with the other, they no longer see
+         *     whether you are online, and the open challenges between you are withdrawn. They are not told.
+         */
+        post: operations["api_block_api_players__name__block_post"];
+        /**
+         * Api Unblock
+         * @description Stop blocking the player.
+         */
+        delete: operations["api_unblock_api_players__name__block_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/players/{name}/follow": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Api Follow
+         * @description Follow the player: they join your friends page (following twice changes nothing).
+         */
+        post: operations["api_follow_api_players__name__follow_post"];
+        /**
+         * Api Unfollow
+         * @description Stop following the player.
+         */
+        delete: operations["api_unfollow_api_players__name__follow_delete"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/players/{name}/ratings": {
         parameters: {
             query?: never;
@@ -1183,6 +1404,47 @@ export interface paths {
         get: operations["api_player_ratings_api_players__name__ratings_get"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/players/{name}/relation": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Api Relation
+         * @description Whether you follow and block the player, and whether they are online (as you may know it).
+         */
+        get: operations["api_relation_api_players__name__relation_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/reports": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Api Report
+         * @description Report a player or a chat message to the moderators (one open report per player you report;
+         *     429: too many reports in the last hour).
+         */
+        post: operations["api_report_api_reports_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1544,6 +1806,56 @@ export interface components {
              */
             version: number;
         };
+        /** ActionIn */
+        ActionIn: {
+            /**
+             * Action
+             * @enum {string}
+             */
+            action: "warn" | "mute" | "ban" | "close" | "lift" | "dismiss";
+            /**
+             * Days
+             * @description a ban's length, 1 to 3650; none: for good
+             */
+            days?: number | null;
+            /**
+             * Hours
+             * @description a mute's length, 1 to 2160
+             */
+            hours?: number | null;
+            /**
+             * Player
+             * @description the player acted on
+             */
+            player: string;
+            /**
+             * Reason
+             * @description why (kept in the log; a warning's words are shown to the player)
+             */
+            reason: string;
+            /**
+             * Report
+             * @description the open report this settles (needed to dismiss)
+             */
+            report?: number | null;
+        };
+        /** ActionOut */
+        ActionOut: {
+            /**
+             * Action
+             * @enum {string}
+             */
+            action: "warn" | "mute" | "ban" | "close" | "lift" | "dismiss";
+            /** Id */
+            id: number;
+            /**
+             * Player
+             * @description the player's name now (a closed account's placeholder)
+             */
+            player: string;
+            /** Until */
+            until: string | null;
+        };
         /** Advance */
         Advance: {
             /** Advanced */
@@ -1890,6 +2202,133 @@ export interface components {
              * @description the challenge posted (it waits in the opponent's lobby and event stream)
              */
             invitation: number;
+        };
+        /** ChatHistory */
+        ChatHistory: {
+            /**
+             * Available
+             * @description false: this game has no chat (it is played against a bot)
+             */
+            available: boolean;
+            /**
+             * Enabled
+             * @description false: you turned chat off (nothing is sent to you, no rooms here)
+             */
+            enabled: boolean;
+            /**
+             * Max Length
+             * @description characters of one message
+             */
+            max_length: number;
+            /**
+             * Phrases
+             * @description the quick phrases' keys
+             */
+            phrases: string[];
+            /**
+             * Room
+             * @description the room you write in (players: the game's players; spectators: everyone else), null when you cannot write
+             */
+            room: ("players" | "spectators") | null;
+            rooms: components["schemas"]["ChatRooms"];
+        };
+        /** ChatLine */
+        ChatLine: {
+            /** At */
+            at: string;
+            /** Id */
+            id: number;
+            /** Phrase */
+            phrase: string | null;
+            /** Room */
+            room: string;
+            /** Text */
+            text: string;
+            /** User */
+            user: string;
+        };
+        /**
+         * ChatMessageOut
+         * @description A chat message. Its ``text`` is plain text, never HTML; a quick phrase's ``text`` is its
+         *     English words: show ``phrase`` in the reader's language instead.
+         */
+        ChatMessageOut: {
+            /**
+             * At
+             * @description when it was written (ISO 8601, UTC)
+             */
+            at: string;
+            /** Id */
+            id: number;
+            /**
+             * Phrase
+             * @description a quick phrase's key, or null for the writer's own text
+             */
+            phrase: string | null;
+            /**
+             * Room
+             * @enum {string}
+             */
+            room: "players" | "spectators";
+            /** Text */
+            text: string;
+            /**
+             * User
+             * @description the writer's name
+             */
+            user: string;
+        };
+        /**
+         * ChatPost
+         * @description One message: your own ``text`` or a quick ``phrase``'s key, not both.
+         */
+        ChatPost: {
+            /**
+             * Phrase
+             * @description a quick phrase's key (hello, good_luck, good_game, thanks, well_played): each reader sees it in their language
+             */
+            phrase?: string | null;
+            /**
+             * Text
+             * @description your words: one line, at most 300 characters once control characters are removed
+             */
+            text?: string | null;
+        };
+        /**
+         * ChatRooms
+         * @description The rooms you may read, each its newest messages (oldest first); a room you may not read
+         *     is left out.
+         */
+        ChatRooms: {
+            /** Players */
+            players?: components["schemas"]["ChatMessageOut"][] | null;
+            /** Spectators */
+            spectators?: components["schemas"]["ChatMessageOut"][] | null;
+        };
+        /** ChatSettingsBody */
+        ChatSettingsBody: {
+            /**
+             * Enabled
+             * @description false: hide every game's chat and send you none
+             */
+            enabled: boolean;
+        };
+        /** ChatSettingsOut */
+        ChatSettingsOut: {
+            /** Enabled */
+            enabled: boolean;
+        };
+        /**
+         * ChatSocketMessage
+         * @description Sent on the game's socket to each reader of the message's room who has chat on.
+         */
+        ChatSocketMessage: {
+            message: components["schemas"]["ChatMessageOut"];
+            /**
+             * Type
+             * @constant
+             */
+            type: "chat";
         };
         /**
          * Clocks
@@ -2541,6 +2980,34 @@ export interface components {
              */
             type: "extra_turn";
         };
+        /** Friend */
+        Friend: {
+            /** Name */
+            name: string;
+            /**
+             * Online
+             * @description online now: a socket of theirs open, or closed less than the fade ago; false for a player either of you blocks
+             */
+            online: boolean;
+        };
+        /**
+         * Friends
+         * @description The players you follow (by name) with who is online, and the players you block.
+         */
+        Friends: {
+            /**
+             * Blocks
+             * @description the names of the players you block
+             */
+            blocks: string[];
+            /** Friends */
+            friends: components["schemas"]["Friend"][];
+            /**
+             * Online
+             * @description players online on the whole site now
+             */
+            online: number;
+        };
         /** GameMeta */
         GameMeta: {
             /**
@@ -2860,6 +3327,31 @@ export interface components {
              * @description the estimated win probability for you
              */
             win: number | null;
+        };
+        /** HistoryOut */
+        HistoryOut: {
+            /**
+             * Action
+             * @enum {string}
+             */
+            action: "warn" | "mute" | "ban" | "close" | "lift" | "dismiss";
+            /**
+             * At
+             * Format: date-time
+             */
+            at: string;
+            /**
+             * Moderator
+             * @description the moderator's name (null: the account is gone)
+             */
+            moderator: string | null;
+            /** Reason */
+            reason: string;
+            /**
+             * Until
+             * @description a mute's or ban's end as given (null: a ban for good, or none)
+             */
+            until: string | null;
         };
         /**
          * InvitationOptions
@@ -3369,6 +3861,17 @@ export interface components {
              */
             notifications: "off" | "turn" | "digest";
         };
+        /**
+         * MessageContext
+         * @description The reported message and the messages of its room around it.
+         */
+        MessageContext: {
+            /** After */
+            after: components["schemas"]["ChatLine"][];
+            /** Before */
+            before: components["schemas"]["ChatLine"][];
+            message: components["schemas"]["ChatLine"];
+        };
         /** MoveEvent */
         MoveEvent: {
             /** Card */
@@ -3496,6 +3999,37 @@ export interface components {
              */
             deck?: null;
         };
+        /** NoticeOut */
+        NoticeOut: {
+            /**
+             * At
+             * Format: date-time
+             */
+            at: string;
+            /** Id */
+            id: number;
+            /**
+             * Reason
+             * @description the moderator's words
+             */
+            reason: string;
+        };
+        /** NoticesOut */
+        NoticesOut: {
+            /**
+             * Notices
+             * @description warnings not yet acknowledged, oldest first
+             */
+            notices: components["schemas"]["NoticeOut"][];
+        };
+        /** Online */
+        Online: {
+            /**
+             * Count
+             * @description players online on the whole site now
+             */
+            count: number;
+        };
         /** Outcome */
         Outcome: {
             /**
@@ -3582,6 +4116,28 @@ export interface components {
              * @description the token of the link mailed to you
              */
             token: string;
+        };
+        /** PastReportOut */
+        PastReportOut: {
+            /**
+             * At
+             * Format: date-time
+             */
+            at: string;
+            /** Id */
+            id: number;
+            /**
+             * Reason
+             * @enum {string}
+             */
+            reason: "abuse" | "cheating" | "spam" | "name" | "other";
+            /** Reporter */
+            reporter: string;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "open" | "actioned" | "dismissed";
         };
         /** PlayerRatings */
         PlayerRatings: {
@@ -3812,13 +4368,8 @@ export interface components {
              * @description the puzzle's current rating
              */
             rating: number;
-            /**
-             * View
-             * @description the solver's view (notation §3): the opponent's hand hidden, decks as counts
-             */
-            view: {
-                [key: string]: unknown;
-            };
+            /** @description the solver's view (notation §3): the opponent's hand hidden, decks as counts */
+            view: components["schemas"]["Position"];
         };
         /** PuzzleVerdict */
         PuzzleVerdict: {
@@ -3864,6 +4415,64 @@ export interface components {
             themes: string[];
             /** @description your puzzle rating and streaks after this answer (signed in) */
             you: components["schemas"]["PuzzleStanding"] | null;
+        };
+        /** QueueItemOut */
+        QueueItemOut: {
+            /**
+             * At
+             * Format: date-time
+             */
+            at: string;
+            /** Banned */
+            banned: boolean;
+            /** @description a reported message with its neighbours (null: a player report) */
+            context: components["schemas"]["MessageContext"] | null;
+            /**
+             * Game
+             * @description the game of the reported message
+             */
+            game: number | null;
+            /**
+             * History
+             * @description what moderators did to the player, newest first
+             */
+            history: components["schemas"]["HistoryOut"][];
+            /** Id */
+            id: number;
+            /** Muted Until */
+            muted_until: string | null;
+            /**
+             * Player
+             * @description the player reported
+             */
+            player: string;
+            /**
+             * Reason
+             * @enum {string}
+             */
+            reason: "abuse" | "cheating" | "spam" | "name" | "other";
+            /** Reporter */
+            reporter: string;
+            /**
+             * Reports
+             * @description the other reports about the player, newest first
+             */
+            reports: components["schemas"]["PastReportOut"][];
+            /** Text */
+            text: string;
+        };
+        /** QueueOut */
+        QueueOut: {
+            /**
+             * Open
+             * @description how many reports are open in all
+             */
+            open: number;
+            /**
+             * Reports
+             * @description open reports, oldest first
+             */
+            reports: components["schemas"]["QueueItemOut"][];
         };
         /** Ranged */
         Ranged: {
@@ -4047,6 +4656,27 @@ export interface components {
             1: components["schemas"]["RecordPlayer"];
             2: components["schemas"]["RecordPlayer"];
         };
+        /**
+         * Relation
+         * @description What you do to a player: whether you follow and whether you block them. Whether they
+         *     block you is never told.
+         */
+        Relation: {
+            /** Blocking */
+            blocking: boolean;
+            /** Following */
+            following: boolean;
+            /**
+             * Name
+             * @description the player's name, as spelt on their profile
+             */
+            name: string;
+            /**
+             * Online
+             * @description whether the player is online now; null where you may not know it (either of you blocks the other, or a bot)
+             */
+            online?: boolean | null;
+        };
         /** RematchOffered */
         RematchOffered: {
             /**
@@ -4076,6 +4706,44 @@ export interface components {
              */
             positions: components["schemas"]["Position"][];
             record: components["schemas"]["GameRecord"];
+        };
+        /**
+         * ReportIn
+         * @description A report of a player (``player``) or of a chat message (``message``): exactly one of them.
+         */
+        ReportIn: {
+            /**
+             * Message
+             * @description the id of the chat message reported
+             */
+            message?: number | null;
+            /**
+             * Player
+             * @description the name of the player reported
+             */
+            player?: string | null;
+            /**
+             * Reason
+             * @description abuse: insults or harassment; cheating; spam; name: an offensive name; other
+             * @enum {string}
+             */
+            reason: "abuse" | "cheating" | "spam" | "name" | "other";
+            /**
+             * Text
+             * @description what happened, in your words (optional)
+             * @default
+             */
+            text: string;
+        };
+        /** ReportOut */
+        ReportOut: {
+            /** Id */
+            id: number;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "open" | "actioned" | "dismissed";
         };
         /**
          * ResetRequest
@@ -6377,6 +7045,149 @@ export interface operations {
             };
         };
     };
+    api_chat_settings_api_chat_settings_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatSettingsOut"];
+                };
+            };
+            /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sign in first (or wrong name or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, out of range or not as the description says */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests (or too many open invitations): try again later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    api_chat_settings_put_api_chat_settings_put: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChatSettingsBody"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatSettingsOut"];
+                };
+            };
+            /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sign in first (or wrong name or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed for you: CSRF token wrong, another player's game, deck or challenge, a private game, or a challenge to yourself */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, out of range or not as the description says */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests (or too many open invitations): try again later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     api_decks_api_decks_get: {
         parameters: {
             query?: never;
@@ -7135,6 +7946,71 @@ export interface operations {
             };
         };
     };
+    api_friends_api_friends_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Friends"];
+                };
+            };
+            /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sign in first (or wrong name or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, out of range or not as the description says */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests (or too many open invitations): try again later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     api_game_api_games__game_id__get: {
         parameters: {
             query?: never;
@@ -7596,6 +8472,182 @@ export interface operations {
             };
             /** @description The server could not save the change: nothing changed, try again */
             503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    api_chat_api_games__game_id__chat_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a game number */
+                game_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatHistory"];
+                };
+            };
+            /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed for you: CSRF token wrong, another player's game, deck or challenge, a private game, or a challenge to yourself */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such thing */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, out of range or not as the description says */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests (or too many open invitations): try again later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    api_chat_post_api_games__game_id__chat_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a game number */
+                game_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChatPost"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChatMessageOut"];
+                };
+            };
+            /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sign in first (or wrong name or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed for you: CSRF token wrong, another player's game, deck or challenge, a private game, or a challenge to yourself */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such thing */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused in the current state (an action not legal now, stale version, game over, name taken...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, out of range or not as the description says */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests (or too many open invitations): try again later */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9882,6 +10934,744 @@ export interface operations {
             };
         };
     };
+    api_act_api_moderation_actions_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ActionIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ActionOut"];
+                };
+            };
+            /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sign in first (or wrong name or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed for you: CSRF token wrong, another player's game, deck or challenge, a private game, or a challenge to yourself */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such thing */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused in the current state (an action not legal now, stale version, game over, name taken...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, out of range or not as the description says */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests (or too many open invitations): try again later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    api_notices_api_moderation_notices_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NoticesOut"];
+                };
+            };
+            /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sign in first (or wrong name or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, out of range or not as the description says */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests (or too many open invitations): try again later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    api_notice_seen_api_moderation_notices__notice_id__seen_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                notice_id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NoticesOut"];
+                };
+            };
+            /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sign in first (or wrong name or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed for you: CSRF token wrong, another player's game, deck or challenge, a private game, or a challenge to yourself */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such thing */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, out of range or not as the description says */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests (or too many open invitations): try again later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    api_queue_api_moderation_reports_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["QueueOut"];
+                };
+            };
+            /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sign in first (or wrong name or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed for you: CSRF token wrong, another player's game, deck or challenge, a private game, or a challenge to yourself */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, out of range or not as the description says */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests (or too many open invitations): try again later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    api_online_api_online_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Online"];
+                };
+            };
+            /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, out of range or not as the description says */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests (or too many open invitations): try again later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    api_block_api_players__name__block_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a player's name */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Relation"];
+                };
+            };
+            /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sign in first (or wrong name or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed for you: CSRF token wrong, another player's game, deck or challenge, a private game, or a challenge to yourself */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such thing */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused in the current state (an action not legal now, stale version, game over, name taken...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, out of range or not as the description says */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests (or too many open invitations): try again later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    api_unblock_api_players__name__block_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a player's name */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Relation"];
+                };
+            };
+            /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sign in first (or wrong name or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed for you: CSRF token wrong, another player's game, deck or challenge, a private game, or a challenge to yourself */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such thing */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, out of range or not as the description says */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests (or too many open invitations): try again later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    api_follow_api_players__name__follow_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a player's name */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Relation"];
+                };
+            };
+            /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sign in first (or wrong name or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed for you: CSRF token wrong, another player's game, deck or challenge, a private game, or a challenge to yourself */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such thing */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused in the current state (an action not legal now, stale version, game over, name taken...) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, out of range or not as the description says */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests (or too many open invitations): try again later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    api_unfollow_api_players__name__follow_delete: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a player's name */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Relation"];
+                };
+            };
+            /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sign in first (or wrong name or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed for you: CSRF token wrong, another player's game, deck or challenge, a private game, or a challenge to yourself */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such thing */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, out of range or not as the description says */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests (or too many open invitations): try again later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     api_player_ratings_api_players__name__ratings_get: {
         parameters: {
             query?: never;
@@ -9913,6 +11703,179 @@ export interface operations {
             };
             /** @description No such thing */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, out of range or not as the description says */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests (or too many open invitations): try again later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    api_relation_api_players__name__relation_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description a player's name */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Relation"];
+                };
+            };
+            /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sign in first (or wrong name or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such thing */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description The request body is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description A field is missing, of the wrong type, out of range or not as the description says */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Too many requests (or too many open invitations): try again later */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    api_report_api_reports_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ReportIn"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReportOut"];
+                };
+            };
+            /** @description The request is malformed or not allowed as sent (a value the description refuses, e.g. an unknown bot) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Sign in first (or wrong name or password) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Not allowed for you: CSRF token wrong, another player's game, deck or challenge, a private game, or a challenge to yourself */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description No such thing */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Refused in the current state (an action not legal now, stale version, game over, name taken...) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
