@@ -461,3 +461,40 @@ def test_observe_into_is_the_observation_and_the_mask() -> None:
         e.step(int(rng.choice(np.flatnonzero(mask))))
     with pytest.raises(ValueError, match="wrong size"):
         e.game.observe_into(np.zeros(5, np.float32), np.zeros(1724, np.int8))
+
+
+@pytest.mark.parametrize("options", [{}, {"mat": "unbordered", "frame": (15, 15)}])
+def test_the_environments_pickle_after_reset_and_play_on_alike(options: dict[str, Any]) -> None:
+    import pickle
+
+    aec = rl.env(**options)
+    aec.reset(seed=3)
+    for _ in range(12):  # a few decisions in, mid-turn
+        aec.step(int(np.flatnonzero(aec.observe(aec.agent_selection)["action_mask"])[0]))
+    single = gymnasium.make(rl.ENV_ID, opponent="greedy", **options)
+    single.reset(seed=3)
+    for _ in range(3):
+        single.step(int(np.flatnonzero(single.unwrapped._mask)[-1]))
+    aec2, single2 = pickle.loads(pickle.dumps(aec)), pickle.loads(pickle.dumps(single))
+    rng = np.random.default_rng(5)
+    for _ in range(30):
+        agent = aec.agent_selection
+        assert aec2.agent_selection == agent
+        first, second = aec.observe(agent), aec2.observe(agent)
+        for key in first:
+            assert np.array_equal(first[key], second[key])
+        if aec.terminations[agent]:
+            break
+        action = int(rng.choice(np.flatnonzero(first["action_mask"])))
+        aec.step(action)
+        aec2.step(action)
+    obs = obs2 = single.unwrapped._observe()[0]
+    for _ in range(8):  # the bot (seeded) answers alike
+        action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
+        obs, reward, done, _, info = single.step(action)
+        obs2, reward2, done2, _, info2 = single2.step(action)
+        assert reward == reward2 and done == done2 and info == info2
+        for key in obs:
+            assert np.array_equal(obs[key], obs2[key])
+        if done:
+            break

@@ -57,6 +57,16 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
         self._game_class = core.Game if self.config.mat == "bordered" else _framed(self.config.frame)
         self._mask: np.ndarray | None = None
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without the game class (a frame's class is rebuilt from the options)."""
+        state = self.__dict__.copy()
+        state.pop("_game_class", None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._game_class = core.Game if self.config.mat == "bordered" else _framed(self.config.frame)
+
     def observation_space(self, agent: str) -> Any:
         return self.observation_spaces[agent]
 

@@ -65,6 +65,16 @@ class LordsOfWarEnv(gymnasium.Env):
         self.me = 1
         self._mask = np.zeros(self.config.num_actions, np.int8)
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled without the game class (a frame's class is rebuilt from the options)."""
+        state = self.__dict__.copy()
+        state.pop("_game_class", None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._game_class = core.Game if self.config.mat == "bordered" else _framed(self.config.frame)
+
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         super().reset(seed=seed)
         from lordsofwar.bots import make_bot
