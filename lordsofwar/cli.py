@@ -804,6 +804,50 @@ def db_upgrade_command() -> None:
     click.echo(f"database at the newest schema: {settings.database_url.split('@')[-1]}")
 
 
+@cli.group("admin")
+def admin_group() -> None:
+    """Running a server: the moderators (LOW_DATABASE_URL, as serve; docs/community.md)."""
+
+
+def _set_moderator(name: str, grant: bool) -> None:
+    from sqlalchemy import create_engine, delete, select
+    from sqlalchemy.orm import Session
+
+    from lordsofwar.web.models import Moderator, User, utcnow
+
+    settings = _migrated_settings()
+    engine = create_engine(settings.sync_url())
+    try:
+        with Session(engine) as db:
+            user = db.scalar(select(User).where(User.name_key == name.strip().lower(), User.closed_at.is_(None)))
+            if user is None or user.bot is not None:
+                raise CliError(f"there is no player called {name!r}")
+            held = db.get(Moderator, user.id) is not None
+            if grant and not held:
+                db.add(Moderator(user_id=user.id, granted_at=utcnow()))
+            elif not grant and held:
+                db.execute(delete(Moderator).where(Moderator.user_id == user.id))
+            db.commit()
+            was = "already " if held == grant else ""
+            click.echo(f"{user.name} is {was}{'a moderator' if grant else 'not a moderator'}")
+    finally:
+        engine.dispose()
+
+
+@admin_group.command("grant-moderator")
+@click.argument("name")
+def grant_moderator_command(name: str) -> None:
+    """Make the player NAME a moderator: the /moderation page and its actions."""
+    _set_moderator(name, True)
+
+
+@admin_group.command("revoke-moderator")
+@click.argument("name")
+def revoke_moderator_command(name: str) -> None:
+    """The player NAME is a moderator no more (what they did stays in the log)."""
+    _set_moderator(name, False)
+
+
 @cli.group("deck")
 def deck_group() -> None:
     """Custom decks (clarifications 8.4; file formats in docs/decks.md)."""

@@ -132,6 +132,15 @@ async def close_account(db: AsyncSession, svc: Services, user: User, password: s
     check_confirmation(user, typed)
     await db.rollback()  # the connection goes back while the password is checked
     await _check_password(svc, user, password, ip)
+    return await finish_closing(db, svc, user)
+
+
+async def finish_closing(db: AsyncSession, svc: Services, user: User) -> str:
+    """Close ``user``'s account once it is decided (the player confirmed it, or a moderator closed
+    it: lordsofwar.web.moderation): sessions and tokens first, then what was under way, then the
+    data. The placeholder; 409 (nothing changed) for an account already closed or a bot's."""
+    if user.bot is not None or user.closed_at is not None:
+        raise Problem(409, _("this account cannot be closed"))
     uid, old_key = user.id, user.name_key
     now = utcnow()
     # 1. signed out everywhere at once: no request or socket acts for the player from here on

@@ -60,6 +60,9 @@ PARTS: dict[str, Part] = {
     "player_puzzles": Part("puzzle_rating"),
     "puzzle_attempts": Part("puzzle_attempts"),
     "lesson_progress": Part("lessons_solved"),
+    "moderators": Part("moderator"),
+    "reports": Part("reports", ("reporter_id", "target_id", "handled_by_id"), ("reporter_id", "handled_by_id", "text")),
+    "moderation_actions": Part("moderation", ("moderator_id", "target_id"), ("moderator_id",)),
 }
 """Table name -> where its rows about the player go. ``users``, ``games`` and ``invitations`` are
 written by their own functions below (a player's view of a running game, no other player's deck);

@@ -241,6 +241,11 @@ async def sign_in(db: AsyncSession, passwords: Passwords, guard: Guard, name: st
             ok = await guard.run(passwords.verify, user.password_hash, password)
     if not ok or user is None:
         raise AuthError(_("wrong name or password"), 401)
+    from lordsofwar.web.moderation import service as moderation  # imported here: it imports accounts
+
+    ban = await moderation.ban_of(db, user.id)
+    if ban is not None:  # told only to whoever knows the password
+        raise AuthError(moderation.ban_message(ban), 403)
     if passwords.hasher.check_needs_rehash(user.password_hash):
         async with guard.hashing():
             user.password_hash = await guard.run(passwords.hash, password)

@@ -1,0 +1,147 @@
+"""Reports (any signed-in player) and moderation (moderators only: the queue page and its API)."""
+
+# no `from __future__ import annotations`: FastAPI reads the route annotations
+
+from datetime import UTC, datetime
+from typing import Annotated, Any
+
+from babel.dates import format_datetime
+from fastapi import APIRouter, Path, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+
+from lordsofwar import i18n
+from lordsofwar.i18n import _
+from lordsofwar.web import pages
+from lordsofwar.web.deps import Csrf, Db, MaybeUser, SignedIn, Svc
+from lordsofwar.web.errors import COMMON, refusals
+from lordsofwar.web.models import User
+from lordsofwar.web.moderation import service as moderation
+from lordsofwar.web.moderation.schemas import (
+    ActionIn,
+    ActionOut,
+    ChatLine,
+    HistoryOut,
+    MessageContext,
+    NoticeOut,
+    NoticesOut,
+    PastReportOut,
+    QueueItemOut,
+    QueueOut,
+    ReportIn,
+    ReportOut,
+)
+
+router = APIRouter(responses=COMMON)
+Id = Annotated[int, Path(ge=1, le=2**31 - 1)]
+
+
+@router.post("/api/reports", dependencies=[Csrf], status_code=201, responses=refusals(401, 403, 404, 409))
+async def api_report(body: ReportIn, user: SignedIn, db: Db) -> ReportOut:
+    """Report a player or a chat message to the moderators (one open report per player you report;
+    429: too many reports in the last hour)."""
+    row = await moderation.file_report(db, user, body.reason, body.text, body.player, body.message)
+    return ReportOut(id=row.id, status="open")
+
+
+def _line(doc: dict[str, Any]) -> ChatLine:
+    return ChatLine(**{k: doc[k] for k in ChatLine.model_fields})
+
+
+def _context(doc: dict[str, Any] | None) -> MessageContext | None:
+    if doc is None:
+        return None
+    return MessageContext(
+        message=_line(doc["message"]), before=[_line(d) for d in doc["before"]], after=[_line(d) for d in doc["after"]]
+    )
+
+
+def _queue_out(items: list[moderation.QueueItem], total: int) -> QueueOut:
+    return QueueOut(
+        open=total,
+        reports=[
+            QueueItemOut(
+                id=i.id, at=i.at, reporter=i.reporter, player=i.target, reason=i.reason, text=i.text,  # type: ignore[arg-type]
+                game=i.game_id, context=_context(i.context), muted_until=i.muted_until, banned=i.banned,
+                history=[HistoryOut(at=h.at, action=h.action, moderator=h.moderator, reason=h.reason, until=h.until)  # type: ignore[arg-type]
+                         for h in i.history],
+                reports=[PastReportOut(id=r.id, at=r.at, reason=r.reason, status=r.status, reporter=r.reporter)  # type: ignore[arg-type]
+                         for r in i.reports],
+            )
+            for i in items
+        ],
+    )
+
+
+@router.get("/api/moderation/reports", responses=refusals(401, 403))
+async def api_queue(user: SignedIn, db: Db) -> QueueOut:
+    """The open reports, oldest first, each with its context and the player's history (moderators only)."""
+    await moderation.require_moderator(db, user)
+    return _queue_out(*await moderation.queue(db))
+
+
+@router.post("/api/moderation/actions", dependencies=[Csrf], status_code=201, responses=refusals(401, 403, 404, 409))
+async def api_act(body: ActionIn, user: SignedIn, db: Db, svc: Svc) -> ActionOut:
+    """Act on a player (moderators only, never on themselves): warn, mute (``hours``), ban (``days``,
+    none: for good), close the account, lift a mute or ban, or dismiss a report (``report``).
+    Every action is logged with its reason."""
+    entry = await moderation.act(db, svc, user, body.action, body.player, body.reason, body.report, body.hours, body.days)
+    target = await db.get(User, entry.target_id)
+    return ActionOut(id=entry.id, action=body.action, player=target.name if target else body.player, until=entry.until)
+
+
+async def _notices(db: Db, user: User) -> NoticesOut:
+    rows = await moderation.notices(db, user.id)
+    return NoticesOut(notices=[NoticeOut(id=n.id, at=n.created_at, reason=n.reason) for n in rows])
+
+
+@router.get("/api/moderation/notices", responses=refusals(401))
+async def api_notices(user: SignedIn, db: Db) -> NoticesOut:
+    """The moderators' warnings to you that you have not acknowledged yet."""
+    return await _notices(db, user)
+
+
+@router.post("/api/moderation/notices/{notice_id}/seen", dependencies=[Csrf], responses=refusals(401, 403, 404))
+async def api_notice_seen(notice_id: Id, user: SignedIn, db: Db) -> NoticesOut:
+    """Acknowledge a warning; the answer lists those left."""
+    await moderation.acknowledge(db, user.id, notice_id)
+    return await _notices(db, user)
+
+
+@router.get("/moderation", response_class=HTMLResponse, include_in_schema=False)
+async def moderation_page(request: Request, db: Db, user: MaybeUser) -> Response:
+    if user is None:
+        return RedirectResponse("/signin?next=/moderation", 303)
+    await moderation.require_moderator(db, user)
+    items, total = await moderation.queue(db)
+    ctx = {
+        "queue": _queue_out(items, total),
+        "reasons": moderation.REASONS,
+        "mute_hours": MUTE_CHOICES,
+        "ban_days": BAN_CHOICES,
+        "when": _when,
+        "action_names": {
+            "warn": _("Warn"), "mute": _("Mute"), "ban": _("Ban"), "close": _("Close the account"),
+            "lift": _("Lift the mute or ban"), "dismiss": _("Dismiss the report"),
+        },
+        "status_names": {"open": _("open"), "actioned": _("acted on"), "dismissed": _("dismissed")},
+    }
+    return pages.render(request, "moderation.html", ctx, user)
+
+
+def _when(at: datetime) -> str:
+    """A moment as the page shows it: the reader's language, UTC."""
+    return format_datetime(at, format="short", tzinfo=UTC, locale=i18n.babel_locale()) + " UTC"
+
+
+def _reasons() -> list[tuple[str, str]]:
+    """The reasons a report may give, in the reader's language (the profile's report box)."""
+    return [(key, i18n.gettext(words)) for key, words in moderation.REASONS.items()]
+
+
+pages.templates.env.globals["report_reasons"] = _reasons
+
+
+MUTE_CHOICES = (1, 24, 24 * 7, 24 * 30)
+"""The mute lengths the page offers (hours); the API takes any within the limit."""
+BAN_CHOICES = (1, 7, 30, 365)
+"""The ban lengths the page offers (days), besides a ban for good."""

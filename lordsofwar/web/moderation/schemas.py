@@ -1,0 +1,119 @@
+"""Reports and moderation: request bodies and answers (strict JSON in, every field declared out:
+``extra="forbid"``; tests/web/test_response_models.py)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from lordsofwar.web.moderation import service as moderation
+
+Reason = Literal["abuse", "cheating", "spam", "name", "other"]
+Action = Literal["warn", "mute", "ban", "close", "lift", "dismiss"]
+
+
+class ReportIn(BaseModel):
+    """A report of a player (``player``) or of a chat message (``message``): exactly one of them."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    reason: Reason = Field(description="abuse: insults or harassment; cheating; spam; name: an offensive name; other")
+    text: str = Field(default="", max_length=moderation.TEXT_MAX, description="what happened, in your words (optional)")
+    player: str | None = Field(default=None, max_length=30, description="the name of the player reported")
+    message: int | None = Field(default=None, ge=1, description="the id of the chat message reported")
+
+
+class ReportOut(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: int
+    status: Literal["open", "actioned", "dismissed"]
+
+
+class ChatLine(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: int
+    room: str
+    user: str
+    text: str
+    phrase: str | None
+    at: str
+
+
+class MessageContext(BaseModel):
+    """The reported message and the messages of its room around it."""
+
+    model_config = ConfigDict(extra="forbid")
+    message: ChatLine
+    before: list[ChatLine]
+    after: list[ChatLine]
+
+
+class HistoryOut(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    at: datetime
+    action: Action
+    moderator: str | None = Field(description="the moderator's name (null: the account is gone)")
+    reason: str
+    until: datetime | None = Field(description="a mute's or ban's end as given (null: a ban for good, or none)")
+
+
+class PastReportOut(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: int
+    at: datetime
+    reason: Reason
+    status: Literal["open", "actioned", "dismissed"]
+    reporter: str
+
+
+class QueueItemOut(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: int
+    at: datetime
+    reporter: str
+    player: str = Field(description="the player reported")
+    reason: Reason
+    text: str
+    game: int | None = Field(description="the game of the reported message")
+    context: MessageContext | None = Field(description="a reported message with its neighbours (null: a player report)")
+    muted_until: datetime | None
+    banned: bool
+    history: list[HistoryOut] = Field(description="what moderators did to the player, newest first")
+    reports: list[PastReportOut] = Field(description="the other reports about the player, newest first")
+
+
+class QueueOut(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    reports: list[QueueItemOut] = Field(description="open reports, oldest first")
+    open: int = Field(description="how many reports are open in all")
+
+
+class ActionIn(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+    action: Action
+    player: str = Field(max_length=30, description="the player acted on")
+    reason: str = Field(max_length=moderation.TEXT_MAX, description="why (kept in the log; a warning's words are shown to the player)")
+    report: int | None = Field(default=None, ge=1, description="the open report this settles (needed to dismiss)")
+    hours: int | None = Field(default=None, description=f"a mute's length, 1 to {moderation.MUTE_HOURS_MAX}")
+    days: int | None = Field(default=None, description=f"a ban's length, 1 to {moderation.BAN_DAYS_MAX}; none: for good")
+
+
+class ActionOut(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: int
+    action: Action
+    player: str = Field(description="the player's name now (a closed account's placeholder)")
+    until: datetime | None
+
+
+class NoticeOut(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: int
+    at: datetime
+    reason: str = Field(description="the moderator's words")
+
+
+class NoticesOut(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    notices: list[NoticeOut] = Field(description="warnings not yet acknowledged, oldest first")
