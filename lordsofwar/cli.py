@@ -765,14 +765,21 @@ def _migrated_settings() -> Any:
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535), help="Port to listen on.")
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64),
               help="Server processes (several need LOW_DATABASE_URL=postgresql://... and LOW_REDIS_URL).")
-def serve_command(host: str, port: int, workers: int) -> None:
+@click.option("--bot-workers", default=None, type=click.IntRange(0, 256),
+              help="Search processes per server process (LOW_BOT_WORKERS, default 2); 0: none, every search goes "
+              "to the search workers ('lordsofwar worker', needs LOW_REDIS_URL).")
+def serve_command(host: str, port: int, workers: int, bot_workers: int | None) -> None:
     """Run the web server: creates or upgrades the database, then serves the lobby and games.
 
     The database is LOW_DATABASE_URL (default: the SQLite file data/lordsofwar.sqlite3).
     """
     import uvicorn
 
+    if bot_workers is not None:
+        os.environ["LOW_BOT_WORKERS"] = str(bot_workers)  # read by every server process's settings
     settings = _migrated_settings()
+    if settings.bot_workers == 0 and not settings.redis_url:
+        raise CliError("--bot-workers 0 (LOW_BOT_WORKERS=0) sends every search to the search workers: set LOW_REDIS_URL")
     if workers > 1 and (settings.database_url.startswith("sqlite") or not settings.redis_url):
         raise CliError("--workers above 1 needs LOW_DATABASE_URL=postgresql://... and LOW_REDIS_URL=redis://...")
     where = settings.database_url.split("@")[-1]
@@ -790,6 +797,66 @@ def serve_command(host: str, port: int, workers: int) -> None:
         proxy_headers=settings.trust_proxy_headers,
         forwarded_allow_ips=settings.forwarded_allow_ips,
     )
+
+
+def _redis_settings() -> Any:
+    from lordsofwar.web.settings import Settings
+
+    try:
+        settings = Settings()
+    except ValueError as exc:
+        raise CliError(str(exc)) from None
+    if not settings.redis_url:
+        raise CliError("the search workers meet the servers on Redis: set LOW_REDIS_URL=redis://...")
+    return settings
+
+
+@cli.command("worker")
+@click.option("--max-jobs", type=click.IntRange(1), default=None, help="Leave after answering this many jobs.")
+def worker_command(max_jobs: int | None) -> None:
+    """Run a search worker: bots' turns, hints and analysis decisions taken from Redis Streams.
+
+    It needs LOW_REDIS_URL and the installation's LOW_REDIS_PREFIX (or the servers' LOW_DATABASE_URL,
+    from which the prefix is derived); never the database. Start as many as there are cores to spare,
+    on any machine that reaches Redis. SIGTERM or Ctrl+C: the search under way is finished first.
+    """
+    import logging
+
+    from redis.exceptions import RedisError
+
+    from lordsofwar.web.workers.worker import Worker
+
+    settings = _redis_settings()
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    worker = Worker(settings.redis_url, settings.redis_namespace(), settings.worker_claim_s)
+    worker.stop_on_signals()
+    click.echo(f"search worker {worker.name} on {settings.redis_url.split('@')[-1]}, prefix {worker.prefix}", err=True)
+    try:
+        worker.run(max_jobs)
+    except RedisError as exc:
+        raise CliError(f"Redis: {exc}") from None
+
+
+@cli.command("workers")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
+def workers_command(as_json: bool) -> None:
+    """Show the search workers: jobs waiting by kind, the oldest wait, each worker's decisions per second."""
+    import dataclasses
+
+    from redis.exceptions import RedisError
+
+    from lordsofwar.web.workers import status
+
+    settings = _redis_settings()
+    try:
+        found = status.read_url(settings.redis_url, settings.redis_namespace())
+    except RedisError as exc:
+        raise CliError(f"Redis: {exc}") from None
+    if as_json:
+        _print_json(dataclasses.asdict(found))
+    else:
+        for line in status.lines(found):
+            click.echo(line)
 
 
 @cli.group("db")

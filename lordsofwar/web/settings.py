@@ -34,12 +34,6 @@ class Settings:
     LOW_REDIS_URL)."""
     worker_claim_s: float = field(default_factory=lambda: float(os.environ.get("LOW_WORKER_CLAIM", "10")))
     """Seconds a search job may go without its worker's heartbeat before another worker takes it over."""
-    admins: frozenset[str] = field(
-        default_factory=lambda: frozenset(
-            n.strip().casefold() for n in os.environ.get("LOW_ADMINS", "").split(",") if n.strip()
-        )
-    )
-    """Account names (comma-separated) that may see the operators' pages (the search workers)."""
     bot_times_file: str | None = field(default_factory=lambda: os.environ.get("LOW_BOT_TIMES_FILE") or None)
     """Append each bot decision's figures to this file (benchmarks): level, search seconds, wall
     seconds (queue included), budget."""

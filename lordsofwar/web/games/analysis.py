@@ -132,7 +132,7 @@ class Analyses:
             decisions = await asyncio.to_thread(decisions_of, record, games.cards)
             await self._write(game_id, status="running", done=0, total=len(decisions), result=None, error=None)
             entries: list[dict[str, Any] | None] = [None] * len(decisions)
-            limit = asyncio.Semaphore(max(1, games.settings.bot_workers))
+            limit = asyncio.Semaphore(games.bots.workers)
             done = 0
             written = time.monotonic()
             seed = games.job_seed("analysis", game_id, 0) & (2**31 - 1)  # not the deal's seed

@@ -211,3 +211,6 @@ class BotPool:
         if self._pool is not None:
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
+
+    async def aclose(self) -> None:
+        self.close()

@@ -37,6 +37,7 @@ from lordsofwar.web.db import upsert
 from lordsofwar.web.games import clock
 from lordsofwar.web.games.analysis import Analyses
 from lordsofwar.web.games.botpool import BotPool
+from lordsofwar.web.workers.remote import remote_pool
 from lordsofwar.web.games.bots import BotTurns, Hints
 from lordsofwar.web.games.runtime import Behind, GameError, Runtime, Stale, build, job_seed
 from lordsofwar.web.games.schemas import ACTION_MAX, GameOptions
@@ -158,7 +159,7 @@ class GameService:
         self.listeners: list[Listener] = []
         self._load_locks: dict[int, asyncio.Lock] = {}
         self.watched: Callable[[int], bool] = lambda _game_id: False
-        self.bots = BotPool(settings.bot_workers)
+        self.bots = BotPool(settings.bot_workers) if settings.bot_workers > 0 else remote_pool(settings)
         self.analyses = Analyses(self)
         self.bot_turns = BotTurns(self)
         self.hints = Hints(self)
@@ -664,6 +665,6 @@ class GameService:
 
     async def close(self) -> None:
         await self.analyses.close()
-        self.bots.close()
+        await self.bots.aclose()
         await self.bot_turns.close()
         await self.writer.close()

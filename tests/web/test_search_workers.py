@@ -1,0 +1,258 @@
+"""Search workers over Redis Streams (lordsofwar.web.workers): real `lordsofwar serve` processes
+on PostgreSQL with LOW_BOT_WORKERS=0 and real `lordsofwar worker` processes on Redis. A bot game
+is played to its end by remote workers alone, and a job carries only the bot's view; a worker
+killed mid-search (kill -9) leaves its job to another and the move is made once; two servers and
+three workers, restarted while the games run, finish every game and answer every hint, each job
+answered once."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from lordsofwar import core
+from lordsofwar.web.workers import jobs, status
+from tests.web.conftest import database
+from tests.web.server import server_process
+
+REDIS = os.environ.get("LOW_TEST_REDIS", "redis://127.0.0.1:6379/0")
+
+pytestmark = pytest.mark.skipif(core.IMPLEMENTATION != "native", reason="the search bots need the compiled core")
+
+
+@pytest.fixture
+def redis() -> Iterator[Any]:
+    from redis import Redis
+    from redis.exceptions import RedisError
+
+    client = Redis.from_url(REDIS, decode_responses=True)
+    try:
+        client.ping()
+    except RedisError as exc:
+        pytest.skip(f"Redis not reachable at {REDIS}: {exc}")
+    yield client
+    client.close()
+
+
+@pytest.fixture
+def prefix(redis: Any) -> Iterator[str]:
+    name = f"low-test-{uuid.uuid4().hex[:10]}"
+    yield name
+    keys = list(redis.scan_iter(f"{name}:*"))
+    if keys:
+        redis.delete(*keys)
+
+
+def _env(prefix: str, **more: str) -> dict[str, str]:
+    return {"LOW_REDIS_URL": REDIS, "LOW_REDIS_PREFIX": prefix, "LOW_WORKER_CLAIM": "2", **more}
+
+
+@contextmanager
+def worker_process(prefix: str, log: Path) -> Iterator[subprocess.Popen[bytes]]:
+    out = open(log, "ab")  # noqa: SIM115 - closed below
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "lordsofwar", "worker"],
+        env={**os.environ, **_env(prefix)},
+        stdout=out,
+        stderr=subprocess.STDOUT,
+    )
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        out.close()
+
+
+@contextmanager
+def servers(tmp_path: Path, prefix: str, count: int = 1) -> Iterator[list[str]]:
+    """``count`` server processes on one fresh PostgreSQL database, every search sent to the workers."""
+    with database("postgresql", tmp_path) as url, ExitStack() as stack:
+        bases = []
+        for i in range(count):
+            data = tmp_path / f"server{i}"
+            data.mkdir()
+            env = _env(prefix, LOW_DATABASE_URL=url, LOW_BOT_WORKERS="0", LOW_BOT_DELAY="0")
+            bases.append(stack.enter_context(server_process(data, None, **env))[1])
+        yield bases
+
+
+class Player:
+    def __init__(self, base: str, name: str):
+        self.http = httpx.Client(base_url=base, timeout=60, limits=httpx.Limits(keepalive_expiry=1.0))
+        csrf = self.http.get("/api/session").json()["csrf"]
+        r = self.http.post(
+            "/api/signup", json={"name": name, "password": "password-123"}, headers={"X-CSRF-Token": csrf}
+        )
+        assert r.status_code == 201, r.text
+        self.http.headers["X-CSRF-Token"] = r.json()["csrf"]
+
+    def bot_game(self, bot: str, **options: Any) -> int:
+        body = {"bot": bot, "options": {"length": "15/3", "creator_army": "orcs", "opponent_army": "elves", **options}}
+        r = self.http.post("/api/invitations", json=body)
+        assert r.status_code == 201, r.text
+        return int(r.json()["game"])
+
+    def state(self, game: int) -> dict[str, Any]:
+        r = self.http.get(f"/api/games/{game}")
+        assert r.status_code == 200, r.text
+        return dict(r.json())
+
+    def my_turn(self, game: int, limit: float = 60) -> dict[str, Any]:
+        deadline = time.monotonic() + limit
+        while time.monotonic() < deadline:
+            s = self.state(game)
+            if s["legal"] or s["game"]["status"] != "running":
+                return s
+            time.sleep(0.05)
+        raise AssertionError(f"the bot of game {game} did not answer within {limit} s")
+
+    def act(self, game: int, s: dict[str, Any], rng: random.Random) -> None:
+        r = self.http.post(
+            f"/api/games/{game}/actions", json={"action": rng.choice(s["legal"]), "version": s["game"]["version"]}
+        )
+        assert r.status_code in (200, 409), r.text
+
+
+def bot_actions(s: dict[str, Any], seat: int) -> int:
+    return sum(1 for e in s["log"] if e["player"] == seat and e["action"])
+
+
+def answered(redis: Any, prefix: str) -> int:
+    """Jobs answered: one done mark each (a second answer of a job writes none)."""
+    return sum(1 for _ in redis.scan_iter(jobs.done_key(prefix, "*"), count=1000))
+
+
+def wait_for(check: Any, limit: float, what: str) -> Any:
+    deadline = time.monotonic() + limit
+    while time.monotonic() < deadline:
+        found = check()
+        if found:
+            return found
+        time.sleep(0.05)
+    raise AssertionError(f"waited {limit} s for {what}")
+
+
+def test_a_bot_game_is_played_to_its_end_by_remote_workers_and_a_job_carries_only_the_bots_view(
+    tmp_path: Path, redis: Any, prefix: str
+) -> None:
+    with servers(tmp_path, prefix) as [base]:
+        alice = Player(base, "alice")
+        game = alice.bot_game("random", creator_side="2", hands="hidden")  # the bot is player 1
+        # no worker yet: the bot's first decision waits on the turn stream, as the workers see it
+        turn = jobs.stream(prefix, "turn")
+        entries = wait_for(lambda: redis.xrange(turn), 30, "the bot's job on the turn stream")
+        assert len(entries) == 1 and redis.xlen(jobs.stream(prefix, "hint")) == 0
+        fields = entries[0][1]
+        assert set(fields) == {"id", "fn", "args", "reply", "sent", "expires"}
+        name, seed, view, known, deck, seconds = json.loads(fields["args"])
+        assert fields["fn"] == "choose" and name == "random" and known == {"2": []}  # no card of alice known yet
+        assert "seed" not in view and view["to_move"] == 1 and view["variant"]["hands"] == "hidden"
+        # alice's hidden hand is not in it, nor any deck's order: only the bot's own deck list
+        assert view["players"]["2"]["hand"] == [None] * len(view["players"]["2"]["hand"])
+        assert all(isinstance(view["players"][p]["deck"], int) for p in ("1", "2"))
+        mine = [c for c in alice.state(game)["view"]["players"]["2"]["hand"] if c]
+        assert mine and not any(card in fields["args"] for card in mine)
+        assert deck is None or all(c.startswith("elves:") for c in deck)  # the bot's own list, no order
+        waiting = status.read(redis, prefix)
+        assert [q.waiting for q in waiting.queues] == [1, 0, 0] and waiting.workers == []
+        assert waiting.queues[0].oldest_wait_s is not None
+
+        with worker_process(prefix, tmp_path / "worker.log"):
+            rng = random.Random(5)
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline:
+                s = alice.my_turn(game)
+                if s["game"]["status"] != "running":
+                    break
+                alice.act(game, s, rng)
+            s = alice.state(game)
+            assert s["game"]["status"] == "over", "the game did not end within 60 s"
+            assert bot_actions(s, 1) > 3
+            assert answered(redis, prefix) == bot_actions(s, 1)  # each bot action one job, answered once
+            seen = status.read(redis, prefix)
+            assert len(seen.workers) == 1 and seen.workers[0].done == bot_actions(s, 1)
+
+
+def test_a_worker_killed_mid_search_leaves_its_job_to_another_and_the_move_is_made_once(
+    tmp_path: Path, redis: Any, prefix: str
+) -> None:
+    with servers(tmp_path, prefix) as [base]:
+        alice = Player(base, "alice")
+        with worker_process(prefix, tmp_path / "a.log") as first:
+
+            def searching() -> bool:
+                return any(w.current.startswith("turn choose") for w in status.read(redis, prefix).workers)
+
+            # the general searches about a second a decision: killed in the middle of the first
+            game = alice.bot_game("general", creator_side="2")
+            wait_for(searching, 30, "the first worker searching the bot's turn")
+            first.send_signal(signal.SIGKILL)
+            first.wait()
+        assert alice.state(game)["game"]["version"] == 0  # nobody answered
+        assert status.read(redis, prefix).queues[0].running == 1  # the job is still pending
+        with worker_process(prefix, tmp_path / "b.log") as second:
+            s = alice.my_turn(game)
+            assert bot_actions(s, 1) >= 1 and s["game"]["status"] == "running"
+            assert s["log"][0]["player"] == 1
+            [other] = [w for w in status.read(redis, prefix).workers if w.pid == second.pid]
+            assert int(redis.hget(jobs.worker_key(prefix, other.name), "taken_over")) == 1
+            assert answered(redis, prefix) == bot_actions(s, 1)  # every bot action chosen once, none twice
+            assert alice.http.post(f"/api/games/{game}/resign").status_code == 200
+
+
+def test_two_servers_and_three_workers_restarted_mid_play_finish_every_game_and_answer_every_hint(
+    tmp_path: Path, redis: Any, prefix: str
+) -> None:
+    """Four bot games (two per server) with hints, three workers, each worker stopped (SIGTERM:
+    it finishes its search) and started again while the games run."""
+    with servers(tmp_path, prefix, 2) as bases, ExitStack() as stack:
+        procs = [stack.enter_context(worker_process(prefix, tmp_path / f"w{i}.log")) for i in range(3)]
+        players = [Player(bases[i % 2], f"player{i}") for i in range(4)]
+        games = [p.bot_game("random", hints=True, creator_side="1") for p in players]
+        rng = random.Random(11)
+        hints: set[tuple[int, int]] = set()
+        restarted = 0
+        moves = 0
+        deadline = time.monotonic() + 90
+        running = set(range(4))
+        while running and time.monotonic() < deadline:
+            for i in sorted(running):
+                s = players[i].my_turn(games[i])
+                if s["game"]["status"] != "running":
+                    running.discard(i)
+                    continue
+                if moves % 25 == 7 and len(hints) < 4:  # a hint now and then: the top level searches it
+                    r = players[i].http.post(f"/api/games/{games[i]}/hint")
+                    assert r.status_code == 200, r.text
+                    assert r.json()["action"] in s["legal"]
+                    hints.add((i, s["game"]["version"]))
+                players[i].act(games[i], s, rng)
+                moves += 1
+                if moves % 40 == 20 and restarted < 3:  # one worker at a time goes and comes back
+                    old = procs[restarted]
+                    old.send_signal(signal.SIGTERM)
+                    assert old.wait(30) == 0
+                    procs[restarted] = stack.enter_context(worker_process(prefix, tmp_path / f"w{restarted}b.log"))
+                    restarted += 1
+        assert not running, f"games {sorted(running)} did not end within 90 s"
+        assert restarted == 3 and len(hints) >= 2
+        states = [p.state(g) for p, g in zip(players, games, strict=True)]
+        assert all(s["game"]["status"] == "over" for s in states)
+        bot_moves = sum(bot_actions(s, 2) for s in states)
+        assert answered(redis, prefix) == bot_moves + len(hints)  # nothing lost, nothing answered twice
+        assert all(q.waiting == 0 and q.running == 0 for q in status.read(redis, prefix).queues)
