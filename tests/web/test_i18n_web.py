@@ -153,6 +153,12 @@ def _visit_every_page(client: TestClient, lang: str) -> tuple[list[tuple[str, in
         visit(None, url)
     visit(ada, f"/learn/mistakes/{f}")  # exercises from mistakes: this game has no analysis (a refusal page)
     visit(None, "/learn/rules")  # the rules guide
+    ada.post("/api/players/bors/follow")  # friends, presence and blocking: a friend listed and
+    visit(ada, "/friends")  # a profile's buttons; then a block listed
+    visit(ada, "/players/bors")
+    ada.post("/api/players/bors/block")
+    visit(ada, "/friends")
+    visit(None, "/friends")
     for p in (None, ada):  # the learn hub and the lessons
         for url in ("/learn", "/learn/lessons", "/learn/lessons/ranged", "/learn/lessons/x9"):
             visit(p, url)
