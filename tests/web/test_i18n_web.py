@@ -118,6 +118,19 @@ def _reset_token(client: TestClient, name: str) -> str:
     return token
 
 
+def _make_moderator(client: TestClient, name: str) -> None:
+    from lordsofwar.web.models import Moderator
+
+    user_id = user_row(client, name).id
+
+    async def insert() -> None:
+        async with client.app.state.services.sessions() as db:  # type: ignore[attr-defined]
+            db.add(Moderator(user_id=user_id))
+            await db.commit()
+
+    client.portal.call(insert)  # type: ignore[union-attr]
+
+
 def _visit_every_page(client: TestClient, lang: str) -> tuple[list[tuple[str, int, str]], set[str]]:
     """Every page, signed out and signed in, with the language chosen by the menu's cookie."""
     w = _world(client)
@@ -159,6 +172,11 @@ def _visit_every_page(client: TestClient, lang: str) -> tuple[list[tuple[str, in
     ada.post("/api/players/bors/block")
     visit(ada, "/friends")
     visit(None, "/friends")
+    assert ada.post("/api/reports", {"reason": "spam", "text": "adverts", "player": "bors"}).status_code == 201
+    _make_moderator(client, "ada")  # the moderators' page with a report; refused to others
+    visit(ada, "/moderation")
+    visit(w["bors"], "/moderation")
+    visit(None, "/moderation")
     for p in (None, ada):  # the learn hub and the lessons
         for url in ("/learn", "/learn/lessons", "/learn/lessons/ranged", "/learn/lessons/x9"):
             visit(p, url)
