@@ -118,6 +118,8 @@ def test_the_console_commands_run_from_a_clean_install(installed: Path, tmp_path
     assert len(found["graph"]) == 13
     stored = installed.glob("lib/python*/site-packages/lordsofwar/bots/ladder.json")
     assert list(stored), "the measured ladder is not in the wheel"
+    shipped = installed.glob("lib/python*/site-packages/lordsofwar/learn/data/puzzles.jsonl.gz")
+    assert list(shipped), "the shipped puzzles are not in the wheel"
     guide = {p.name for p in installed.glob("lib/python*/site-packages/lordsofwar/learn/guide/*.json")}
     assert guide == {"sections.json", "diagrams.json", "en.json", "de.json", "pl.json"}, "the rules guide is not in the wheel"
     # a trained policy plays with NumPy alone (no RL extra, no PyTorch)
