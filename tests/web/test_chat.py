@@ -4,9 +4,11 @@ answer and keeping nothing (docs/community.md, "Chat")."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -18,15 +20,38 @@ from lordsofwar.web.app import create_app
 from lordsofwar.web.chat import service as chat_service
 from lordsofwar.web.chat.service import MAX_LENGTH, ChatService, clean
 from lordsofwar.web.models import ChatMessage, User
+from lordsofwar.web.problem import Problem
 from tests.web.conftest import Player, new_game, settings_for
 
 SQLITE_ONLY = pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
-"""Most checks do not depend on the database: SQLite only (the round trip runs on both)."""
+_names = itertools.count()
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    """One server for the module (SQLite): each test signs up players of its own."""
+    url = f"sqlite:///{tmp_path_factory.mktemp('chat') / 'low.sqlite3'}"
+    with TestClient(create_app(settings_for(url)), base_url="http://testserver") as c:
+        yield c
+
+
+def player(client: TestClient, name: str) -> Player:
+    return Player(client, f"{name}{next(_names)}").signup()
+
+
+@pytest.fixture
+def alice(client: TestClient) -> Player:
+    return player(client, "alice")
+
+
+@pytest.fixture
+def bob(client: TestClient) -> Player:
+    return player(client, "bob")
 
 
 @pytest.fixture
 def carol(client: TestClient) -> Player:
-    return Player(client, "carol").signup()
+    return player(client, "carol")
 
 
 def chat(p: Player, game: int) -> dict[str, Any]:
@@ -62,10 +87,12 @@ def no_chat(ws: WebSocketTestSession) -> None:
     raise AssertionError("no pong")
 
 
-def stored(client: TestClient) -> int:
+def stored(client: TestClient, game: int) -> int:
     async def count() -> int:
         async with client.app.state.services.sessions() as db:  # type: ignore[attr-defined]
-            return int(await db.scalar(select(func.count()).select_from(ChatMessage)) or 0)
+            return int(
+                await db.scalar(select(func.count()).select_from(ChatMessage).where(ChatMessage.game_id == game)) or 0
+            )
 
     return int(client.portal.call(count))  # type: ignore[union-attr]
 
@@ -90,7 +117,7 @@ def test_players_and_spectators_rooms_are_kept_apart(
         sent = r.json()
         assert (
             sent["room"] == "players"
-            and sent["user"] == "alice"
+            and sent["user"] == alice.name
             and sent["text"] == "hi bob"
             and sent["phrase"] is None
         )
@@ -117,7 +144,6 @@ def test_players_and_spectators_rooms_are_kept_apart(
     assert say(bob, game, "gg").json()["room"] == "players"
 
 
-@SQLITE_ONLY
 def test_quick_phrases_are_keys(alice: Player, bob: Player) -> None:
     game = new_game(alice, bob)
     r = say(alice, game, phrase="good_luck")
@@ -132,7 +158,6 @@ def test_quick_phrases_are_keys(alice: Player, bob: Player) -> None:
     assert r.status_code == 422
 
 
-@SQLITE_ONLY
 def test_texts_are_cleaned_and_limited(client: TestClient, alice: Player, bob: Player) -> None:
     game = new_game(alice, bob)
     for text in ("", "   ", "\u202e\u2066"):
@@ -141,7 +166,7 @@ def test_texts_are_cleaned_and_limited(client: TestClient, alice: Player, bob: P
     r = say(alice, game, "x" * (MAX_LENGTH + 1))
     assert r.status_code == 400 and str(MAX_LENGTH) in r.json()["detail"]
     assert say(alice, game, "y" * (MAX_LENGTH * 4 + 1)).status_code == 422
-    assert stored(client) == 0
+    assert stored(client, game) == 0
     assert say(alice, game, "z" * MAX_LENGTH).status_code == 201
     r = say(bob, game, "abc\u202edef\u2067ghi\u200f")
     assert r.json()["text"] == "abcdefghi"
@@ -150,7 +175,6 @@ def test_texts_are_cleaned_and_limited(client: TestClient, alice: Player, bob: P
     assert clean("a\n\tb\x00c\u2028d") == "a b c d"
 
 
-@SQLITE_ONLY
 def test_the_same_message_again_is_refused(client: TestClient, alice: Player, bob: Player) -> None:
     game = new_game(alice, bob)
     assert say(alice, game, "ready?").status_code == 201
@@ -159,10 +183,9 @@ def test_the_same_message_again_is_refused(client: TestClient, alice: Player, bo
     assert say(alice, game, phrase="hello").status_code == 201
     assert say(alice, game, phrase="hello").status_code == 409
     assert say(bob, game, "ready?").status_code == 201  # another writer may say it
-    assert stored(client) == 3
+    assert stored(client, game) == 3
 
 
-@SQLITE_ONLY
 def test_ten_thousand_messages_are_cut_by_the_rate_limit(client: TestClient, alice: Player, bob: Player) -> None:
     game = new_game(alice, bob)
     app: Any = client.app
@@ -173,27 +196,26 @@ def test_ten_thousand_messages_are_cut_by_the_rate_limit(client: TestClient, ali
         refused: dict[int, int] = {}
         kept = 0
         async with app.state.services.sessions() as db:
-            user = await db.scalar(select(User).where(User.name == "alice"))
+            user = await db.scalar(select(User).where(User.name == alice.name))
             assert user is not None
             for i in range(10_000):
                 try:
                     await chat_svc.post(db, rt, user, f"message {i}", None)
                     kept += 1
-                except chat_service.Problem as exc:
+                except Problem as exc:
                     refused[exc.status] = refused.get(exc.status, 0) + 1
         return kept, refused
 
     start = time.monotonic()
     kept, refused = client.portal.call(flood)  # type: ignore[union-attr]
     assert kept == chat_service.PER_PLAYER[0].amount and refused == {429: 10_000 - kept}
-    assert stored(client) == kept
+    assert stored(client, game) == kept
     assert time.monotonic() - start < 20
     r = say(alice, game, "one more")
     assert r.status_code == 429 and r.json()["code"] == "rate"
     assert say(bob, game, "my turn to talk").status_code == 201  # the limit is the writer's
 
 
-@SQLITE_ONLY
 def test_chat_off_hides_and_sends_nothing(alice: Player, bob: Player) -> None:
     game = new_game(alice, bob)
     assert bob.get("/api/chat/settings").json() == {"enabled": True}
@@ -215,17 +237,15 @@ def test_chat_off_hides_and_sends_nothing(alice: Player, bob: Player) -> None:
     assert [m["text"] for m in chat(bob, game)["rooms"]["players"]] == ["are you there?", "now?"]
 
 
-@SQLITE_ONLY
 def test_games_against_bots_have_no_chat(client: TestClient, alice: Player) -> None:
     r = alice.post("/api/invitations", {"bot": "random", "options": {"creator_side": "1"}})
     game = r.json()["game"]
     assert chat(alice, game)["available"] is False
     r = say(alice, game, "hello bot")
     assert r.status_code == 409 and r.json()["code"] == "bot"
-    assert stored(client) == 0
+    assert stored(client, game) == 0
 
 
-@SQLITE_ONLY
 def test_refusals_change_nothing(client: TestClient, alice: Player, bob: Player, carol: Player) -> None:
     private = new_game(alice, bob, public=False)
     assert carol.get(f"/api/games/{private}/chat").status_code == 403
@@ -233,25 +253,24 @@ def test_refusals_change_nothing(client: TestClient, alice: Player, bob: Player,
     assert alice.post(f"/api/games/{private}/chat", {"text": "hi"}, csrf="forged").status_code == 403
     assert alice.get("/api/games/999999/chat").status_code == 404
     assert say(alice, 999999, "hi").status_code == 404
-    assert stored(client) == 0
+    assert stored(client, private) == 0
 
 
-@SQLITE_ONLY
 def test_muted_and_blocked_players_are_refused(
     client: TestClient, alice: Player, bob: Player, carol: Player, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The chat asks the moderation and social parts (their functions replaced here by ones
     that say yes for one player) and refuses with their answer."""
     game = new_game(alice, bob)
-    muted = {"carol"}
+    muted = {carol.name}
     ids = {p.name: user_id(client, p.name) for p in (alice, bob, carol)}
-    until = chat_service.datetime(2031, 5, 6, 7, 8, tzinfo=chat_service.UTC)
+    until = datetime(2031, 5, 6, 7, 8, tzinfo=UTC)
 
     async def muted_until(db: Any, user_id: int) -> Any:
         return until if user_id in {ids[n] for n in muted} else None
 
     async def blocked(db: Any, a: int, b: int) -> bool:
-        return {a, b} == {ids["alice"], ids["bob"]}
+        return {a, b} == {ids[alice.name], ids[bob.name]}
 
     monkeypatch.setattr(chat_service, "_moderation_muted", muted_until)
     monkeypatch.setattr(chat_service, "_social_blocked", blocked)
@@ -259,12 +278,11 @@ def test_muted_and_blocked_players_are_refused(
     assert r.status_code == 403 and r.json()["code"] == "muted" and "2031" in r.json()["detail"]
     r = say(alice, game, "hi bob")
     assert r.status_code == 403 and r.json()["code"] == "blocked"
-    assert stored(client) == 0
+    assert stored(client, game) == 0
     muted.clear()
     assert say(carol, game, "hi all").status_code == 201  # the spectators' room has no pair to block
 
 
-@SQLITE_ONLY
 def test_messages_for_report(client: TestClient, alice: Player, bob: Player) -> None:
     game = new_game(alice, bob)
     ids = [say(alice if i % 2 else bob, game, f"line {i}").json()["id"] for i in range(7)]
@@ -277,7 +295,7 @@ def test_messages_for_report(client: TestClient, alice: Player, bob: Player) -> 
 
     found, missing = client.portal.call(report)  # type: ignore[union-attr]
     assert missing is None
-    assert found["message"]["text"] == "line 3" and found["message"]["user"] == "alice"
+    assert found["message"]["text"] == "line 3" and found["message"]["user"] == alice.name
     assert [m["text"] for m in found["before"]] == ["line 1", "line 2"]
     assert [m["text"] for m in found["after"]] == ["line 4", "line 5"]
     assert found["game_id"] == game

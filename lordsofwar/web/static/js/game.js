@@ -1289,11 +1289,21 @@ function startLive(root) {
     root.classList.toggle('offline', state !== 'ok');
   }
 
+  /**
+   * Tell the chat (chat.js) of a state or update: it reads its history again after a reconnection
+   * and when the game ends.
+   * @param {Message} msg
+   */
+  function tellChat(msg) {
+    document.dispatchEvent(new CustomEvent('low:game', { detail: { kind: msg.type, status: msg.game ? msg.game.status : null } }));
+  }
+
   /** @param {Message} msg */
   function onMessage(msg) {
     switch (msg.type) {
-      case 'state': applyState(/** @type {GameState & Message} */ (msg)); break;
-      case 'update': applyUpdate(/** @type {GameState & Message} */ (msg)); break;
+      case 'state': applyState(/** @type {GameState & Message} */ (msg)); tellChat(msg); break;
+      case 'update': applyUpdate(/** @type {GameState & Message} */ (msg)); tellChat(msg); break;
+      case 'chat': document.dispatchEvent(new CustomEvent('low:chat', { detail: msg.message })); break;
       case 'error':
         setPending(false);
         toast(msg.message || _('refused'), 'error', msg.rule || undefined);
