@@ -29,11 +29,11 @@ function say(text) {
 /** @param {ActionOut} done */
 function doneText(done) {
   switch (done.action) {
-    case 'warn': return _('%(name)s is warned.', { name: done.player });
-    case 'mute': return _('%(name)s is muted.', { name: done.player });
-    case 'ban': return _('%(name)s is banned and signed out everywhere.', { name: done.player });
-    case 'close': return _('The account is closed; it is now %(name)s.', { name: done.player });
-    case 'lift': return _('The mute or ban of %(name)s is lifted.', { name: done.player });
+    case 'warn': return _('{name} is warned.', { name: done.player });
+    case 'mute': return _('{name} is muted.', { name: done.player });
+    case 'ban': return _('{name} is banned and signed out everywhere.', { name: done.player });
+    case 'close': return _('The account is closed; it is now {name}.', { name: done.player });
+    case 'lift': return _('The mute or ban of {name} is lifted.', { name: done.player });
     default: return _('The report is dismissed.');
   }
 }
@@ -45,7 +45,7 @@ function settle(/** @type {HTMLElement} */ article, /** @type {string} */ action
   for (const a of gone) a.remove();
   const left = Math.max(0, Number(count.dataset.open || '0') - gone.length);
   count.dataset.open = String(left);
-  count.textContent = ngettext('%(num)d open report', '%(num)d open reports', left, { num: left });
+  count.textContent = ngettext('{n} open report', '{n} open reports', left);
   $('#no-reports').hidden = $$('article.report').length > 0;
 }
 
@@ -55,7 +55,7 @@ for (const form of /** @type {HTMLFormElement[]} */ ($$('form.moderation-form'))
     e.preventDefault();
     const data = new FormData(form);
     const action = /** @type {ActionIn['action']} */ (String(data.get('action')));
-    if (action === 'close' && !window.confirm(_('Close the account of %(name)s? This cannot be undone.', { name: form.dataset.player || '' }))) return;
+    if (action === 'close' && !window.confirm(_('Close the account of {name}? This cannot be undone.', { name: form.dataset.player || '' }))) return;
     /** @type {ActionIn} */
     const body = { action, player: form.dataset.player || '', reason: String(data.get('reason') || ''), report: Number(form.dataset.report) };
     if (action === 'lift') body.report = null;

@@ -17,7 +17,7 @@ function show(notice) {
   box.setAttribute('role', 'alert');
   box.dataset.notice = String(notice.id);
   const title = document.createElement('b');
-  title.textContent = _('A moderator warns you (%(when)s):', { when: formatDateTime(new Date(notice.at)) });
+  title.textContent = _('A moderator warns you ({when}):', { when: formatDateTime(new Date(notice.at)) });
   const words = document.createElement('p');
   words.textContent = notice.reason;
   const ok = document.createElement('button');

@@ -1,0 +1,164 @@
+"""Reports and moderation in browsers: a player reports another from the profile with the keyboard,
+a moderator (made with ``lordsofwar admin grant-moderator``) sees the report on the queue, with the
+reported chat message and its neighbours, and bans the player from the page, which ends the
+player's signed-in session in their own browser; sign-in then refuses naming the ban. A warned
+player reads the warning on their next page. What the pages show is checked against the API."""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.web.server import running_server
+from tests.web.test_browser import Api, shot, sign_in, visit
+
+PHONE = {"width": 390, "height": 844}
+
+
+def grant(data: Path, name: str) -> None:
+    """Make ``name`` a moderator of the test server whose folder is ``data``, with the command line."""
+    env = {**os.environ, "LOW_DATABASE_URL": f"sqlite:///{data / 'low.sqlite3'}"}
+    done = subprocess.run(
+        [sys.executable, "-m", "lordsofwar", "admin", "grant-moderator", name], env=env, capture_output=True, text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "is a moderator" in done.stdout
+
+
+def grant_quickly(data: Path, name: str) -> None:
+    """The same, straight into the server's SQLite file (for the tests of every page)."""
+    with sqlite3.connect(data / "low.sqlite3") as conn:
+        conn.execute(
+            "INSERT INTO moderators (user_id, granted_at) SELECT id, '2026-01-01 00:00:00' FROM users WHERE name_key = ?",
+            (name.lower(),),
+        )
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
+    data = tmp_path_factory.mktemp("moderation")
+    with running_server(data) as base:
+        alice, bob, carol, dave = (Api(base, n) for n in ("alice", "bob", "carol", "dave"))
+        r = alice.post("/api/invitations", {"opponent": "bob", "options": {"creator_side": "1"}})
+        assert r.status_code == 201, r.text
+        game = bob.post(f"/api/invitations/{r.json()['invitation']}/accept").json()["game"]
+        said = []
+        for p, text in ((alice, "good luck, have fun"), (bob, "you play like a goblin's grandmother"), (alice, "be nice")):
+            r = p.post(f"/api/games/{game}/chat", {"text": text})
+            assert r.status_code == 201, r.text
+            said.append(r.json()["id"])
+        r = alice.post("/api/reports", {"reason": "abuse", "text": "insults in our game", "message": said[1]})
+        assert r.status_code == 201, r.text
+        grant(data, "carol")
+        yield {"base": base, "data": data, "game": game, "alice": alice, "bob": bob, "carol": carol, "dave": dave}
+
+
+def test_a_report_from_a_profile_and_a_ban_that_ends_a_session(browser: Any, site: dict[str, Any]) -> None:
+    base, game, carol = site["base"], site["game"], site["carol"]
+    # dave reports bob from bob's profile, with the keyboard
+    dave_ctx = browser.new_context(viewport={"width": 1366, "height": 900})
+    dave = dave_ctx.new_page()
+    sign_in(dave, base, "dave")
+    visit(dave, base + "/players/bob")
+    dave.focus("#report summary")
+    dave.keyboard.press("Enter")
+    dave.focus("#report-reason")
+    dave.select_option("#report-reason", "name")
+    dave.keyboard.press("Tab")
+    assert dave.evaluate("document.activeElement.id") == "report-text"
+    dave.keyboard.type("a rude name")
+    dave.keyboard.press("Tab")
+    shot(dave, "report-from-profile.png")
+    dave.keyboard.press("Enter")
+    dave.wait_for_function("() => document.getElementById('report-status').textContent.includes('Thank you')")
+    dave.click("#report-form button")  # again: one open report per player
+    dave.wait_for_function("() => document.getElementById('report-status').textContent.includes('already reported')")
+
+    # bob plays, signed in, in his own browser
+    bob_ctx = browser.new_context(viewport={"width": 1366, "height": 900})
+    bob = bob_ctx.new_page()
+    sign_in(bob, base, "bob")
+    visit(bob, f"{base}/games/{game}")
+    assert bob.evaluate("fetch('/api/session').then(r => r.json())")["user"]["name"] == "bob"
+
+    # the moderator's queue shows both reports, as the API has them
+    mod_ctx = browser.new_context(viewport={"width": 1366, "height": 900})
+    mod = mod_ctx.new_page()
+    sign_in(mod, base, "carol")
+    visit(mod, base + "/moderation")
+    queue = carol.http.get("/api/moderation/reports").json()
+    shown = [int(a) for a in mod.locator("article.report").evaluate_all("els => els.map(e => e.dataset.report)")]
+    assert shown == [r["id"] for r in queue["reports"]] and len(shown) == 2
+    first = mod.locator(f"#report-{shown[0]}")
+    assert first.locator(".reported").inner_text() == "bob: you play like a goblin's grandmother"
+    assert first.locator(".report-chat li").all_inner_texts()[0] == "alice: good luck, have fun"
+    assert first.locator(".game-link").get_attribute("href") == f"/games/{game}"
+    assert "insults in our game" in first.inner_text()
+    assert "a rude name" in mod.locator(f"#report-{shown[1]}").inner_text()
+    shot(mod, "moderation-queue.png", full_page=True)
+
+    # a ban from the first report's form, with the keyboard
+    first.locator("select[name=action]").select_option("ban")
+    first.locator("select[name=days]").select_option("7")
+    first.locator("textarea[name=reason]").focus()
+    mod.keyboard.type("insults in the chat")
+    mod.keyboard.press("Tab")
+    mod.keyboard.press("Enter")
+    mod.wait_for_function("() => document.getElementById('moderation-status').textContent.includes('banned')")
+    assert mod.locator("article.report").count() == 0  # both reports about bob are settled
+    assert mod.is_visible("#no-reports")
+    assert carol.http.get("/api/moderation/reports").json()["open"] == 0
+    assert "0" in mod.inner_text("#open-count")
+
+    # bob's browser is signed out, and sign-in names the ban
+    assert bob.evaluate("fetch('/api/session').then(r => r.json())")["user"] is None
+    visit(bob, f"{base}/games/{game}")
+    assert bob.is_visible("a[href='/signin']")
+    visit(bob, base + "/signin")
+    bob.fill("input[name=name]", "bob")
+    bob.fill("input[name=password]", "password-123")
+    bob.click("#signin-submit")
+    error = bob.inner_text("#form-error")
+    assert "banned" in error and "insults in the chat" in error
+    shot(bob, "signin-banned.png")
+    for ctx in (dave_ctx, bob_ctx, mod_ctx):
+        ctx.close()
+
+
+def test_a_warning_is_read_once_and_the_queue_fits_a_phone(browser: Any, site: dict[str, Any]) -> None:
+    base, carol, dave = site["base"], site["carol"], site["dave"]
+    r = carol.post("/api/moderation/actions", {"action": "warn", "player": "alice", "reason": "Keep the chat friendly."})
+    assert r.status_code == 201, r.text
+    ctx = browser.new_context(viewport=PHONE)
+    page = ctx.new_page()
+    sign_in(page, base, "alice")
+    page.wait_for_selector(".moderation-notice")
+    assert "Keep the chat friendly." in page.inner_text(".moderation-notice")
+    shot(page, "moderation-warning-phone.png")
+    page.focus(".moderation-notice button")
+    page.keyboard.press("Enter")
+    page.wait_for_selector(".moderation-notice", state="detached")
+    assert site["alice"].http.get("/api/moderation/notices").json()["notices"] == []
+    visit(page, base + "/")
+    page.wait_for_timeout(300)
+    assert page.locator(".moderation-notice").count() == 0
+    ctx.close()
+
+    assert dave.post("/api/reports", {"reason": "spam", "text": "links to another site " * 5, "player": "alice"}).status_code == 201
+    ctx = browser.new_context(viewport=PHONE)
+    page = ctx.new_page()
+    sign_in(page, base, "carol")
+    visit(page, base + "/moderation")
+    assert page.locator("article.report").count() == 1
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= PHONE["width"], width
+    shot(page, "moderation-queue-phone.png", full_page=True)
+    ctx.close()
