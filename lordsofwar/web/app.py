@@ -48,6 +48,7 @@ from lordsofwar.web.social.presence import Presence
 from lordsofwar.web.social.router import router as social_router
 from lordsofwar.web.tournaments import service as tournaments
 from lordsofwar.web.tournaments.router import router as tournaments_router
+from lordsofwar.web.workers.router import router as workers_router
 
 HERE = Path(__file__).parent
 log = logging.getLogger("lordsofwar.web")
@@ -145,6 +146,7 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
         lessons_router,
         chat_router,
         moderation_router,
+        workers_router,
     ):
         app.include_router(router)
     _describe_socket(app)

@@ -175,6 +175,7 @@ def _visit_every_page(client: TestClient, lang: str) -> tuple[list[tuple[str, in
     assert ada.post("/api/reports", {"reason": "spam", "text": "adverts", "player": "bors"}).status_code == 201
     _make_moderator(client, "ada")  # the moderators' page with a report; refused to others
     visit(ada, "/moderation")
+    visit(ada, "/admin/workers")  # the search workers' page (moderators): this server's own processes
     visit(w["bors"], "/moderation")
     visit(None, "/moderation")
     for p in (None, ada):  # the learn hub and the lessons
