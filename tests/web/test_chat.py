@@ -8,7 +8,6 @@ import itertools
 import json
 import time
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from typing import Any
 
 import pytest
@@ -19,7 +18,7 @@ from starlette.testclient import WebSocketTestSession
 from lordsofwar.web.app import create_app
 from lordsofwar.web.chat import service as chat_service
 from lordsofwar.web.chat.service import MAX_LENGTH, ChatService, clean
-from lordsofwar.web.models import ChatMessage, User
+from lordsofwar.web.models import ChatMessage, Moderator, User
 from lordsofwar.web.problem import Problem
 from tests.web.conftest import Player, new_game, settings_for
 
@@ -256,31 +255,36 @@ def test_refusals_change_nothing(client: TestClient, alice: Player, bob: Player,
     assert stored(client, private) == 0
 
 
-def test_muted_and_blocked_players_are_refused(
-    client: TestClient, alice: Player, bob: Player, carol: Player, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The chat asks the moderation and social parts (their functions replaced here by ones
-    that say yes for one player) and refuses with their answer."""
+def test_muted_and_blocked_players_are_refused(client: TestClient, alice: Player, bob: Player, carol: Player) -> None:
     game = new_game(alice, bob)
-    muted = {carol.name}
-    ids = {p.name: user_id(client, p.name) for p in (alice, bob, carol)}
-    until = datetime(2031, 5, 6, 7, 8, tzinfo=UTC)
+    mod = player(client, "mod")
+    mod_id = user_id(client, mod.name)
 
-    async def muted_until(db: Any, user_id: int) -> Any:
-        return until if user_id in {ids[n] for n in muted} else None
+    async def grant() -> None:
+        async with client.app.state.services.sessions() as db:  # type: ignore[attr-defined]
+            db.add(Moderator(user_id=mod_id))
+            await db.commit()
 
-    async def blocked(db: Any, a: int, b: int) -> bool:
-        return {a, b} == {ids[alice.name], ids[bob.name]}
-
-    monkeypatch.setattr(chat_service, "_moderation_muted", muted_until)
-    monkeypatch.setattr(chat_service, "_social_blocked", blocked)
+    client.portal.call(grant)  # type: ignore[union-attr]
+    r = mod.post("/api/moderation/actions", {"action": "mute", "player": carol.name, "reason": "insults", "hours": 2})
+    assert r.status_code == 201, r.text
     r = say(carol, game, "hi all")
-    assert r.status_code == 403 and r.json()["code"] == "muted" and "2031" in r.json()["detail"]
+    assert r.status_code == 403 and r.json()["code"] == "muted" and "UTC" in r.json()["detail"]
+    assert bob.post(f"/api/players/{alice.name}/block").status_code in (200, 201)
     r = say(alice, game, "hi bob")
     assert r.status_code == 403 and r.json()["code"] == "blocked"
+    r = say(bob, game, "hi alice")  # whichever way round
+    assert r.status_code == 403 and r.json()["code"] == "blocked"
     assert stored(client, game) == 0
-    muted.clear()
-    assert say(carol, game, "hi all").status_code == 201  # the spectators' room has no pair to block
+    assert (
+        mod.post(
+            "/api/moderation/actions", {"action": "lift", "player": carol.name, "reason": "said sorry"}
+        ).status_code
+        == 201
+    )
+    assert say(carol, game, "sorry").status_code == 201  # the spectators' room has no pair to block
+    assert bob.send("DELETE", f"/api/players/{alice.name}/block").status_code == 200
+    assert say(alice, game, "hi bob").status_code == 201
 
 
 def test_messages_for_report(client: TestClient, alice: Player, bob: Player) -> None:

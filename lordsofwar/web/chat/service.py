@@ -14,8 +14,8 @@ pages put them in with ``textContent``, so a link or a tag is shown as the chara
 The limits: per player a few messages in a few seconds and more in some minutes, per game and
 room a number in a few seconds (the accounts' limiter, in Redis when configured, so they hold
 across processes), and no message the same as one of the writer's last few in the game.
-Blocked pairs (the social part's ``blocked_either``) cannot chat with each other, and a muted
-player (the moderation part's ``muted_until``) is told when the mute ends.
+Blocked pairs (lordsofwar.web.social's ``blocked_either``) cannot chat with each other, and a
+muted player (lordsofwar.web.moderation's ``muted_until``) is told when the mute ends.
 
 Delivery: a new message goes to this process's sockets of the game that may read its room and
 whose user has chat on, and through Redis (the hub's ``chat`` channel) to the other processes,
@@ -24,11 +24,8 @@ which deliver it to theirs alike.
 
 from __future__ import annotations
 
-import importlib
-import inspect
 import re
 import unicodedata
-from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
@@ -45,7 +42,9 @@ from lordsofwar.web.db import upsert
 from lordsofwar.web.games.hub import Connection, Hub
 from lordsofwar.web.games.runtime import Runtime
 from lordsofwar.web.models import ChatMessage, ChatSettings, Game, User, utcnow
+from lordsofwar.web.moderation import service as moderation
 from lordsofwar.web.problem import Problem
+from lordsofwar.web.social import service as social
 
 Room = Literal["players", "spectators"]
 ROOMS: tuple[Room, ...] = ("players", "spectators")
@@ -105,37 +104,6 @@ def message_doc(m: ChatMessage, name: str) -> dict[str, Any]:
         "phrase": m.phrase,
         "at": _stamp(m.created_at),
     }
-
-
-async def _social_blocked(db: AsyncSession, a: int, b: int) -> bool:
-    """Whether either player blocks the other (lordsofwar.web.social.service.blocked_either;
-    looked up at call time, so that chat works before that part is installed)."""
-    try:
-        social = importlib.import_module("lordsofwar.web.social.service")
-    except ImportError:
-        return False
-    check: Callable[..., Any] | None = getattr(social, "blocked_either", None)
-    if check is None:
-        return False
-    result = check(db, a, b)
-    if inspect.isawaitable(result):
-        result = await result
-    return bool(result)
-
-
-async def _moderation_muted(db: AsyncSession, user_id: int) -> datetime | None:
-    """Until when the player is muted (lordsofwar.web.moderation.service.muted_until), or None."""
-    try:
-        moderation = importlib.import_module("lordsofwar.web.moderation.service")
-    except ImportError:
-        return None
-    check: Callable[..., Any] | None = getattr(moderation, "muted_until", None)
-    if check is None:
-        return None
-    result = check(db, user_id)
-    if inspect.isawaitable(result):
-        result = await result
-    return result if isinstance(result, datetime) else None
 
 
 def has_chat(rt: Runtime) -> bool:
@@ -232,13 +200,13 @@ class ChatService:
         await self.check_game(db, rt)
         if not await self.is_enabled(db, user.id):
             raise Problem(409, _("you turned chat off: turn it on to write"), "off")
-        until = await _moderation_muted(db, user.id)
+        until = await moderation.muted_until(db, user.id)
         if until is not None and until > datetime.now(UTC):
             when = format_datetime(until, format="medium", tzinfo=UTC, locale=i18n.current())
             raise Problem(403, _("you are muted until {until} (UTC)").format(until=when), "muted")
         if room == "players":
             other = rt.game.player2_id if seat == 1 else rt.game.player1_id
-            if other is not None and await _social_blocked(db, user.id, other):
+            if other is not None and await social.blocked_either(db, user.id, other):
                 raise Problem(403, _("you cannot chat with this player"), "blocked")
         since = datetime.now(UTC) - REPEAT_WINDOW
         recent = (
