@@ -174,7 +174,7 @@ class Server:
 
     def __init__(
         self, database_url: str, workdir: Path, port: int, workers: int = 1, redis_url: str | None = None,
-        full_argon2: bool = False,
+        full_argon2: bool = False, extra_env: dict[str, str] | None = None,
     ):
         self.port = port
         self.base = f"http://{HOST}:{port}"
@@ -191,6 +191,7 @@ class Server:
         env.pop("LOW_REDIS_URL", None)
         if redis_url:
             env["LOW_REDIS_URL"] = redis_url
+        env.update(extra_env or {})
         self._log = self.log_path.open("wb")
         self.proc = subprocess.Popen(
             [*server_command(), "serve", "--host", HOST, "--port", str(port), "--workers", str(workers)],
@@ -765,6 +766,46 @@ class Bench:
         }
 
 
+class RemoteWorkers:
+    """``--workers-remote K``: K ``lordsofwar worker`` processes on this machine, on the servers'
+    Redis under a prefix of the run's own (removed afterwards); the servers search nothing
+    themselves (LOW_BOT_WORKERS=0)."""
+
+    def __init__(self, count: int, redis_url: str, workdir: Path):
+        self.redis_url = redis_url
+        self.prefix = f"low-bench-{os.getpid()}-{int(time.time())}"
+        self.env = {"LOW_REDIS_URL": redis_url, "LOW_REDIS_PREFIX": self.prefix, "LOW_BOT_WORKERS": "0"}
+        self.procs = []
+        self.logs = []
+        for i in range(count):
+            log = (workdir / f"worker-{i}.log").open("wb")
+            self.logs.append(log)
+            self.procs.append(subprocess.Popen(
+                [*server_command(), "worker"], env={**os.environ, **self.env}, stdin=subprocess.DEVNULL,
+                stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            ))
+
+    def cpu_s(self) -> float:
+        return round(sum(tree_cpu_s(p.pid) or 0.0 for p in self.procs), 2)
+
+    def stop(self) -> None:
+        for p in self.procs:
+            with contextlib.suppress(ProcessLookupError):
+                p.send_signal(signal.SIGKILL)  # the run is over: nothing under way is wanted
+        for p in self.procs:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                p.wait(timeout=10)
+        for log in self.logs:
+            log.close()
+        from redis import Redis
+
+        redis = Redis.from_url(self.redis_url)
+        keys = list(redis.scan_iter(f"{self.prefix}:*"))
+        if keys:
+            redis.delete(*keys)
+        redis.close()
+
+
 def bot_figures(path: Path, level: str) -> dict[str, Any]:
     """The bots' decisions as the server logged them (LOW_BOT_TIMES_FILE): how many, the search's
     own seconds (the level's budget applies to it) and the wall seconds from asking the worker
@@ -857,6 +898,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--bot-games", type=int, default=0,
                    help="also this many games of a player against a bot, the player acting at once (at most 50)")
     p.add_argument("--bot-level", default="general", help="the bot of --bot-games (default general)")
+    p.add_argument("--workers-remote", type=int, default=0,
+                   help="the bots search in this many 'lordsofwar worker' processes over Redis (needs --redis-url); "
+                   "the servers search nothing themselves")
     p.add_argument("--arena", type=int, default=0,
                    help="instead of separate games: this many players in one arena tournament (at most 400)")
     args = p.parse_args(argv)
@@ -884,6 +928,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         p.error("--arena must be 2 to 400 players")
     if not 1 <= args.workers <= 16:
         p.error("--workers must be 1 to 16")
+    if not 0 <= args.workers_remote <= 16:
+        p.error("--workers-remote must be 0 to 16")
+    if args.workers_remote and not args.redis_url:
+        p.error("--workers-remote needs --redis-url redis://...")
     if args.workers > 1 and not (args.redis_url and (args.database_url or "").startswith("postgres")):
         p.error("--workers above 1 needs --database-url postgresql://... and --redis-url redis://...")
     return args
@@ -921,6 +969,10 @@ def print_table(r: dict[str, Any]) -> None:
         print(f"bots                {r['bot_games']} games against the {r['bot_level']} bot, {d['decisions']} decisions: "
               f"search p50 {ms(sm['p50'])} p99 {ms(sm['p99'])} max {ms(sm['max'])} (level budget "
               f"{d['level_budget_ms']} ms); asked to answered p50 {ms(wm['p50'])} p99 {ms(wm['p99'])}")
+        where = (f"{r['workers_remote']} remote worker processes (CPU {r.get('workers_remote_cpu_s')} s)"
+                 if r.get("workers_remote") else "each server's own pool")
+        print(f"  throughput        {d.get('per_s')} decisions/s over the run, searched in {where}; "
+              f"{r['workers']} server process(es)")
         if d["level_budget_ms"] and sm["p99"] is not None:
             kept = sm["p99"] <= 1.1 * d["level_budget_ms"]
             print(f"  budget            search p99 within budget + 10%: {'met' if kept else 'MISSED'}")
@@ -967,7 +1019,8 @@ def main(argv: list[str] | None = None) -> int:
                 cost = ("Argon2 at the default cost" if args.full_argon2 else
                         "Argon2 cost lowered for the sign-ups: LOW_ARGON2_TIME_COST=1 LOW_ARGON2_MEMORY_KIB=8192")
                 print(f"starting the server on {HOST}:{port} ({db_kind}; {cost}; LOW_BOT_DELAY=0) ...", flush=True)
-            server = Server(db_url, workdir, port, args.workers, args.redis_url, args.full_argon2)
+            remote = RemoteWorkers(args.workers_remote, args.redis_url, workdir) if args.workers_remote else None
+            server = Server(db_url, workdir, port, args.workers, args.redis_url, args.full_argon2, remote and remote.env)
             try:
                 start_s = server.wait_ready()
                 args.server_pid = server.proc.pid
@@ -983,11 +1036,18 @@ def main(argv: list[str] | None = None) -> int:
                 result["server_start_s"] = round(start_s, 2)
                 result["argon2"] = {"time_cost": 3, "memory_kib": 65536} if args.full_argon2 else {"time_cost": 1, "memory_kib": 8192}
                 result["bot_decisions"] = bot_figures(server.bot_times_path, args.bot_level) if args.bot_games else None
+                result["workers_remote"] = args.workers_remote
+                if remote is not None:
+                    result["workers_remote_cpu_s"] = remote.cpu_s()
+                if result["bot_decisions"]:
+                    result["bot_decisions"]["per_s"] = round(result["bot_decisions"]["decisions"] / max(result["duration_s"], 1e-9), 2)
                 if server.proc.poll() is not None:
                     result["errors"] += 1
                     result["error_messages"]["server exited"] = 1
             finally:
                 server.stop()
+                if remote is not None:
+                    remote.stop()
                 tail = server.log_tail(200)
                 if any(w in tail for w in ("Traceback", "ERROR", "Exception")):
                     print(f"--- the server's log (last lines) ---\n{server.log_tail(40)}", file=sys.stderr)

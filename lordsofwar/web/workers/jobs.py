@@ -48,10 +48,6 @@ server gave up on it: a bot's turn is then sent again, a hint asked again)."""
 STREAM_MAXLEN = 100_000
 """Jobs a stream keeps at most (approximately): far above any real queue."""
 
-DONE_TTL_S = 3600
-"""How long a job's done mark lives (longer than any job waits)."""
-
-
 def stream(prefix: str, kind: str) -> str:
     return f"{prefix}:search:{kind}"
 

@@ -83,6 +83,14 @@ def _job_args(fn: str, args: list[Any]) -> list[Any]:
     return args
 
 
+def _done_ttl(fields: dict[str, str]) -> int:
+    """How long a job's done mark must live: until no other worker can still start the job (it
+    drops an expired one), and a search's length more."""
+    with contextlib.suppress(ValueError):
+        return max(60, int(float(fields.get("expires", "0")) - time.time()) + 60)
+    return 60
+
+
 class Worker:
     """One search worker (see the module text)."""
 
@@ -186,7 +194,7 @@ class Worker:
                 self.current = None
         answered = self._finish(
             keys=[jobs.done_key(self.prefix, job), fields.get("reply", ""), key],
-            args=[job, entry_id, jobs.GROUP, jobs.encode(reply), jobs.DONE_TTL_S, 3600],
+            args=[job, entry_id, jobs.GROUP, jobs.encode(reply), _done_ttl(fields), 3600],
         )
         if answered:
             self.tally.done += 1
