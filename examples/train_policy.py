@@ -7,7 +7,7 @@
 Proximal policy optimisation (PPO, clipped) with action masks, against the vector environment's
 random opponent (``LordsOfWarVectorEnv(opponent="random")``), with the shaped reward on (units
 the opponent lost minus one's own, weight ``--shaping``) besides the result's +1 / -1. The
-network is a multilayer perceptron over ``log1p`` of the observation vector, with a policy head
+network is a multilayer perceptron over the observation vector (each number in [0, 1]), with a policy head
 (one logit per action id, illegal ids masked out) and a value head.
 
 When the time is up it writes the policy head's layers as NumPy arrays (``--out``; read by
@@ -49,7 +49,7 @@ class Net(nn.Module):  # type: ignore[misc]
         nn.init.zeros_(self.pi.bias)
 
     def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        h = self.body(torch.log1p(obs.clamp(min=0)))
+        h = self.body(obs)
         logits = self.pi(h).masked_fill(~mask, -1e9)
         return logits, self.v(h).squeeze(-1)
 

@@ -121,3 +121,30 @@ def test_the_worked_example_trains_a_policy_the_cli_plays(tmp_path: Path) -> Non
     assert all(e["wins"] + e["draws"] + e["losses"] == 4 for e in doc["evaluation"])
     bot = make_bot(f"policy:{out}", 1)
     assert play_game({1: bot, 2: make_bot("random", 2)}, seed=11).actions
+
+
+def test_the_shipped_version_1_policy_reads_unscaled_numbers_a_new_one_the_scaled_observation(tmp_path: Path) -> None:
+    from lordsofwar.bots.policy import Policy
+    from lordsofwar.rl.config import flat_observation, raw_observation
+
+    shipped = Policy(ROOT / "examples" / "policy.npz")
+    fresh = Policy(random_policy(tmp_path / "p.npz"))
+    assert (shipped.version, fresh.version) == (1, 2)
+    game = core.Game.deal(_decks(), 3)
+    planes, info = game.observation()
+    assert np.array_equal(shipped.observe(planes, info), np.log1p(raw_observation(planes, info)))
+    assert np.array_equal(fresh.observe(planes, info), flat_observation(planes, info))
+    assert raw_observation(planes, info).max() > 1 >= fresh.observe(planes, info).max()
+    # the shipped policy still beats random as its figures say (it plays on the unscaled numbers)
+    bot = PolicyBot(ROOT / "examples" / "policy.npz", seed=1)
+    wins = sum(
+        play_game({seat: bot, 3 - seat: make_bot("random", g)}, seed=200 + g).winner == seat
+        for g, seat in enumerate((1, 2, 1, 2, 1, 2))
+    )
+    assert wins >= 4
+
+
+def _decks() -> list[list[str]]:
+    from lordsofwar.rules.cards import CORE
+
+    return [CORE.standard_deck("orcs"), CORE.standard_deck("elves")]

@@ -17,7 +17,7 @@ from pettingzoo.test import api_test, seed_test  # noqa: E402
 import lordsofwar.rl as rl  # noqa: E402
 from lordsofwar import core  # noqa: E402
 from lordsofwar.core.observation import INFO, PLANES  # noqa: E402
-from lordsofwar.rl.config import Config, split_observation  # noqa: E402
+from lordsofwar.rl.config import Config, raw_observation, split_observation  # noqa: E402
 from lordsofwar.rules import notation  # noqa: E402
 from lordsofwar.rules.errors import IllegalActionError  # noqa: E402
 
@@ -75,7 +75,7 @@ def test_the_observation_is_the_deciders_own_and_splits_back() -> None:
     agent = e.agent_selection
     obs = e.observe(agent)
     planes, info = split_observation(obs["observation"])
-    want_planes, want_info = e.game.observation()
+    want_planes, want_info = split_observation(rl.flat_observation(*e.game.observation()))
     assert planes.shape == (PLANES, 6, 7) and info.shape == (INFO,)
     assert np.array_equal(planes, want_planes) and np.array_equal(info, want_info)
     assert np.array_equal(obs["action_mask"], e.game.legal_mask())
@@ -240,7 +240,7 @@ def test_vector_environment_self_play() -> None:
     assert ended > 0
     # the first game's observation equals the core's own for its decider
     planes, info = split_observation(obs["observation"][0])
-    want_planes, want_info = e.batch.game(0).observation()
+    want_planes, want_info = split_observation(rl.flat_observation(*e.batch.game(0).observation()))
     assert np.array_equal(planes, want_planes) and np.array_equal(info, want_info)
 
 
@@ -456,7 +456,7 @@ def test_observe_into_is_the_observation_and_the_mask() -> None:
         mask = np.full(1724, 7, np.int8)
         count = game.observe_into(obs, mask)
         planes, info = game.observation()
-        assert np.array_equal(obs, rl.flat_observation(planes, info))
+        assert np.array_equal(obs, raw_observation(planes, info))  # the core's numbers, unscaled
         assert np.array_equal(mask, game.legal_mask()) and count == int(mask.sum()) == len(game.legal_ids())
         e.step(int(rng.choice(np.flatnonzero(mask))))
     with pytest.raises(ValueError, match="wrong size"):
@@ -493,8 +493,153 @@ def test_the_environments_pickle_after_reset_and_play_on_alike(options: dict[str
         action = int(rng.choice(np.flatnonzero(obs["action_mask"])))
         obs, reward, done, _, info = single.step(action)
         obs2, reward2, done2, _, info2 = single2.step(action)
-        assert reward == reward2 and done == done2 and info == info2
+        assert reward == reward2 and done == done2
+        assert np.array_equal(info.pop("action_mask"), info2.pop("action_mask")) and info == info2
         for key in obs:
             assert np.array_equal(obs[key], obs2[key])
         if done:
             break
+
+
+@pytest.mark.parametrize("opponent", ["self", "random"])
+def test_vector_environment_gives_the_final_observation_and_result(opponent: str) -> None:
+    from lordsofwar.rl.vector import LOST, LordsOfWarVectorEnv
+    from lordsofwar.rules.result import Termination
+
+    codes = {t.value for t in Termination}
+    e = LordsOfWarVectorEnv(8, opponent=opponent, units_to_win=10, commands_to_win=2)
+    obs, infos = e.reset(seed=6)
+    ended = 0
+    for _ in range(500):
+        movers = infos["to_play"]
+        obs, reward, terminated, truncated, infos = e.step(e.batch.sample().copy())
+        done = terminated | truncated
+        if not done.any():
+            assert "final_obs" not in infos and "final_info" not in infos
+            continue
+        assert np.array_equal(infos["_final_obs"], done) and np.array_equal(infos["_final_info"], done)
+        final = infos["final_info"]
+        side = movers if opponent == "self" else e.seats
+        for i in np.flatnonzero(done):
+            ended += 1
+            last = infos["final_obs"][i]
+            assert e.single_observation_space.contains(last) and not last["action_mask"].any()
+            winner, code = int(final["winner"][i]), final["termination"][i]
+            assert code in codes and isinstance(final["reason"][i], str) and final["reason"][i]
+            both = infos["rewards"][i]
+            assert both[0] == (0 if winner == 0 else (1 if winner == 1 else -1))
+            me = int(side[i])
+            assert reward[i] == (0 if winner == 0 else (1 if winner == me else -1))
+            lost = last["observation"][Config.of().planes_size + LOST : Config.of().planes_size + LOST + 2]
+            if code == "units":  # the last observation is the finished game's: the loser lost 10
+                assert lost[1 if winner == me else 0] * 36 >= 10 - 1e-4
+            # the new game's first observation is in the row
+            assert obs["observation"][i, Config.of().planes_size + LOST : Config.of().planes_size + LOST + 2].sum() == 0
+        for i in np.flatnonzero(~done):
+            assert infos["final_obs"][i] is None and not final["_winner"][i]
+    assert ended >= 8
+
+
+def test_both_batches_keep_each_slots_finished_game() -> None:
+    from lordsofwar.core import _python
+    from lordsofwar.rules.position import Variant
+
+    kinds = [_python.Batch] + ([core.Batch] if core.IMPLEMENTATION == "native" else [])
+    for batch_class in kinds:
+        batch = batch_class(2, seed=3, variant=Variant(units_to_win=6, commands_to_win=2))
+        assert batch.finished(0) is None and batch.finished(1) is None
+        ended = []
+        while len(ended) < 2:
+            before = [batch.game(i).to_json() for i in range(2)]
+            batch.step(batch.sample().copy())
+            for i in np.flatnonzero(batch.done):
+                last = batch.finished(int(i))
+                assert last is not None and last.result is not None and last.to_json() != before[i]
+                winner = last.result.winner
+                assert batch.rewards[i, 0] == (0 if winner is None else (1 if winner == 1 else -1))
+                assert batch.game(int(i)).turn == 1  # the slot holds a new game
+                ended.append(i)
+        with pytest.raises(IndexError):
+            batch.finished(2)
+
+
+def test_action_masks_for_masking_learners() -> None:
+    from lordsofwar.rl.vector import LordsOfWarVectorEnv
+
+    e = gymnasium.make(rl.ENV_ID, opponent="random")
+    obs, info = e.reset(seed=8)
+    rng = np.random.default_rng(8)
+    done = False
+    while not done:
+        masks = e.unwrapped.action_masks()
+        assert masks.dtype == bool and np.array_equal(masks, obs["action_mask"] == 1)
+        assert np.array_equal(info["action_mask"], masks)
+        obs, _, done, _, info = e.step(int(rng.choice(np.flatnonzero(masks))))
+    assert not e.unwrapped.action_masks().any() and not info["action_mask"].any()
+    v = LordsOfWarVectorEnv(4, opponent="self")
+    obs, infos = v.reset(seed=8)
+    for _ in range(5):
+        masks = v.action_masks()
+        assert masks.dtype == bool and masks.shape == (4, 1724)
+        assert np.array_equal(masks, obs["action_mask"] == 1) and np.array_equal(infos["action_mask"], obs["action_mask"])
+        obs, _, _, _, infos = v.step(v.batch.sample().copy())
+
+
+def test_observations_are_scaled_to_finite_bounds() -> None:
+    from lordsofwar.rl.config import HAND_SCALE, PLANE_SCALE, SCALAR_SCALE, observation_scale
+    from lordsofwar.rl.vector import LordsOfWarVectorEnv
+
+    space = Config.of()
+    e = rl.raw_env()
+    box = e.observation_space("player_1")["observation"]
+    assert np.all(box.low == 0) and np.all(box.high == 1) and np.all(np.isfinite(box.high))
+    assert len(PLANE_SCALE) == PLANES and len(HAND_SCALE) * 12 + len(SCALAR_SCALE) == INFO
+    scale = observation_scale(space.planes_size)
+    rng = np.random.default_rng(4)
+    high = np.zeros(space.observation_size, np.float32)
+    for seed in range(4):
+        e.reset(seed=seed)
+        while not e.terminations[e.agent_selection]:
+            game = e.game
+            obs = e.observe(e.agent_selection)["observation"]
+            raw = raw_observation(*game.observation())
+            assert box.contains(obs)
+            assert np.allclose(obs, np.minimum(raw * scale, 1))  # each number divided by its divisor
+            high = np.maximum(high, obs)
+            e.step(int(rng.choice(np.flatnonzero(e.observe(e.agent_selection)["action_mask"]))))
+        for agent in rl.AGENTS:  # the last observations, from the views
+            assert box.contains(e.observe(agent)["observation"])
+    planes, info = split_observation(high)
+    assert info[240 + 12] > 0.05 and planes[2:18].max() > 0.5  # the turn and arrow values are there, scaled
+    v = LordsOfWarVectorEnv(16, opponent="random")
+    obs, _ = v.reset(seed=1)
+    for _ in range(200):
+        assert v.observation_space.contains(obs)
+        obs, *_ = v.step(v.batch.sample().copy())
+
+
+def test_a_trained_policy_as_the_gymnasium_opponent(tmp_path: Any) -> None:
+    from pathlib import Path
+
+    from lordsofwar.bots.policy import PolicyError
+
+    shipped = Path(__file__).resolve().parents[1] / "examples" / "policy.npz"
+    e = gymnasium.make(rl.ENV_ID, opponent=f"policy:{shipped}", seat=2)
+    rng = np.random.default_rng(1)
+    for seed in (1, 2):
+        obs, info = e.reset(seed=seed)
+        assert any(k.owner == 1 for k in e.unwrapped.game.to_position().board.values())  # the policy played first
+        opening = e.unwrapped.game.to_json()
+        done = False
+        while not done:
+            obs, reward, done, truncated, info = e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        assert info["winner"] in (0, 1, 2) and reward in (-1.0, 0.0, 1.0)
+        again = gymnasium.make(rl.ENV_ID, opponent=f"policy:{shipped}", seat=2)
+        again.reset(seed=seed)
+        assert again.unwrapped.game.to_json() == opening  # the policy (seeded by reset) answered alike
+    with pytest.raises(PolicyError, match="no such file|not a NumPy|No such file"):
+        gymnasium.make(rl.ENV_ID, opponent=f"policy:{tmp_path / 'missing.npz'}")
+    with pytest.raises(ValueError, match="trained for the bordered mat"):
+        gymnasium.make(rl.ENV_ID, opponent=f"policy:{shipped}", mat="unbordered")
+    with pytest.raises(ValueError, match="or policy:FILE"):
+        gymnasium.make(rl.ENV_ID, opponent="grandmaster")

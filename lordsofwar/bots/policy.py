@@ -2,15 +2,17 @@
 
 ``FILE`` is a NumPy ``.npz`` written by :func:`save_policy` (for instance by
 ``examples/train_policy.py``): a multilayer perceptron over the observation vector of
-:mod:`lordsofwar.rl` (``log1p`` of each number, then dense layers with ReLU between them) whose
-last layer gives one logit per action id. Playing needs NumPy only, not the library it was
+:mod:`lordsofwar.rl` (dense layers with ReLU between them) whose last layer gives one logit per
+action id. A version 2 file reads the observation as the environments give it (each number
+scaled to [0, 1]); a version 1 file, written before the observation was scaled, reads ``log1p``
+of the unscaled numbers (:func:`lordsofwar.rl.config.raw_observation`), and is still played so. Playing needs NumPy only, not the library it was
 trained with. The bot plays as the policy was trained to: it draws a legal id with the
 probabilities of the softmax of the logits over the legal ids, from its own seeded generator
 (``temperature`` 0 plays the most likely one instead, which is weaker for a policy trained to
 act stochastically); when no legal action has an id in the frame (the unbordered mat, rarely)
 it plays a random legal action.
 
-The file holds ``format`` (``lordsofwar-policy``), ``version`` (1), the variant's ``mat``,
+The file holds ``format`` (``lordsofwar-policy``), ``version`` (2; 1 is read), the variant's ``mat``,
 ``frame``, ``observation_size`` and ``num_actions`` it was trained for, and the layers ``w0``,
 ``b0``, ``w1``, ``b1``, ... (``w`` of shape (inputs, outputs)). A file that is not such a policy
 is refused with a message saying why.
@@ -18,6 +20,7 @@ is refused with a message saying why.
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 from collections.abc import Mapping, Sequence
@@ -30,7 +33,10 @@ from lordsofwar.rules.actions import parse_action
 from lordsofwar.rules.state import Action, Position
 
 FORMAT = "lordsofwar-policy"
-VERSION = 1
+VERSION = 2
+"""The version :func:`save_policy` writes: the network reads the scaled observation."""
+VERSIONS = (1, 2)
+"""The versions read: 1 reads ``log1p`` of the unscaled observation."""
 MAX_LAYERS = 16
 MAX_BYTES = 200 * 1024 * 1024
 
@@ -74,8 +80,12 @@ class Policy:
             raise PolicyError(f"policy file {str(path)!r} has no readable 'meta' entry") from None
         if not isinstance(meta, dict) or meta.get("format") != FORMAT:
             raise PolicyError(f"policy file {str(path)!r} is not a {FORMAT} file")
-        if meta.get("version") != VERSION:
-            raise PolicyError(f"policy file {str(path)!r} has version {meta.get('version')!r}; this program reads {VERSION}")
+        if meta.get("version") not in VERSIONS:
+            raise PolicyError(
+                f"policy file {str(path)!r} has version {meta.get('version')!r}; this program reads "
+                f"{' and '.join(map(str, VERSIONS))}"
+            )
+        self.version = int(meta["version"])
         layers: list[tuple[np.ndarray, np.ndarray]] = []
         for i in range(MAX_LAYERS + 1):
             if f"w{i}" not in arrays:
@@ -112,8 +122,19 @@ class Policy:
         self.meta = meta
         self.path = path
 
-    def logits(self, observation: np.ndarray) -> np.ndarray:
-        x = np.log1p(np.maximum(observation.astype(np.float32), 0))
+    def observe(self, planes: np.ndarray, info: np.ndarray) -> np.ndarray:
+        """The network's input for the core's observation ``(planes, info)``: the scaled
+        observation vector (version 2), or ``log1p`` of the unscaled one (version 1)."""
+        from lordsofwar.rl.config import flat_observation, raw_observation
+
+        if self.version == 1:
+            x: np.ndarray = np.log1p(np.maximum(raw_observation(planes, info), 0))
+            return x
+        return flat_observation(planes, info)
+
+    def logits(self, x: np.ndarray) -> np.ndarray:
+        """The logits of the input ``x`` (:meth:`observe`; a batch along the first axis too)."""
+        x = x.astype(np.float32)
         for i, (w, b) in enumerate(self.layers):
             x = x @ w + b
             if i < len(self.layers) - 1:
@@ -133,6 +154,16 @@ class PolicyBot:
         self.np_rng = np.random.default_rng(seed)
         self.temperature = temperature
 
+    def reseeded(self, seed: int | None) -> PolicyBot:
+        """The same policy (not read again) with generators seeded by ``seed``."""
+        bot = copy.copy(self)
+        bot.seed_with(seed)
+        return bot
+
+    def seed_with(self, seed: int | None) -> None:
+        self.rng = random.Random(seed)
+        self.np_rng = np.random.default_rng(seed)
+
     def choose(
         self,
         view: Position,
@@ -141,7 +172,6 @@ class PolicyBot:
     ) -> Action:
         from lordsofwar import core
         from lordsofwar.core.batching import with_frame
-        from lordsofwar.rl.config import flat_observation
 
         policy = self.policy
         if view.variant.mat != policy.mat:
@@ -154,7 +184,7 @@ class PolicyBot:
         if not mask.any():
             return self.rng.choice(view.legal_actions())
         planes, info = game.observation()
-        logits = policy.logits(flat_observation(planes, info))
+        logits = policy.logits(policy.observe(planes, info))
         legal = np.flatnonzero(mask)
         if self.temperature == 0:
             choice = int(legal[np.argmax(logits[legal])])

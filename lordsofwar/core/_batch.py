@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
@@ -68,7 +69,15 @@ class Batch(BatchBuffers):
 
     def game(self, i: int) -> Game:
         """A copy of game ``i`` as a :class:`lordsofwar.core.Game`."""
-        state = self._b.game(i)
+        return self._wrap(self._b.game(i))
+
+    def finished(self, i: int) -> Game | None:
+        """A copy of the last game that ended in slot ``i``, as it ended (its result, its last
+        position); None before any did. It stays until game ``i`` ends again."""
+        state = self._b.finished(i)
+        return None if state is None else self._wrap(state)
+
+    def _wrap(self, state: Any) -> Game:
         # The armies, as notation.deal names them: the standard deck each side's cards make.
         r = state.record()
         ids = self._table.ids

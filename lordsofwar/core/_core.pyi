@@ -444,6 +444,9 @@ class Batch:
     def game(self, arg: int, /) -> State:
         """A copy of game ``i`` as a State."""
 
+    def finished(self, arg: int, /) -> State | None:
+        """A copy of the last game that ended in slot ``i`` (as it ended) as a State; None before any."""
+
 def time_actions(cards: Cards, decks: Sequence[Sequence[int]], variant: Variant, samples: int, seed: int) -> tuple:
     """
     Time legal listings and applications at decision points of random games: (listing ns, apply ns, actions listed, bytes of a Game object).

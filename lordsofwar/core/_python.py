@@ -314,6 +314,7 @@ class Batch(BatchBuffers):
     def reset(self) -> None:
         """Deal every game afresh."""
         self._games = []
+        self._finished: list[Game | None] = [None] * self.size
         for b in range(self.size):
             self._games.append(self._deal())
             self._write(b)
@@ -347,12 +348,14 @@ class Batch(BatchBuffers):
                     self.rewards[b, 2 - winner] = -1
                 self.done[b] = 1
                 self._episodes += 1
+                self._finished[b] = self._games[b]
                 self._games[b] = self._deal()
             if not self._write(b):
                 # No legal action has an id in the frame (units spread wider than it): the game
                 # is cut short, as a draw, and a new one dealt.
                 self.done[b] = self.truncated[b] = 1
                 self._episodes += 1
+                self._finished[b] = self._games[b]
                 self._games[b] = self._deal()
                 self._write(b)
 
@@ -369,6 +372,14 @@ class Batch(BatchBuffers):
         if not 0 <= i < self.size:
             raise IndexError("no such game in the batch")
         return self._games[i].clone()
+
+    def finished(self, i: int) -> Game | None:
+        """A copy of the last game that ended in slot ``i``, as it ended (its result, its last
+        position); None before any did. It stays until game ``i`` ends again."""
+        if not 0 <= i < self.size:
+            raise IndexError("no such game in the batch")
+        game = self._finished[i]
+        return None if game is None else game.clone()
 
     @property
     def steps(self) -> int:

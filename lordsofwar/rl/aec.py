@@ -20,7 +20,7 @@ import numpy as np
 from lordsofwar import core
 from lordsofwar.core.encoding import Frame, frame_of
 from lordsofwar.core.observation import INFO, PLANES, write
-from lordsofwar.rl.config import AGENTS, Config, flat_observation, spaces_of
+from lordsofwar.rl.config import AGENTS, Config, flat_observation, normalise, spaces_of
 from lordsofwar.rules import notation
 from lordsofwar.rules.errors import IllegalActionError
 
@@ -153,6 +153,7 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
         if game.result is None and game.decider == player:
             obs = np.empty(self.config.observation_size, np.float32)
             game.observe_into(obs, mask)
+            normalise(obs, self.config.planes_size)
             return {"observation": obs, "action_mask": mask}
         planes, info = observe_view(game, player, self.config)
         return {"observation": flat_observation(planes, info), "action_mask": mask}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -134,15 +135,63 @@ class Config:
         return decks, notation.deal(decks, seed, self.variant, self.cards)
 
 
-def flat_observation(planes: np.ndarray, info: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
-    """The observation vector: the planes (PLANES x H x W, plane by plane, row by row) as floats,
-    then the INFO floats (docs/rl.md); :func:`split_observation` takes it apart again."""
+PLANE_SCALE: tuple[float, ...] = (1, 1, *(6,) * 16, 10, 6, *(1,) * 15, 20, 1, 1)
+"""What each plane's value is divided by in the observation (docs/rl.md, "Observations"):
+arrow values by 6, defence by 10, ranged damage by 6, the shot damage declared at a unit by 20;
+the others are 0 or 1."""
+
+HAND_SCALE: tuple[float, ...] = (1, 10, *(6,) * 8, 6, 12, *(1,) * 7, 8)
+"""The same for the 20 numbers of a hand slot: defence by 10, arrow values and ranged damage
+by 6, target squares by 12, movement arrows by 8."""
+
+SCALAR_SCALE: tuple[float, ...] = (6, 6, 30, 30, 36, 36, 6, 6, 36, 6, 100, 100, 200, *(1,) * 11)
+"""The same for the 24 numbers that follow: hand sizes by 6, deck sizes by 30, units lost and
+units to win by 36, command units lost and to win by 6, quiet turns and the no-progress limit
+by 100, the turn number by 200; the others are 0 or 1."""
+
+
+@lru_cache(maxsize=16)
+def observation_scale(planes_size: int) -> np.ndarray:
+    """``1 / divisor`` for each number of an observation whose planes hold ``planes_size``
+    numbers (``PLANES x H x W``): what :func:`flat_observation` multiplies by."""
+    per_plane = planes_size // PLANES
+    divisor = np.concatenate(
+        [np.repeat(np.asarray(PLANE_SCALE, np.float32), per_plane), np.tile(np.asarray(HAND_SCALE, np.float32), 12),
+         np.asarray(SCALAR_SCALE, np.float32)]
+    )
+    if divisor.size != planes_size + INFO:  # pragma: no cover - the tables above follow the core's layout
+        raise AssertionError("the observation scales do not cover the observation")
+    scale = (1.0 / divisor).astype(np.float32)
+    scale.flags.writeable = False
+    return scale
+
+
+def normalise(observation: np.ndarray, planes_size: int) -> np.ndarray:
+    """Scale raw observation vectors (the last axis) in place to [0, 1]: each number divided by
+    its divisor (:data:`PLANE_SCALE`, :data:`HAND_SCALE`, :data:`SCALAR_SCALE`) and capped at 1
+    (only a turn past 200, a custom card's value past the core's or a no-progress limit past 100
+    reach the cap)."""
+    np.multiply(observation, observation_scale(planes_size), out=observation)
+    np.minimum(observation, 1.0, out=observation)
+    return observation
+
+
+def raw_observation(planes: np.ndarray, info: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """The observation's numbers as the core writes them, unscaled: the planes (PLANES x H x W,
+    plane by plane, row by row) as floats, then the INFO floats (what a version 1 policy reads)."""
     n = planes.size
     if out is None:
         out = np.empty(n + INFO, np.float32)
     out[:n] = planes.reshape(-1)
     out[n:] = info
     return out
+
+
+def flat_observation(planes: np.ndarray, info: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """The observation vector (docs/rl.md): the planes (PLANES x H x W, plane by plane, row by
+    row), then the INFO numbers, each scaled to [0, 1] (:func:`normalise`);
+    :func:`split_observation` takes it apart again."""
+    return normalise(raw_observation(planes, info, out), planes.size)
 
 
 def split_observation(obs: np.ndarray, height: int = 6, width: int = 7) -> tuple[np.ndarray, np.ndarray]:
@@ -155,13 +204,13 @@ def split_observation(obs: np.ndarray, height: int = 6, width: int = 7) -> tuple
 
 
 def spaces_of(config: Config) -> tuple[Any, Any]:
-    """(observation space, action space) of one agent: ``{"observation": float32 vector,
-    "action_mask": int8 per action id}`` and ``Discrete(num_actions)``."""
+    """(observation space, action space) of one agent: ``{"observation": float32 vector in
+    [0, 1], "action_mask": int8 per action id}`` and ``Discrete(num_actions)``."""
     from gymnasium import spaces
 
     observation = spaces.Dict(
         {
-            "observation": spaces.Box(0.0, float(np.finfo(np.float32).max), (config.observation_size,), np.float32),
+            "observation": spaces.Box(0.0, 1.0, (config.observation_size,), np.float32),
             "action_mask": spaces.Box(0, 1, (config.num_actions,), np.int8),
         }
     )

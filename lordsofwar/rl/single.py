@@ -8,7 +8,8 @@ The bot is shown its own view, the hand cards the agent revealed and its own dec
 is (:func:`lordsofwar.bots.decide`), and the agent's observation is of its own view only.
 
 An action is an integer id (docs/core.md); the observation's ``action_mask`` marks the legal
-ones. An illegal id ends the episode as a loss (reward -1, ``info["illegal_action"]``), as
+ones (so does ``info["action_mask"]``, and :meth:`LordsOfWarEnv.action_masks` for sb3-contrib's
+``MaskablePPO``, as bools). An illegal id ends the episode as a loss (reward -1, ``info["illegal_action"]``), as
 PettingZoo's ``TerminateIllegalWrapper`` does, so that Gymnasium's checker and unmasked random
 agents can run; ``illegal_action="raise"`` raises :class:`IllegalActionError` instead and
 changes nothing.
@@ -32,7 +33,8 @@ from lordsofwar.rules.knowledge import known_hands
 
 class LordsOfWarEnv(gymnasium.Env):
     """One agent against ``opponent`` (a bot's name, weakest first: random, recruit, greedy,
-    veteran, elite, general); see the module text."""
+    veteran, elite, general; or ``policy:FILE``, a trained policy, checked against the mat when
+    the environment is made); see the module text."""
 
     metadata: dict[str, Any] = {"render_modes": ["human", "ansi"], "render_fps": 1}
 
@@ -44,10 +46,13 @@ class LordsOfWarEnv(gymnasium.Env):
         render_mode: str | None = None,
         **options: Any,
     ):
-        from lordsofwar.bots import BOTS
+        from lordsofwar.bots import BOTS, POLICY_PREFIX, make_bot
 
-        if opponent not in BOTS:
-            raise ValueError(f"opponent {opponent!r}: one of {', '.join(BOTS)}")
+        self._policy_bot: Any = None
+        if isinstance(opponent, str) and opponent.startswith(POLICY_PREFIX):
+            self._policy_bot = make_bot(opponent, 0)  # the file read and checked now, once
+        elif opponent not in BOTS:
+            raise ValueError(f"opponent {opponent!r}: one of {', '.join(BOTS)}, or policy:FILE")
         if seat not in (None, 1, 2):
             raise ValueError(f"seat {seat!r}: 1, 2 or None (drawn at every reset)")
         if illegal_action not in ("lose", "raise"):
@@ -55,6 +60,15 @@ class LordsOfWarEnv(gymnasium.Env):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode {render_mode!r}: one of {self.metadata['render_modes']}")
         self.config = Config.of(**options)
+        if self._policy_bot is not None:
+            policy = self._policy_bot.policy
+            frame_differs = self.config.mat == "unbordered" and policy.frame != self.config.frame
+            if policy.mat != self.config.mat or frame_differs:
+                raise ValueError(
+                    f"opponent {opponent!r} was trained for the {policy.mat} mat (frame {policy.frame[0]} x "
+                    f"{policy.frame[1]}), not this environment's {self.config.mat} mat"
+                    + (f" (frame {self.config.frame[0]} x {self.config.frame[1]})" if frame_differs else "")
+                )
         self.opponent = opponent
         self.seat = seat
         self.illegal_action = illegal_action
@@ -82,15 +96,22 @@ class LordsOfWarEnv(gymnasium.Env):
         rng = self.np_random
         self.decks, pos = self.config.deal(rng)
         self.me = self.seat or 1 + int(rng.integers(2))
-        self.bot = make_bot(self.opponent, int(rng.integers(2**31)))
+        bot_seed = int(rng.integers(2**31))
+        self.bot = self._policy_bot.reseeded(bot_seed) if self._policy_bot is not None else make_bot(self.opponent, bot_seed)
         self.game = self._game_class.from_position(pos)
         self.events: list[Event] = []
         self._opponent_plays()
         obs, truncated = self._observe()
-        info: dict[str, Any] = {"seat": self.me}
+        info: dict[str, Any] = {"seat": self.me, "action_mask": self.action_masks()}
         if truncated:  # pragma: no cover - a dealt game always has legal ids in its frame
             info["reason"] = "no legal action has an id in the frame"
         return obs, info
+
+    def action_masks(self) -> np.ndarray:
+        """The legal ids now, one bool per id (sb3-contrib's ``MaskablePPO`` asks for it; all
+        False once the episode is over). ``info["action_mask"]`` carries the same after every
+        reset and step."""
+        return self._mask.astype(bool)
 
     def _opponent_plays(self) -> None:
         from lordsofwar.bots import decide
@@ -127,8 +148,10 @@ class LordsOfWarEnv(gymnasium.Env):
                 raise IllegalActionError(f"action id {action!r} is not legal now (see the observation's action_mask)")
             obs, _ = self._observe()
             obs["action_mask"][:] = 0
+            self._mask[:] = 0
             self.game = None  # the episode is over
-            return obs, -1.0, True, False, {"seat": self.me, "illegal_action": True, "reason": f"illegal action id {action!r}"}
+            lost = {"seat": self.me, "illegal_action": True, "reason": f"illegal action id {action!r}"}
+            return obs, -1.0, True, False, {**lost, "action_mask": self.action_masks()}
         weight = self.config.shaped_reward
         before = _lost(game) if weight else None
         self.events.extend(game.apply(game.action_text(i)))
@@ -143,6 +166,7 @@ class LordsOfWarEnv(gymnasium.Env):
             reward += 0.0 if result.winner is None else (1.0 if result.winner == self.me else -1.0)
             info.update(reason=result.reason, winner=result.winner or 0)
         obs, truncated = self._observe()
+        info["action_mask"] = self.action_masks()
         if truncated:
             info["reason"] = "no legal action has an id in the frame"
         if self.render_mode == "human":

@@ -5,6 +5,10 @@ the compiled core with one call, without a Python object per game, into NumPy ar
 ``{"observation": float32 (num_envs, size), "action_mask": int8 (num_envs, num_actions)}``,
 each game's observation for its decider and from the decider's side of the mat.
 
+Every step's (and reset's) ``infos["action_mask"]`` is the observation's mask (int8, the same
+array), and :meth:`LordsOfWarVectorEnv.action_masks` gives the legal ids as bools, for masking
+libraries (sb3-contrib's ``MaskablePPO``).
+
 - ``opponent="self"``: the caller's policy plays both seats (self-play). ``infos["to_play"]``
   says who decides in each game; a step's reward is that of the player who just acted, and
   ``infos["rewards"]`` holds both players' (num_envs, 2).
@@ -13,8 +17,12 @@ each game's observation for its decider and from the decider's side of the mat.
   a decision of the caller's seat.
 
 A finished game is dealt again in the same step (Gymnasium's ``AutoresetMode.SAME_STEP``): its
-row then shows the new game's first observation. Its last observation is not kept (a finished
-game has no decision left; ``infos["final_obs"]`` is absent).
+row then shows the new game's first observation, and, as Gymnasium's own vector environments
+give them, ``infos["final_obs"]`` (an object array: the finished game's last observation, of
+the side whose reward the step gives, with an all-zero mask; None in the other rows) and
+``infos["final_info"]`` (``winner``: 1, 2 or 0 for a draw; ``termination``: the result's code,
+``lordsofwar.rules.result.Termination``, "" for a game cut short; ``reason``: its sentence),
+each with its ``_``-prefixed mask of the rows it holds.
 """
 
 from __future__ import annotations
@@ -29,7 +37,8 @@ from gymnasium.vector.utils import batch_space
 from lordsofwar import core
 from lordsofwar.core.batching import SKIP
 from lordsofwar.core.observation import HAND_FEATURES
-from lordsofwar.rl.config import Config, spaces_of
+from lordsofwar.rl.aec import observe_view
+from lordsofwar.rl.config import Config, flat_observation, normalise, spaces_of
 from lordsofwar.rules.errors import IllegalActionError
 
 LOST = 2 * 6 * HAND_FEATURES + 4
@@ -93,7 +102,8 @@ class LordsOfWarVectorEnv(VectorEnv):
             self._opponent_plays()
         if self.config.shaped_reward:
             self._lost = self._lost_now()
-        return self._observation(), self._infos()
+        obs = self._observation()
+        return obs, {**self._infos(), "action_mask": obs["action_mask"]}
 
     def _lost_now(self) -> np.ndarray:
         """(num_envs, 2): the units players 1 and 2 have lost, read from the observations."""
@@ -136,7 +146,11 @@ class LordsOfWarVectorEnv(VectorEnv):
         terminated = self._done & ~self._truncated
         obs = self._observation()
         reward = self._reward.copy() if self.copy else self._reward
-        return obs, reward, terminated, self._truncated.copy(), self._infos()
+        infos = self._infos()
+        infos["action_mask"] = obs["action_mask"]
+        if self._done.any():
+            self._add_finals(infos, side)
+        return obs, reward, terminated, self._truncated.copy(), infos
 
     def _opponent_plays(self) -> None:
         """The random player's actions, until each game waits for the caller's seat."""
@@ -158,13 +172,56 @@ class LordsOfWarVectorEnv(VectorEnv):
         batch = self.batch
         np.copyto(self._planes_view, batch.planes.reshape(self.num_envs, -1), casting="unsafe")
         np.copyto(self._info_view, batch.info)
+        normalise(self._obs, self.config.planes_size)
         np.copyto(self._mask, batch.mask, casting="unsafe")
         if self.copy:
             return {"observation": self._obs.copy(), "action_mask": self._mask.copy()}
         return {"observation": self._obs, "action_mask": self._mask}
 
+    def _add_finals(self, infos: dict[str, Any], side: np.ndarray) -> None:
+        """``final_obs`` and ``final_info`` of the games that ended in this step (Gymnasium's
+        same-step autoreset): the last observation of ``side`` (1 or 2 per game), the result."""
+        n = self.num_envs
+        rows = np.flatnonzero(self._done)
+        final_obs = np.full(n, None, dtype=object)
+        winner = np.zeros(n, np.int64)
+        termination = np.full(n, None, dtype=object)
+        reason = np.full(n, None, dtype=object)
+        for i in rows:
+            game = self.batch.finished(int(i))
+            planes, info = observe_view(game, int(side[i]), self.config)
+            final_obs[i] = {
+                "observation": flat_observation(planes, info),
+                "action_mask": np.zeros(self.config.num_actions, np.int8),
+            }
+            result = game.result
+            if result is None:  # cut short: no legal action had an id in the frame
+                termination[i], reason[i] = "", "no legal action has an id in the frame"
+            else:
+                winner[i] = result.winner or 0
+                termination[i], reason[i] = result.termination.value, result.reason
+        mask = self._done.copy()
+        infos["final_obs"], infos["_final_obs"] = final_obs, mask
+        infos["final_info"] = {
+            "winner": winner,
+            "_winner": mask.copy(),
+            "termination": termination,
+            "_termination": mask.copy(),
+            "reason": reason,
+            "_reason": mask.copy(),
+        }
+        infos["_final_info"] = mask.copy()
+
     def _infos(self) -> dict[str, Any]:
         return {"to_play": self.batch.to_play.copy(), "rewards": self._both.copy()}
+
+    def action_masks(self) -> np.ndarray:
+        """The legal ids of every game now, ``(num_envs, num_actions)`` bools (sb3-contrib's
+        ``MaskablePPO`` asks for it); ``infos["action_mask"]`` is the observation's mask."""
+        if self.batch is None:
+            raise RuntimeError("call reset() first")
+        masks: np.ndarray = self.batch.mask.astype(bool)
+        return masks
 
     def close_extras(self, **kwargs: Any) -> None:
         self.batch = None

@@ -127,6 +127,8 @@ Batch::Batch(std::shared_ptr<const CardTable> c, const Variant& var, std::vector
     if (v.bordered) width = WIDTH, height = HEIGHT;
     games.reserve(n);
     for (int b = 0; b < n; ++b) games.emplace_back(cards, v);
+    finished = games;
+    has_finished.assign((size_t)n, 0);
     buf.reserve(256);
 }
 
@@ -157,6 +159,7 @@ bool Batch::write_one(int b, uint8_t* planes, float* info, uint8_t* mask, int8_t
 }
 
 void Batch::reset(uint8_t* planes, float* info, uint8_t* mask, int8_t* to_play) {
+    std::fill(has_finished.begin(), has_finished.end(), 0);
     for (int b = 0; b < size; ++b) {
         deal_one(b);
         write_one(b, planes, info, mask, to_play);
@@ -191,6 +194,8 @@ int Batch::step(const int32_t* actions, uint8_t* planes, float* info, uint8_t* m
             }
             done[b] = 1;
             ++episodes;
+            finished[b] = g;
+            has_finished[b] = 1;
             deal_one(b);
         }
         if (!write_one(b, planes, info, mask, to_play)) {
@@ -198,6 +203,8 @@ int Batch::step(const int32_t* actions, uint8_t* planes, float* info, uint8_t* m
             // is cut short, as a draw, and a new one dealt.
             done[b] = truncated[b] = 1;
             ++episodes;
+            finished[b] = games[b];
+            has_finished[b] = 1;
             deal_one(b);
             write_one(b, planes, info, mask, to_play);
         }

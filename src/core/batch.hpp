@@ -29,6 +29,8 @@ struct Batch {
     Rng rng;
     int width, height, size;
     std::vector<Game> games;
+    std::vector<Game> finished;  // per game: the last game that ended there (copied as it ended)
+    std::vector<uint8_t> has_finished;
     std::vector<Action> buf;
     long steps = 0, episodes = 0, outside_frame = 0;
 
@@ -42,7 +44,8 @@ struct Batch {
     // index whose action is not legal, or -1 when all were applied), then write the buffers.
     // actions[b] == SKIP leaves game b and its rows as they are (rewards, done, truncated 0).
     // A finished game gets its rewards (+1 win, -1 loss, 0 draw, per player), done = 1 and is
-    // dealt again at once: the observation is then the new game's first.
+    // dealt again at once: the observation is then the new game's first; the finished game is
+    // kept in ``finished[b]`` (its result, its last position) until game b ends again.
     int step(const int32_t* actions, uint8_t* planes, float* info, uint8_t* mask, int8_t* to_play, float* rewards,
              uint8_t* done, uint8_t* truncated);
 

@@ -501,7 +501,16 @@ NB_MODULE(_core, m) {
                 s.g = b.games[i];
                 return s;
             },
-            "A copy of game ``i`` as a State.");
+            "A copy of game ``i`` as a State.")
+        .def(
+            "finished", [](const Batch& b, int i) -> std::optional<State> {
+                if (i < 0 || i >= b.size) throw nb::index_error("no such game in the batch");
+                if (!b.has_finished[(size_t)i]) return std::nullopt;
+                State s(Cards{b.cards}, b.finished[(size_t)i].variant());
+                s.g = b.finished[(size_t)i];
+                return s;
+            },
+            "A copy of the last game that ended in slot ``i`` (as it ended) as a State; None before any.");
 
     m.def(
         "time_actions",
