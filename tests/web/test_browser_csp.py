@@ -15,6 +15,7 @@ import pytest
 
 from lordsofwar.learn import puzzles
 from tests.web.server import chromium_path, running_server
+from tests.web.test_browser_moderation import grant_quickly
 from tests.web.test_browser import Api, finished_tournament, rated_game, sign_in
 
 pytestmark = pytest.mark.skipif(chromium_path() is None, reason="Debian's chromium is not installed (scripts/install-browser)")
@@ -51,6 +52,10 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
         upcoming = alice.post("/api/tournaments", {"name": "Upcoming cup", "kind": "swiss", "rounds": 3, "options": opts})
         assert upcoming.status_code == 201, upcoming.text
         tid = finished_tournament(alice, bob, "Finished cup")
+        reported = alice.post("/api/reports", {"reason": "spam", "text": "adverts in the chat", "player": bob.name})
+        assert reported.status_code == 201, reported.text
+        grant_quickly(data, alice.name)  # the moderators' page, with that report on its queue
+        assert alice.post(f"/api/players/{bob.name}/follow").status_code == 200  # the friends page lists one
         common = [
             "/", f"/games/{playing}", f"/games/{over}", f"/games/{over}/replay", "/tournaments",
             f"/tournaments/{tid}", f"/tournaments/{upcoming.json()['tournament']}", "/leaderboard",
@@ -61,8 +66,9 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
             "public": [*common, "/privacy", "/?flash=closed", "/signin", "/forgot", "/signup", "/?flash=signed-out", "/learn/cards", "/learn/rules",
                        "/learn/puzzles", f"/learn/puzzles/{puzzles.load()[0].id}", "/learn/puzzles/daily", "/learn/puzzles/streak",
                        "/learn", "/learn/lessons", "/learn/lessons/combat"],
-            "signed_in": [*common, "/privacy", "/settings/close", "/decks", f"/decks/{deck.json()['id']}", "/settings", "/tokens", "/?flash=welcome",
-                          "/learn/puzzles", "/learn/puzzles/streak", "/learn", "/learn/lessons/ranged"],
+            "signed_in": [*common, "/privacy", "/settings/close", "/decks", f"/decks/{deck.json()['id']}", "/settings", "/tokens", "/?flash=welcome", "/friends",
+                          "/learn/puzzles", "/learn/puzzles/streak", "/learn", "/learn/lessons/ranged", "/moderation",
+                          "/admin/workers"],
             # pages that answer an error status (the browser logs the status of the document itself)
             "errors": ["/no-such-page", "/games/999999", "/players/nobody-at-all", "/players/general%20bot",
                        "/decks/999999", "/unsubscribe?token=altered", "/reset?token=altered"],

@@ -15,6 +15,7 @@ import pytest
 
 from lordsofwar.learn import puzzles
 from tests.web.server import running_server
+from tests.web.test_browser_moderation import grant_quickly
 from tests.web.test_browser import Api, finished_tournament, rated_game, sign_in, visit
 
 PHONE = {"width": 390, "height": 844}
@@ -76,6 +77,11 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
         upcoming = alice.post("/api/tournaments", {"name": "Upcoming phone cup", "kind": "swiss", "rounds": 3, "options": opts})
         assert upcoming.status_code == 201, upcoming.text
         tid = finished_tournament(alice, bob, "Finished phone cup")
+        reported = alice.post("/api/reports", {"reason": "spam", "text": "adverts in the chat", "player": bob.name})
+        assert reported.status_code == 201, reported.text
+        grant_quickly(data, alice.name)  # the moderators' page, with that report on its queue
+        assert alice.post(f"/api/players/{bob.name}/follow").status_code == 200  # a friend with a long name
+        assert alice.post("/api/players/greta/block").status_code == 200  # and a block
         yield {
             "base": base,
             "public": [
@@ -94,6 +100,9 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
                 f"/tournaments/{upcoming.json()['tournament']}", "/leaderboard", f"/players/{alice.name}",
                 "/privacy", "/settings/close",
                 "/settings", "/tokens", "/decks/999999", f"/learn/mistakes/{over}", "/learn/puzzles", "/learn/puzzles/streak",
+                "/friends", f"/players/{bob.name}",
+                "/moderation",
+                "/admin/workers",
             ],
         }
 

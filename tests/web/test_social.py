@@ -141,7 +141,7 @@ def test_bad_input(client: TestClient, alice: Player) -> None:
         r = alice.send(method, f"/api/players/nobody-here/{path}")
         assert r.status_code == 404 and "nobody-here" in r.json()["detail"], r.text
         r = alice.send(method, f"/api/players/alice/{path}")
-        assert r.status_code == 400, r.text
+        assert r.status_code == 403, r.text
         r = alice.send(method, f"/api/players/{'x' * 101}/{path}")
         assert r.status_code == 422, r.text
         r = alice.send(method, "/api/players/alice/" + path, csrf="forged")

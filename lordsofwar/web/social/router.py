@@ -33,7 +33,7 @@ async def _relation(request: Request, db: Db, user: User, other: User) -> Relati
     return Relation(name=other.name, online=online, **rel)
 
 
-@router.get("/api/players/{name}/relation", responses=refusals(401, 404))
+@router.get("/api/players/{name}/relation", responses=refusals(401, 403, 404))
 async def api_relation(request: Request, name: Name, db: Db, user: SignedIn) -> Relation:
     """Whether you follow and block the player, and whether they are online (as you may know it)."""
     other = await service.find_other(db, user, name)

@@ -47,7 +47,7 @@ async def find_other(db: AsyncSession, user: User, name: str) -> User:
     if other is None:
         raise Problem(404, _("there is no player called {name!r}").format(name=name[:30]))
     if other.id == user.id:
-        raise Problem(400, _("that is your own name"))
+        raise Problem(403, _("that is your own name"))
     return other
 
 

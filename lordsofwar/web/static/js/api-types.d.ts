@@ -11778,6 +11778,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorBody"];
                 };
             };
+            /** @description Not allowed for you: CSRF token wrong, another player's game, deck or challenge, a private game, or a challenge to yourself */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
             /** @description No such thing */
             404: {
                 headers: {

@@ -31,7 +31,7 @@ function playerPath(name) {
 
 /** @param {number} n */
 function onlineText(n) {
-  return ngettext('%(num)d player online now', '%(num)d players online now', n, { num: n });
+  return ngettext('{n} player online now', '{n} players online now', n);
 }
 
 /** @param {HTMLElement} box the profile's #social */
@@ -63,8 +63,8 @@ function profile(box) {
       const rel = on ? await deleteJSON(playerPath(name) + '/follow') : await postJSON(playerPath(name) + '/follow');
       show(rel);
       status.textContent = rel.following
-        ? _('You follow %(name)s: they are on your friends page.', { name })
-        : _('You no longer follow %(name)s.', { name });
+        ? _('You follow {name}: they are on your friends page.', { name })
+        : _('You no longer follow {name}.', { name });
     } catch (e) {
       status.textContent = refusal(e);
     } finally {
@@ -80,8 +80,8 @@ function profile(box) {
       const rel = on ? await deleteJSON(playerPath(name) + '/block') : await postJSON(playerPath(name) + '/block');
       show(rel);
       status.textContent = rel.blocking
-        ? _('You block %(name)s: neither of you can challenge or chat with the other, and they do not see whether you are online. They are not told.', { name })
-        : _('You no longer block %(name)s.', { name });
+        ? _('You block {name}: neither of you can challenge or chat with the other, and they do not see whether you are online. They are not told.', { name })
+        : _('You no longer block {name}.', { name });
     } catch (e) {
       status.textContent = refusal(e);
     } finally {
@@ -111,10 +111,10 @@ function friendsPage(box) {
         link.href = '/players/' + encodeURIComponent(f.name);
         link.textContent = f.name;
         $input('input[name="opponent"]', li).value = f.name;
-        $button('form button', li).setAttribute('aria-label', _('Challenge %(name)s', { name: f.name }));
+        $button('form button', li).setAttribute('aria-label', _('Challenge {name}', { name: f.name }));
         const unfollow = $button('button.unfollow', li);
         unfollow.dataset.name = f.name;
-        unfollow.setAttribute('aria-label', _('Unfollow %(name)s', { name: f.name }));
+        unfollow.setAttribute('aria-label', _('Unfollow {name}', { name: f.name }));
       }
       const dot = $('[data-presence]', li);
       dot.className = 'presence ' + (f.online ? 'on' : 'off');
@@ -145,7 +145,7 @@ function friendsPage(box) {
       /** @type {Relation} */
       const rel = await postJSON(playerPath(name) + '/follow');
       input.value = '';
-      status.textContent = _('You follow %(name)s: they are on your friends page.', { name: rel.name });
+      status.textContent = _('You follow {name}: they are on your friends page.', { name: rel.name });
       await refresh();
     } catch (e) {
       status.textContent = refusal(e);
@@ -158,7 +158,7 @@ function friendsPage(box) {
     const name = target.dataset.name || '';
     try {
       await deleteJSON(playerPath(name) + '/follow');
-      status.textContent = _('You no longer follow %(name)s.', { name });
+      status.textContent = _('You no longer follow {name}.', { name });
       await refresh();
       $input('#follow-name').focus();
     } catch (e) {
@@ -172,7 +172,7 @@ function friendsPage(box) {
     const name = target.dataset.name || '';
     try {
       await deleteJSON(playerPath(name) + '/block');
-      $('#blocks-status').textContent = _('You no longer block %(name)s.', { name });
+      $('#blocks-status').textContent = _('You no longer block {name}.', { name });
       await refresh();
       $('#blocks h2').focus();
     } catch (e) {
