@@ -18,6 +18,13 @@ stay live for the whole run (``--no-replace``: they do not). Every run stops by 
     python bench/server.py --database-url postgresql://postgres@127.0.0.1:5432/postgres
     python bench/server.py --games 20 --duration 36 --signup-burst 60 --full-argon2   # a sign-up flood
     python bench/server.py --games 20 --duration 36 --signup-burst 60 --full-argon2 --burst-addresses many
+    python bench/server.py --chat-every 10       # and each player chats every 10 s on average
+
+``--chat-every S`` adds game chat: each player of each game posts a message to the game's chat
+(``POST /api/games/{id}/chat``) every S seconds on average (exponential; one in five a quick
+phrase, the rest a line of text), which the server keeps and pushes to both players' sockets.
+It reports the messages kept and refused, the posts' latency and the chat messages the sockets
+received; the action latency is then measured with the chat traffic going on.
 
 ``--signup-burst N`` sends N anonymous sign-ups (a third of the way into the run, spread over
 ``--burst-seconds``, default 12) while the games go on, from one address (127.0.0.2) or from N
@@ -70,6 +77,8 @@ SERVER_START_TIMEOUT_S = 60.0
 SETUP_TIMEOUT_S = 300.0
 GRACE_S = 5.0  # after the budget runs out: how long in-flight actions may still be answered
 PASSWORD = "bench-password-1"
+CHAT_PHRASES = ("hello", "good_luck", "good_game", "thanks", "well_played")
+CHAT_LINES = ("nice move", "hmm, let me think", "that catapult hurts", "your turn", "ouch", "good luck with that flank")
 LOCAL_HOSTS = {"127.0.0.1", "localhost", "::1"}
 ARGON2_ENV = {"LOW_ARGON2_TIME_COST": "1", "LOW_ARGON2_MEMORY_KIB": "8192"}
 CLK_TCK = os.sysconf("SC_CLK_TCK")
@@ -307,6 +316,9 @@ class Stats:
     live_area: float = 0.0  # integral of live games over time (for the time-weighted mean)
     live_since: float = 0.0
     measuring: bool = False
+    chat_latencies: list[float] = field(default_factory=list)  # seconds, each kept message's POST
+    chat_refused: dict[str, int] = field(default_factory=dict)  # by status (and code)
+    chat_received: int = 0  # chat messages that reached the players' sockets
 
     def error(self, message: str) -> None:
         self.errors += 1
@@ -460,6 +472,8 @@ class Bench:
                         if stats.sent >= self.args.max_actions:
                             self.budget_done.set()
                         await ws.send(json.dumps({"type": "action", "action": action, "version": version}))
+                elif kind == "chat":
+                    stats.chat_received += 1
                 elif kind == "error":
                     stats.error(str(doc.get("message")))
                     pending = None
@@ -479,10 +493,17 @@ class Bench:
         (wa, da), (wb, db) = opened
         self.stats.games_started += 1
         self.stats.set_live(+1)
+        seed = self.rng.randrange(2**62)
+        chatters = (
+            [asyncio.create_task(self.chatter(p, game_id, seed + 2 + i)) for i, p in enumerate((a, b))]
+            if self.args.chat_every > 0
+            else []
+        )
         try:
-            seed = self.rng.randrange(2**62)
             ended = await asyncio.gather(self.play(wa, da, seed), self.play(wb, db, seed + 1))
         finally:
+            for task in chatters:
+                task.cancel()
             self.stats.set_live(-1)
             for ws in (wa, wb):
                 self.sockets.discard(ws)
@@ -493,6 +514,37 @@ class Bench:
             self.stats.finished_games += 1
             self.stats.results[reason] = self.stats.results.get(reason, 0) + 1
         return reason is not None
+
+    async def chatter(self, player: Player, game_id: int, seed: int) -> None:
+        """One player's chat in one game: a message every ``--chat-every`` seconds on average
+        while the game lasts (its task is cancelled when the game ends)."""
+        rng = random.Random(seed)
+        stats = self.stats
+        await self.start.wait()
+        count = 0
+        while not self.stopping:
+            await asyncio.sleep(rng.expovariate(1.0 / self.args.chat_every))
+            if self.stopping:
+                return
+            count += 1
+            if rng.random() < 0.2:
+                body = {"phrase": rng.choice(CHAT_PHRASES)}
+            else:
+                body = {"text": f"{rng.choice(CHAT_LINES)} ({player.name}, {count})"}
+            sent = time.perf_counter()
+            try:
+                response = await player.http.post(
+                    f"/api/games/{game_id}/chat", json=body, headers={"X-CSRF-Token": player.csrf}
+                )
+            except httpx.HTTPError as exc:
+                stats.chat_refused[type(exc).__name__] = stats.chat_refused.get(type(exc).__name__, 0) + 1
+                continue
+            if response.status_code == 201:
+                if stats.measuring:
+                    stats.chat_latencies.append(time.perf_counter() - sent)
+            else:
+                key = f"{response.status_code} {response.json().get('code') if response.content else ''}"
+                stats.chat_refused[key] = stats.chat_refused.get(key, 0) + 1
 
     async def slot(self, a: Player, b: Player, game_id: int, opened: tuple[Any, Any]) -> None:
         """One of the N concurrent games, replaced by a new one when it ends."""
@@ -650,6 +702,16 @@ class Bench:
             "signup_burst": burst,
             "bot_games": args.bot_games,
             "bot_level": args.bot_level if args.bot_games else None,
+            "chat": None
+            if not args.chat_every
+            else {
+                "every_s": args.chat_every,
+                "kept": len(s.chat_latencies),
+                "per_s": round(len(s.chat_latencies) / elapsed, 1) if elapsed > 0 else 0.0,
+                "refused": s.chat_refused,
+                "received": s.chat_received,
+                "post_latency_ms": latency_summary(s.chat_latencies),
+            },
         }
 
     def server_cpu(self) -> float | None:
@@ -901,6 +963,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--workers-remote", type=int, default=0,
                    help="the bots search in this many 'lordsofwar worker' processes over Redis (needs --redis-url); "
                    "the servers search nothing themselves")
+    p.add_argument("--chat-every", type=float, default=0.0,
+                   help="each player posts a chat message every this many seconds on average (0: no chat; "
+                   "at least 2, under the server's rate limit)")
     p.add_argument("--arena", type=int, default=0,
                    help="instead of separate games: this many players in one arena tournament (at most 400)")
     args = p.parse_args(argv)
@@ -926,6 +991,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         p.error(f"--bot-level must be one of {', '.join(BOTS)}")
     if not 0 <= args.arena <= 400 or args.arena == 1:
         p.error("--arena must be 2 to 400 players")
+    if args.chat_every and not 2 <= args.chat_every <= 600:
+        p.error("--chat-every must be 0, or 2 to 600")
     if not 1 <= args.workers <= 16:
         p.error("--workers must be 1 to 16")
     if not 0 <= args.workers_remote <= 16:
@@ -961,8 +1028,15 @@ def print_table(r: dict[str, Any]) -> None:
     print(f"CPU                 server {cpu} s ({'-' if per is None else f'{per:.2f} ms'} per action), "
           f"client {r['client_cpu_s']} s; whole machine {r['machine_cores_busy']} of {r['cores']} cores busy, "
           f"{r['machine_cores_stolen']} stolen by the hypervisor; other processes {r['other_cores_busy']} cores")
+    c = r.get("chat")
+    if c:
+        cl = c["post_latency_ms"]
+        print(f"chat                a message per player every {c['every_s']:g} s: {c['kept']} kept ({c['per_s']}/s), "
+              f"refused {c['refused'] or 0}; {c['received']} pushed to the players' sockets")
+        print(f"  chat post latency p50 {ms(cl['p50'])}  p99 {ms(cl['p99'])}  max {ms(cl['max'])}")
     target = lat["p99"] is not None and lat["p99"] < 100 and r["errors"] == 0
-    print(f"target              p99 under 100 ms at {r['concurrent_games']} games: {'met' if target else 'MISSED'}")
+    print(f"target              p99 under 100 ms at {r['concurrent_games']} games"
+          f"{' with chat' if c else ''}: {'met' if target else 'MISSED'}")
     d = r.get("bot_decisions")
     if d:
         sm, wm = d["search_ms"], d["wall_ms"]
