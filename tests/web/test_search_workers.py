@@ -256,3 +256,35 @@ def test_two_servers_and_three_workers_restarted_mid_play_finish_every_game_and_
         bot_moves = sum(bot_actions(s, 2) for s in states)
         assert answered(redis, prefix) == bot_moves + len(hints)  # nothing lost, nothing answered twice
         assert all(q.waiting == 0 and q.running == 0 for q in status.read(redis, prefix).queues)
+
+
+def test_a_worker_takes_bot_turns_before_hints_before_analyses_whatever_came_first(redis: Any, prefix: str) -> None:
+    """One worker, jobs queued analysis first and a bot's turn last: it answers the turn first."""
+    from lordsofwar.rules import notation
+    from lordsofwar.rules.cards import CORE
+    from lordsofwar.web.workers.worker import Worker
+
+    pos = notation.deal([CORE.standard_deck("orcs"), CORE.standard_deck("elves")], 7, armies=["orcs", "elves"])
+    args = json.dumps(["random", 1, notation.view_json(pos, 1), {}, None, None])
+    worker = Worker(REDIS, prefix)
+    worker.prepare()
+    reply = jobs.reply_stream(prefix, "test")
+    later = f"{time.time() + 60}"
+    for kind in ("analysis", "hint", "turn"):
+        fields = {"id": kind, "fn": "choose", "args": args, "reply": reply, "sent": f"{time.time()}", "expires": later}
+        redis.xadd(jobs.stream(prefix, kind), fields)
+    assert [q.waiting for q in status.read(redis, prefix).queues] == [1, 1, 1]
+    while worker.step(block=False):
+        pass
+    answers = redis.xrange(reply)
+    assert [fields["job"] for _id, fields in answers] == ["turn", "hint", "analysis"]
+    chosen = json.loads(answers[0][1]["reply"])["result"][0]
+    assert chosen in {str(a) for a in pos.legal_actions()}
+    # a job answered already (a worker thought dead that finished after all) is not answered again
+    redis.xadd(
+        jobs.stream(prefix, "turn"),
+        {"id": "turn", "fn": "choose", "args": args, "reply": reply, "sent": "0", "expires": later},
+    )
+    assert worker.step(block=False) and worker.tally.done == 3 and worker.tally.dropped == 1
+    assert redis.xlen(reply) == 3 and all(q.waiting + q.running == 0 for q in status.read(redis, prefix).queues)
+    worker._leave()
