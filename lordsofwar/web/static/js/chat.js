@@ -17,6 +17,7 @@ import { ApiError, getJSON, postJSON, putJSON } from './api.js';
 import { $, h } from './dom.js';
 import { _ } from './i18n.js';
 import { store } from './prefs.js';
+import { sendReport } from './report.js';
 
 /** @typedef {import('./api-types').components['schemas']['ChatMessageOut']} ChatMessage */
 /** @typedef {import('./api-types').components['schemas']['ChatHistory']} ChatHistory */
@@ -54,6 +55,8 @@ function start(root) {
   /** @type {string | null} */
   let status = null;
   let loading = false;
+  /** the signed-in reader's name: their own messages have no Report button */
+  let me = '';
 
   const rooms = /** @type {Record<Room, HTMLElement>} */ ({ players: $('#chat-players', root), spectators: $('#chat-spectators', root) });
   // the writing parts are on the game page only
@@ -87,7 +90,23 @@ function start(root) {
       h('bdi', { class: 'chat-who', text: m.user }),
       h('span', { class: 'chat-colon', 'aria-hidden': 'true', text: ': ' }),
       h('bdi', { class: 'chat-text', text: messageText(m) }),
+      ...(signedIn && error && m.user !== me ? [' ', reportButton(m)] : []),
     );
+  }
+
+  /** A message's Report button: it goes to the moderators with its neighbours (docs/community.md). @param {ChatMessage} m */
+  function reportButton(m) {
+    const button = h('button', {
+      class: 'link chat-report', type: 'button', text: _('Report'),
+      'aria-label': _('Report this message of {name} to the moderators', { name: m.user }),
+    });
+    button.addEventListener('click', async () => {
+      button.setAttribute('disabled', '');
+      const said = await sendReport({ reason: 'abuse', text: '', message: m.id });
+      showError(said.text);
+      if (!said.ok) button.removeAttribute('disabled');
+    });
+    return button;
   }
 
   /** @param {ChatMessage} m */
@@ -138,6 +157,7 @@ function start(root) {
     if (loading) return;
     loading = true;
     try {
+      if (signedIn && !me) me = await getJSON('/api/session').then((s) => (s.user ? s.user.name : '')).catch(() => '');
       history = await getJSON(`/api/games/${gameId}/chat`);
       render();
     } catch (e) {
