@@ -1,15 +1,12 @@
 """Reports and moderation in browsers: a player reports another from the profile with the keyboard,
-a moderator (made with ``lordsofwar admin grant-moderator``) sees the report on the queue, with the
+a moderator sees the report on the queue, with the
 reported chat message and its neighbours, and bans the player from the page, which ends the
 player's signed-in session in their own browser; sign-in then refuses naming the ban. A warned
 player reads the warning on their next page. What the pages show is checked against the API."""
 
 from __future__ import annotations
 
-import os
 import sqlite3
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -23,19 +20,9 @@ from tests.web.test_browser import Api, shot, sign_in, visit
 PHONE = {"width": 390, "height": 844}
 
 
-def grant(data: Path, name: str) -> None:
-    """Make ``name`` a moderator of the test server whose folder is ``data``, with the command line."""
-    env = {**os.environ, "LOW_DATABASE_URL": f"sqlite:///{data / 'low.sqlite3'}"}
-    done = subprocess.run(
-        [sys.executable, "-m", "lordsofwar", "admin", "grant-moderator", name], env=env, capture_output=True, text=True,
-        check=False,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-    assert "is a moderator" in done.stdout
-
-
 def grant_quickly(data: Path, name: str) -> None:
-    """The same, straight into the server's SQLite file (for the tests of every page)."""
+    """Make ``name`` a moderator of the test server whose folder is ``data``, straight into its SQLite
+    file (as ``lordsofwar admin grant-moderator`` does; that command is tested in test_moderation.py)."""
     with sqlite3.connect(data / "low.sqlite3") as conn:
         conn.execute(
             "INSERT INTO moderators (user_id, granted_at) SELECT id, '2026-01-01 00:00:00' FROM users WHERE name_key = ?",
@@ -56,7 +43,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
             r = p.post(f"/api/games/{game}/chat", {"text": text})
             assert r.status_code == 201, r.text
             said.append(r.json()["id"])
-        grant(data, "carol")
+        grant_quickly(data, "carol")  # the command itself: tests/web/test_moderation.py
         yield {"base": base, "data": data, "game": game, "said": said, "alice": alice, "bob": bob, "carol": carol, "dave": dave}
 
 
