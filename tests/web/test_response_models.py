@@ -439,6 +439,15 @@ def test_every_answer_is_exactly_its_model(app_client: TestClient, answers: list
     exercise = ok(alice.get(f"/api/learn/mistakes/{hinted}"))["exercises"][0]
     ok(alice.post(f"/api/learn/mistakes/{hinted}/{exercise['n']}", {"action": exercise["played"]}))
 
+    # friends, presence and blocking
+    ok(alice.post("/api/players/bob/follow"))
+    ok(alice.get("/api/players/bob/relation"))
+    ok(alice.get("/api/friends"))
+    ok(visitor.get("/api/online"))
+    ok(alice.send("DELETE", "/api/players/bob/follow"))
+    ok(alice.post("/api/players/bob/block"))
+    ok(alice.send("DELETE", "/api/players/bob/block"))
+
     # closing an account
     erin = Player(client, "erin").signup()
     ok(erin.post("/api/account/close", {"password": erin.password, "confirm": "erin"}))

@@ -86,7 +86,7 @@ def test_a_block_stops_challenges_and_hides_presence(client: TestClient, alice: 
     open_one = bob.post("/api/invitations", {"options": OPTS}).json()["invitation"]
     bob.post("/api/players/alice/follow")
     r = alice.post("/api/players/bob/block")
-    assert r.status_code == 200 and r.json() == {"name": "bob", "following": False, "blocking": True, "online": None}
+    assert r.status_code == 200 and r.json() == {"name": "bob", "following": False, "blocking": True, "online": False}
     assert client.portal.call(_either, client, ids[0], ids[1]) is True  # chat's question, either way round
     assert client.portal.call(_either, client, ids[1], ids[0]) is True
     # the challenges between them are withdrawn; the others stand
@@ -98,18 +98,20 @@ def test_a_block_stops_challenges_and_hides_presence(client: TestClient, alice: 
         r = a.post("/api/invitations", {"opponent": b, "options": OPTS})
         assert r.status_code == 403 and r.json()["code"] == "blocked", r.text
         assert "block" not in r.json()["detail"]
+    assert open_one not in {i["id"] for i in alice.get("/api/lobby").json()["open"]}  # not shown to her
+    assert open_one in {i["id"] for i in carol.get("/api/lobby").json()["open"]}
     r = alice.post(f"/api/invitations/{open_one}/accept")
     assert r.status_code == 403 and r.json()["code"] == "blocked"
     # bob follows alice but no longer sees whether she is online; the reverse holds too
     with alice.use().websocket_connect("/api/presence/ws"), bob.use().websocket_connect("/api/presence/ws"):
         time.sleep(0.05)
         assert friends(bob)["friends"] == [{"name": "alice", "online": False}]
-        assert online_of(bob, "alice") is None
-        assert online_of(alice, "bob") is None
+        assert online_of(bob, "alice") is False  # as if she were offline: the block stays untold
+        assert online_of(alice, "bob") is False
         assert online_of(carol, "alice") is True
     # privacy: bob's view of alice says nothing of the block; the profile neither
     r = bob.get("/api/players/alice/relation")
-    assert r.json() == {"name": "alice", "following": True, "blocking": False, "online": None}
+    assert r.json() == {"name": "alice", "following": True, "blocking": False, "online": False}
     assert friends(bob)["blocks"] == [] and friends(alice)["blocks"] == ["bob"]
     assert bob.get("/players/alice").text.count('data-blocking="true"') == 0
     assert alice.get("/players/bob").text.count('data-blocking="true"') == 1

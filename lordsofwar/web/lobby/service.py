@@ -89,8 +89,12 @@ async def lobby(db: AsyncSession, user: User | None) -> dict[str, Any]:
         .order_by(Invitation.id.desc())
         .limit(100)
     )
+    shown = [(inv, creator) for inv, creator in open_rows]
+    if user is not None:  # no open challenge between two players of whom either blocks the other
+        hidden = await social.hidden_from(db, user.id, [inv.creator_id for inv, _creator in shown])
+        shown = [(inv, creator) for inv, creator in shown if inv.creator_id not in hidden]
     data: dict[str, Any] = {
-        "open": [invitation_json(inv, creator, None) for inv, creator in open_rows],
+        "open": [invitation_json(inv, creator, None) for inv, creator in shown],
         "incoming": [],
         "outgoing": [],
         "accepted": [],

@@ -15,7 +15,7 @@ class Relation(BaseModel):
     blocking: bool
     online: bool | None = Field(
         None,
-        description="whether the player is online now; null where you may not know it (either of you blocks the other, or a bot)",
+        description="whether the player is online now (false where either of you blocks the other: it reads as offline); null for a built-in bot",
     )
 
 

@@ -164,10 +164,11 @@ async def blocks(db: AsyncSession, user: User) -> list[str]:
 
 
 async def is_online(db: AsyncSession, presence: Presence, user: User | None, other: User) -> bool | None:
-    """Whether ``other`` is online, as ``user`` may know it: None for a visitor, for a bot's
-    account and where either blocks the other."""
+    """Whether ``other`` is online, as ``user`` may know it: None for a visitor and for a bot's
+    account; False where either blocks the other (told apart from offline by nobody, so that
+    the blocked player cannot learn of the block from it)."""
     if user is None or other.bot is not None:
         return None
     if user.id != other.id and await blocked_either(db, user.id, other.id):
-        return None
+        return False
     return bool(await presence.online([other.id]))

@@ -668,7 +668,7 @@ export interface paths {
         /**
          * Api Chat Post
          * @description Write in the game's chat, in the room of your seat (the players', or the spectators' when
-         *     you do not play in it). Refused: 400 an empty or over-long text or an unknown phrase; 403
+         *     you do not play in it). Refused: 422 an empty or over-long text or an unknown phrase; 403
          *     muted (the message says until when) or a player who blocks you or whom you block; 409 a game
          *     against a bot, chat turned off, the same message again; 429 too many messages.
          */
@@ -2279,20 +2279,15 @@ export interface components {
             user: string;
         };
         /**
-         * ChatPost
-         * @description One message: your own ``text`` or a quick ``phrase``'s key, not both.
+         * ChatPhrase
+         * @description A quick phrase: each reader sees it in their own language.
          */
-        ChatPost: {
+        ChatPhrase: {
             /**
              * Phrase
-             * @description a quick phrase's key (hello, good_luck, good_game, thanks, well_played): each reader sees it in their language
+             * @enum {string}
              */
-            phrase?: string | null;
-            /**
-             * Text
-             * @description your words: one line, at most 300 characters once control characters are removed
-             */
-            text?: string | null;
+            phrase: "hello" | "good_luck" | "good_game" | "thanks" | "well_played";
         };
         /**
          * ChatRooms
@@ -2329,6 +2324,17 @@ export interface components {
              * @constant
              */
             type: "chat";
+        };
+        /**
+         * ChatText
+         * @description Your own words.
+         */
+        ChatText: {
+            /**
+             * Text
+             * @description one line as you typed it; control characters and bidirectional controls are removed, so it must hold some other character
+             */
+            text: string;
         };
         /**
          * Clocks
@@ -4673,7 +4679,7 @@ export interface components {
             name: string;
             /**
              * Online
-             * @description whether the player is online now; null where you may not know it (either of you blocks the other, or a bot)
+             * @description whether the player is online now (false where either of you blocks the other: it reads as offline); null for a built-in bot
              */
             online?: boolean | null;
         };
@@ -8570,7 +8576,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["ChatPost"];
+                "application/json": components["schemas"]["ChatText"] | components["schemas"]["ChatPhrase"];
             };
         };
         responses: {
