@@ -9,7 +9,14 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Path
 from starlette.requests import HTTPConnection
 
-from lordsofwar.web.chat.schemas import ChatHistory, ChatMessageOut, ChatPost, ChatSettingsBody, ChatSettingsOut
+from lordsofwar.web.chat.schemas import (
+    ChatHistory,
+    ChatMessageOut,
+    ChatPhrase,
+    ChatSettingsBody,
+    ChatSettingsOut,
+    ChatText,
+)
 from lordsofwar.web.chat.service import MAX_LENGTH, PHRASES, ChatService, writable_room
 from lordsofwar.web.deps import Csrf, Db, MaybeUser, SignedIn, Svc
 from lordsofwar.web.errors import COMMON, refusals
@@ -63,14 +70,16 @@ async def api_chat(game_id: GameId, db: Db, user: MaybeUser, svc: Svc, chat: Cha
     responses=refusals(401, 403, 404, 409),
 )
 async def api_chat_post(
-    game_id: GameId, body: ChatPost, db: Db, user: SignedIn, svc: Svc, chat: Chat
+    game_id: GameId, body: ChatText | ChatPhrase, db: Db, user: SignedIn, svc: Svc, chat: Chat
 ) -> dict[str, Any]:
     """Write in the game's chat, in the room of your seat (the players', or the spectators' when
-    you do not play in it). Refused: 400 an empty or over-long text or an unknown phrase; 403
+    you do not play in it). Refused: 422 an empty or over-long text or an unknown phrase; 403
     muted (the message says until when) or a player who blocks you or whom you block; 409 a game
     against a bot, chat turned off, the same message again; 429 too many messages."""
     rt, _seat = await visible(svc, game_id, user)
-    return await chat.post(db, rt, user, body.text, body.phrase)
+    if isinstance(body, ChatText):
+        return await chat.post(db, rt, user, body.text, None)
+    return await chat.post(db, rt, user, None, body.phrase)
 
 
 @router.get("/api/chat/settings", response_model=ChatSettingsOut, responses=refusals(401))

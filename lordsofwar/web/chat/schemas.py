@@ -5,35 +5,35 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field
 from pydantic.json_schema import models_json_schema
 
-from lordsofwar.web.chat.service import MAX_LENGTH
+from lordsofwar.web.chat.service import MAX_LENGTH, VISIBLE
 
-RAW_LIMIT = MAX_LENGTH * 4
-"""Characters a posted text may have before cleaning (more is refused without a look)."""
+PhraseKey = Literal["hello", "good_luck", "good_game", "thanks", "well_played"]
 
 
-class ChatPost(BaseModel):
-    """One message: your own ``text`` or a quick ``phrase``'s key, not both."""
+class ChatText(BaseModel):
+    """Your own words."""
 
-    model_config = ConfigDict(extra="forbid")
-    text: str | None = Field(
-        default=None,
-        max_length=RAW_LIMIT,
-        description=f"your words: one line, at most {MAX_LENGTH} characters once control characters are removed",
-    )
-    phrase: str | None = Field(
-        default=None,
-        max_length=20,
-        description="a quick phrase's key (hello, good_luck, good_game, thanks, well_played): each reader sees it in their language",
+    model_config = ConfigDict(extra="forbid", strict=True)
+    text: str = Field(
+        min_length=1,
+        max_length=MAX_LENGTH,
+        pattern=VISIBLE,
+        description="one line as you typed it; control characters and bidirectional controls are removed, "
+        "so it must hold some other character",
     )
 
-    @model_validator(mode="after")
-    def one_of(self) -> ChatPost:
-        if (self.text is None) == (self.phrase is None):
-            raise ValueError("send either text or phrase")
-        return self
+
+class ChatPhrase(BaseModel):
+    """A quick phrase: each reader sees it in their own language."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    phrase: PhraseKey
+
+
+ChatPost = ChatText | ChatPhrase
 
 
 class ChatMessageOut(BaseModel):
@@ -71,7 +71,7 @@ class ChatHistory(BaseModel):
 
 
 class ChatSettingsBody(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     enabled: bool = Field(description="false: hide every game's chat and send you none")
 
 

@@ -76,7 +76,7 @@ function start(root) {
   /** The live regions follow the game page's screen-reader mode. */
   function politeness() {
     const sr = live && !!store.get('screenReader', false);
-    for (const box of Object.values(rooms)) box.querySelector('ol')?.setAttribute('aria-live', sr ? 'polite' : 'off');
+    for (const box of Object.values(rooms)) box.querySelector('.chat-log')?.setAttribute('aria-live', sr ? 'polite' : 'off');
   }
 
   /** @param {ChatMessage} m */
@@ -115,10 +115,10 @@ function start(root) {
     const box = rooms[m.room];
     if (!box || box.hidden) return;
     seen.add(m.id);
-    const list = /** @type {HTMLElement} */ (box.querySelector('ol'));
-    list.append(line(m));
+    /** @type {HTMLElement} */ (box.querySelector('ol')).append(line(m));
     box.querySelector('.chat-empty')?.remove();
-    list.scrollTop = list.scrollHeight;
+    const log = /** @type {HTMLElement} */ (box.querySelector('.chat-log'));
+    log.scrollTop = log.scrollHeight; // the newest in view
   }
 
   function render() {
