@@ -19,8 +19,8 @@ import { _ } from './i18n.js';
 import { store } from './prefs.js';
 import { sendReport } from './report.js';
 
-/** @typedef {import('./api-types').components['schemas']['ChatMessageOut']} ChatMessage */
-/** @typedef {import('./api-types').components['schemas']['ChatHistory']} ChatHistory */
+/** @typedef {import('./model').ChatMessage} ChatMessage */
+/** @typedef {import('./model').ChatHistory} ChatHistory */
 /** @typedef {'players' | 'spectators'} Room */
 
 /** The quick phrases' words in the reader's language, by key (the server keeps the keys). */

@@ -1303,7 +1303,9 @@ function startLive(root) {
     switch (msg.type) {
       case 'state': applyState(/** @type {GameState & Message} */ (msg)); tellChat(msg); break;
       case 'update': applyUpdate(/** @type {GameState & Message} */ (msg)); tellChat(msg); break;
-      case 'chat': document.dispatchEvent(new CustomEvent('low:chat', { detail: msg.message })); break;
+      case 'chat': // for the chat panel (chat.js)
+        document.dispatchEvent(new CustomEvent('low:chat', { detail: /** @type {import('./model').ChatSocketMessage} */ (msg).message }));
+        break;
       case 'error':
         setPending(false);
         toast(msg.message || _('refused'), 'error', msg.rule || undefined);

@@ -214,3 +214,10 @@ export type Analysis = Schemas['AnalysisResult'];
 
 /** GET/POST /api/games/{id}/analysis */
 export type AnalysisDoc = Schemas['Analysis'];
+
+/** A game's chat message (GET/POST /api/games/{id}/chat, the socket's `chat` message). */
+export type ChatMessage = Schemas['ChatMessageOut'];
+/** GET /api/games/{id}/chat: the rooms the reader may read, and where they write. */
+export type ChatHistory = Schemas['ChatHistory'];
+/** The game socket's `chat` message: a new message of a room the reader reads. */
+export type ChatSocketMessage = Schemas['ChatSocketMessage'];
