@@ -69,6 +69,17 @@ def test_presence_of_a_friend_follows_their_sockets(client: TestClient, alice: P
     with bob.socket(game):  # a game's socket counts as well
         time.sleep(0.05)
         assert friends(alice)["friends"][0]["online"] is True
+    # signed out elsewhere (as a ban does): the presence socket of that session is closed
+    time.sleep(0.4)
+    with bob.use().websocket_connect("/api/presence/ws") as ws:
+        elsewhere = Player(client, "bob")
+        elsewhere.refresh()
+        assert elsewhere.post("/api/signin", {"name": "bob", "password": bob.password}).status_code == 200
+        elsewhere.refresh()
+        assert elsewhere.post("/api/account/sessions/others").status_code == 200
+        assert ws.receive()["code"] == 4401
+    time.sleep(0.4)
+    assert friends(alice)["friends"][0]["online"] is False
     # a visitor: no names, no presence
     client.cookies.clear()
     assert client.get("/api/friends").status_code == 401

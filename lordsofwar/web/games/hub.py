@@ -174,6 +174,8 @@ class Hub:
 
     def drop_user(self, user_id: int) -> None:
         """Close the sockets a user opened (on sign-out): they act with the old session no more."""
+        if self.presence is not None:
+            self.presence.drop(user_id, None)
         for conns in list(self.games.values()):
             for conn in list(conns):
                 if conn.user_id == user_id:
@@ -190,6 +192,8 @@ class Hub:
             self._outbox.put_nowait((self.sessions_channel, json.dumps(doc)))
 
     def _drop_here(self, user_id: int, hashes: set[str]) -> None:
+        if self.presence is not None:
+            self.presence.drop(user_id, hashes)
         for conns in list(self.games.values()):
             for conn in list(conns):
                 if conn.user_id == user_id and getattr(conn, "session", None) in hashes:

@@ -16,7 +16,8 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -25,6 +26,15 @@ if TYPE_CHECKING:
 log = logging.getLogger("lordsofwar.web")
 KEY = "presence"
 """The sorted set's name after the installation's prefix (``<prefix>:presence``)."""
+
+
+@dataclass(eq=False)
+class Listener:
+    """A presence socket of this process: closed by :meth:`Presence.drop` when its session ends."""
+
+    user_id: int
+    session: str | None
+    close: Callable[[], None] = field(repr=False)
 
 
 class Presence:
@@ -38,6 +48,7 @@ class Presence:
         self.until: dict[int, float] = {}
         """Without Redis: when each player with no open socket here fades out."""
         self._writes: asyncio.Queue[int] = asyncio.Queue()
+        self.listeners: set[Listener] = set()
         self._tasks: list[asyncio.Task[None]] = []
 
     # --- sockets ------------------------------------------------------------------------------
@@ -59,6 +70,23 @@ class Presence:
             self.until[user_id] = time.time() + self.fade
             if self.redis is not None:
                 self._writes.put_nowait(user_id)
+
+    def listen(self, listener: Listener) -> None:
+        """A presence socket opened: it counts, and is closed when its session is signed out."""
+        self.listeners.add(listener)
+        self.opened(listener.user_id)
+
+    def unlisten(self, listener: Listener) -> None:
+        if listener in self.listeners:
+            self.listeners.discard(listener)
+            self.closed(listener.user_id)
+
+    def drop(self, user_id: int, sessions: set[str] | None) -> None:
+        """Close the presence sockets of a user signed out (of these sessions; None: of all), as
+        the hub closes their game sockets: a banned or signed-out player stops counting."""
+        for listener in list(self.listeners):
+            if listener.user_id == user_id and (sessions is None or listener.session in sessions):
+                listener.close()
 
     # --- questions ----------------------------------------------------------------------------
 

@@ -3,6 +3,7 @@ the friends page, the online count, and the presence socket every signed-in page
 
 # no `from __future__ import annotations`: FastAPI reads the route annotations
 
+import asyncio
 from typing import Annotated
 
 from fastapi import APIRouter, Path, Request, WebSocket, WebSocketDisconnect
@@ -10,12 +11,13 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from starlette.requests import HTTPConnection
 
 from lordsofwar.web import pages
+from lordsofwar.web.accounts.sessions import current_hash as current_session
 from lordsofwar.web.deps import Csrf, Db, MaybeUser, SignedIn, Svc, current_user, services
 from lordsofwar.web.errors import COMMON, refusals
 from lordsofwar.web.games.schemas import GameOptions
 from lordsofwar.web.models import User
 from lordsofwar.web.social import service
-from lordsofwar.web.social.presence import Presence
+from lordsofwar.web.social.presence import Listener, Presence
 from lordsofwar.web.social.schemas import Friend, Friends, Online, Relation
 
 router = APIRouter(responses=COMMON)
@@ -119,7 +121,10 @@ async def presence_socket(ws: WebSocket) -> None:
         await ws.close(code=4401, reason="sign in first")
         return
     p = presence(ws)
-    p.opened(user.id)
+    loop = asyncio.get_running_loop()
+    closing: list[asyncio.Task[None]] = []
+    listener = Listener(user.id, current_session(ws), lambda: closing.append(loop.create_task(ws.close(4401))))
+    p.listen(listener)
     try:
         while True:
             message = await ws.receive()
@@ -128,7 +133,7 @@ async def presence_socket(ws: WebSocket) -> None:
     except (WebSocketDisconnect, RuntimeError):
         pass
     finally:
-        p.closed(user.id)
+        p.unlisten(listener)
 
 
 async def profile_context(request: Request, db: Db, user: User | None, player: User) -> dict[str, object] | None:
