@@ -548,7 +548,7 @@ def test_both_batches_keep_each_slots_finished_game() -> None:
     for batch_class in kinds:
         batch = batch_class(2, seed=3, variant=Variant(units_to_win=6, commands_to_win=2))
         assert batch.finished(0) is None and batch.finished(1) is None
-        ended = []
+        ended: list[object] = []
         while len(ended) < 2:
             before = [batch.game(i).to_json() for i in range(2)]
             batch.step(batch.sample().copy())
