@@ -37,7 +37,6 @@ from lordsofwar.web.db import upsert
 from lordsofwar.web.games import clock
 from lordsofwar.web.games.analysis import Analyses
 from lordsofwar.web.games.botpool import BotPool
-from lordsofwar.web.workers.remote import remote_pool
 from lordsofwar.web.games.bots import BotTurns, Hints
 from lordsofwar.web.games.runtime import Behind, GameError, Runtime, Stale, build, job_seed
 from lordsofwar.web.games.schemas import ACTION_MAX, GameOptions
@@ -47,6 +46,7 @@ from lordsofwar.web.ratings import service as ratings
 from lordsofwar.web.settings import Settings
 from lordsofwar.web.tournaments import results as tournament_results
 from lordsofwar.web.words import BOT_NAMES
+from lordsofwar.web.workers.remote import remote_pool
 
 log = logging.getLogger("lordsofwar.web")
 
