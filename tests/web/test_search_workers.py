@@ -341,3 +341,68 @@ def test_a_worker_takes_bot_turns_before_hints_before_analyses_whatever_came_fir
     assert worker.step(block=False) and worker.tally.done == 3 and worker.tally.dropped == 1
     assert redis.xlen(reply) == 3 and all(q.waiting + q.running == 0 for q in status.read(redis, prefix).queues)
     worker._leave()
+
+
+def test_hints_analysis_decisions_and_mistake_scores_come_back_from_a_worker_as_from_the_pool(
+    redis: Any, prefix: str
+) -> None:
+    """Every kind of job through Redis and back (JSON both ways): the answers are the local
+    functions' answers for the same arguments."""
+    import asyncio
+
+    from lordsofwar.bots.analysis import TOP, decisions_of
+    from lordsofwar.rules import notation
+    from lordsofwar.rules.cards import CORE
+    from lordsofwar.web.games.botpool import HINT, hint_job, judge_job
+    from lordsofwar.web.mistakes.judging import scores_job
+    from lordsofwar.web.workers.remote import RemotePool
+    from lordsofwar.web.workers.worker import Worker
+
+    decks = [CORE.standard_deck("orcs"), CORE.standard_deck("elves")]
+    pos = notation.deal(decks, 7, armies=["orcs", "elves"])
+    rng = random.Random(2)
+    actions = []
+    for _ in range(12):
+        action = rng.choice(pos.legal_actions())
+        actions.append(str(action))
+        pos.push(action)
+    record = notation.GameRecord(decks, 7, pos.variant, ["a", "b"], actions, None)
+    decision = decisions_of(record)[-1]
+    worker = Worker(REDIS, prefix)
+    worker.prepare()
+    stop = threading.Event()
+
+    def work() -> None:
+        while not stop.is_set():
+            if not worker.step(block=False):
+                time.sleep(0.01)
+
+    async def ask() -> list[Any]:
+        pool = RemotePool(REDIS, prefix)
+        try:
+            return [
+                await pool.hint(
+                    decision["view"], {int(p): c for p, c in decision["known"].items()}, decision["deck"], 3
+                ),
+                await pool.judge(decision, TOP, 5, 40),
+                await pool.run(scores_job, decision, TOP, 5, 40, priority=HINT),
+            ]
+        finally:
+            await pool.aclose()
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    try:
+        hint, judged, scores = asyncio.run(ask())
+    finally:
+        stop.set()
+        thread.join()
+    known = {int(p): c for p, c in decision["known"].items()}
+    assert judged == json.loads(json.dumps(judge_job(decision, TOP, 5, 40)))
+    assert scores == json.loads(json.dumps(scores_job(decision, TOP, 5, 40)))
+    # a hint's search stops on time, so its choice may differ run to run: the same answer's shape,
+    # an action of that view
+    assert set(hint) == set(hint_job(decision["view"], known, decision["deck"], 3))
+    view = notation.parse_position(decision["view"])
+    assert hint["action"] in {str(a) for a in view.legal_actions()}
+    assert worker.tally.done == 3
