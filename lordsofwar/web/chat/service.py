@@ -141,6 +141,8 @@ class ChatService:
         """Counts in the accounts' limiter storage (Redis when configured)."""
         self.enabled: dict[int, bool] = {}
         """Each user's chat setting as this process last read or heard it (Redis tells changes)."""
+        self.chat_games: dict[int, bool] = {}
+        """Whether each game has a chat (False: against a bot), as this process found it."""
         hub.subscribe(CHANNEL, self._remote)
 
     # --- settings -----------------------------------------------------------------------------
@@ -168,8 +170,15 @@ class ChatService:
         return list((await db.scalars(select(User).where(User.id.in_(ids)))).all())
 
     async def check_game(self, db: AsyncSession, rt: Runtime) -> None:
-        """Refuses (409) a game against a bot: it has no chat."""
-        if not has_chat(rt) or any(u.bot is not None or u.bot_account for u in await self.players(db, rt)):
+        """Refuses (409) a game against a bot: it has no chat. Remembered per game: a game's
+        players never change, nor does an account with games become a bot's."""
+        game_id = rt.game.id
+        if game_id not in self.chat_games:
+            if len(self.chat_games) > ENABLED_CACHE:
+                self.chat_games.clear()
+            bots = not has_chat(rt) or any(u.bot is not None or u.bot_account for u in await self.players(db, rt))
+            self.chat_games[game_id] = not bots
+        if not self.chat_games[game_id]:
             raise Problem(409, _("games against a bot have no chat"), "bot")
 
     async def post(
@@ -201,7 +210,8 @@ class ChatService:
         if not await self.limiter.hit(PER_ROOM, "chat-room", str(rt.game.id), room):
             raise Problem(429, _("this chat is too busy: wait a little"), "rate")
         await self.check_game(db, rt)
-        if not await self.is_enabled(db, user.id):
+        known = self.enabled.get(user.id)  # this process's copy (set here, or told through Redis)
+        if not (await self.is_enabled(db, user.id) if known is None else known):
             raise Problem(409, _("you turned chat off: turn it on to write"), "off")
         until = await moderation.muted_until(db, user.id)
         if until is not None and until > datetime.now(UTC):
