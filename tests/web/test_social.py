@@ -34,7 +34,7 @@ def online_of(p: Player, name: str) -> bool | None:
     return value
 
 
-def test_follow_and_unfollow(client: TestClient, alice: Player, bob: Player) -> None:
+def test_follow_unfollow_and_bad_input(client: TestClient, alice: Player, bob: Player) -> None:
     carol = Player(client, "carol").signup()
     assert friends(alice)["friends"] == []
     for name in ("carol", "BOB", "bob"):  # names match whatever their case; twice changes nothing
@@ -47,6 +47,21 @@ def test_follow_and_unfollow(client: TestClient, alice: Player, bob: Player) -> 
     assert r.status_code == 200 and r.json()["following"] is False
     assert [f["name"] for f in friends(alice)["friends"]] == ["bob"]
     del carol
+    alice.send("DELETE", "/api/players/bob/follow")
+    # bad input: no such player, one's own name, an over-long name, a forged token; nothing changes
+    for method, path in (("POST", "follow"), ("DELETE", "follow"), ("POST", "block"), ("DELETE", "block")):
+        r = alice.send(method, f"/api/players/nobody-here/{path}")
+        assert r.status_code == 404 and "nobody-here" in r.json()["detail"], r.text
+        r = alice.send(method, f"/api/players/alice/{path}")
+        assert r.status_code == 403, r.text
+        r = alice.send(method, f"/api/players/{'x' * 101}/{path}")
+        assert r.status_code == 422, r.text
+        r = alice.send(method, "/api/players/bob/" + path, csrf="forged")
+        assert r.status_code == 403 and "CSRF" in r.json()["detail"], r.text
+    assert friends(alice) == {"friends": [], "blocks": [], "online": 0}
+    client.cookies.clear()
+    r = client.post("/api/players/alice/follow")
+    assert r.status_code in (401, 403)
 
 
 def test_presence_of_a_friend_follows_their_sockets(client: TestClient, alice: Player, bob: Player) -> None:
@@ -147,22 +162,6 @@ async def _user_id(client: TestClient, name: str) -> int:
         user = await find_user(db, name)
         assert user is not None
         return user.id
-
-
-def test_bad_input(client: TestClient, alice: Player) -> None:
-    for method, path in (("POST", "follow"), ("DELETE", "follow"), ("POST", "block"), ("DELETE", "block")):
-        r = alice.send(method, f"/api/players/nobody-here/{path}")
-        assert r.status_code == 404 and "nobody-here" in r.json()["detail"], r.text
-        r = alice.send(method, f"/api/players/alice/{path}")
-        assert r.status_code == 403, r.text
-        r = alice.send(method, f"/api/players/{'x' * 101}/{path}")
-        assert r.status_code == 422, r.text
-        r = alice.send(method, "/api/players/alice/" + path, csrf="forged")
-        assert r.status_code == 403, r.text
-    assert friends(alice) == {"friends": [], "blocks": [], "online": 0}
-    client.cookies.clear()
-    r = client.post("/api/players/alice/follow")
-    assert r.status_code in (401, 403)
 
 
 def test_presence_across_two_instances_with_redis(tmp_path: Path) -> None:
