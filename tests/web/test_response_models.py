@@ -448,6 +448,29 @@ def test_every_answer_is_exactly_its_model(app_client: TestClient, answers: list
     ok(alice.post("/api/players/bob/block"))
     ok(alice.send("DELETE", "/api/players/bob/block"))
 
+    # reports and moderation: a chat message reported (the queue shows it with its neighbours),
+    # a warning read, a report dismissed
+    said = ok(bob.post(f"/api/games/{game}/chat", {"text": "a rude word"}))["id"]
+    ok(alice.post("/api/reports", {"reason": "abuse", "text": "rude", "message": said}))
+    dismissed = ok(bob.post("/api/reports", {"reason": "other", "player": "alice"}))["id"]
+
+    async def make_moderator() -> None:
+        from lordsofwar.web.models import Moderator, User
+
+        async with client.app.state.services.sessions() as db:  # type: ignore[attr-defined]
+            user = await db.scalar(select(User).where(User.name_key == "carol"))
+            assert user is not None
+            db.add(Moderator(user_id=user.id))
+            await db.commit()
+
+    client.portal.call(make_moderator)  # type: ignore[union-attr]
+    queue = ok(carol.get("/api/moderation/reports"))
+    assert any(r["context"] for r in queue["reports"])
+    ok(carol.post("/api/moderation/actions", {"action": "dismiss", "player": "alice", "reason": "nothing", "report": dismissed}))
+    ok(carol.post("/api/moderation/actions", {"action": "warn", "player": "bob", "reason": "be kind"}))
+    notice = ok(bob.get("/api/moderation/notices"))["notices"][0]["id"]
+    ok(bob.post(f"/api/moderation/notices/{notice}/seen"))
+
     # closing an account
     erin = Player(client, "erin").signup()
     ok(erin.post("/api/account/close", {"password": erin.password, "confirm": "erin"}))

@@ -19,12 +19,16 @@ from lordsofwar.web.moderation import service as moderation
 from lordsofwar.web.moderation.schemas import (
     ActionIn,
     ActionOut,
+    BanIn,
     ChatLine,
     HistoryOut,
     MessageContext,
+    MessageReport,
+    MuteIn,
     NoticeOut,
     NoticesOut,
     PastReportOut,
+    PlayerReport,
     QueueItemOut,
     QueueOut,
     ReportIn,
@@ -39,7 +43,9 @@ Id = Annotated[int, Path(ge=1, le=2**31 - 1)]
 async def api_report(body: ReportIn, user: SignedIn, db: Db) -> ReportOut:
     """Report a player or a chat message to the moderators (one open report per player you report;
     429: too many reports in the last hour)."""
-    row = await moderation.file_report(db, user, body.reason, body.text, body.player, body.message)
+    player = body.player if isinstance(body, PlayerReport) else None
+    message = body.message if isinstance(body, MessageReport) else None
+    row = await moderation.file_report(db, user, body.reason, body.text, player, message)
     return ReportOut(id=row.id, status="open")
 
 
@@ -84,7 +90,9 @@ async def api_act(body: ActionIn, user: SignedIn, db: Db, svc: Svc) -> ActionOut
     """Act on a player (moderators only, never on themselves): warn, mute (``hours``), ban (``days``,
     none: for good), close the account, lift a mute or ban, or dismiss a report (``report``).
     Every action is logged with its reason."""
-    entry = await moderation.act(db, svc, user, body.action, body.player, body.reason, body.report, body.hours, body.days)
+    hours = body.hours if isinstance(body, MuteIn) else None
+    days = body.days if isinstance(body, BanIn) else None
+    entry = await moderation.act(db, svc, user, body.action, body.player, body.reason, body.report, hours, days)
     target = await db.get(User, entry.target_id)
     return ActionOut(id=entry.id, action=body.action, player=target.name if target else body.player, until=entry.until)
 

@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -14,14 +14,26 @@ Reason = Literal["abuse", "cheating", "spam", "name", "other"]
 Action = Literal["warn", "mute", "ban", "close", "lift", "dismiss"]
 
 
-class ReportIn(BaseModel):
-    """A report of a player (``player``) or of a chat message (``message``): exactly one of them."""
-
-    model_config = ConfigDict(extra="forbid", strict=True)
+class _Report(BaseModel):
+    model_config = ConfigDict(extra="forbid")
     reason: Reason = Field(description="abuse: insults or harassment; cheating; spam; name: an offensive name; other")
     text: str = Field(default="", max_length=moderation.TEXT_MAX, description="what happened, in your words (optional)")
-    player: str | None = Field(default=None, max_length=30, description="the name of the player reported")
-    message: int | None = Field(default=None, ge=1, description="the id of the chat message reported")
+
+
+class PlayerReport(_Report):
+    """A report of a player as a whole."""
+
+    player: str = Field(max_length=30, description="the name of the player reported")
+
+
+class MessageReport(_Report):
+    """A report of a chat message (you must have been able to read it)."""
+
+    message: int = Field(ge=1, le=2**31 - 1, description="the id of the chat message reported")
+
+
+ReportIn = PlayerReport | MessageReport
+"""A report: of a player (``player``) or of a chat message (``message``), not both."""
 
 
 class ReportOut(BaseModel):
@@ -89,14 +101,45 @@ class QueueOut(BaseModel):
     open: int = Field(description="how many reports are open in all")
 
 
-class ActionIn(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
-    action: Action
+class _Action(BaseModel):
+    model_config = ConfigDict(extra="forbid")
     player: str = Field(max_length=30, description="the player acted on")
-    reason: str = Field(max_length=moderation.TEXT_MAX, description="why (kept in the log; a warning's words are shown to the player)")
-    report: int | None = Field(default=None, ge=1, description="the open report this settles (needed to dismiss)")
-    hours: int | None = Field(default=None, description=f"a mute's length, 1 to {moderation.MUTE_HOURS_MAX}")
-    days: int | None = Field(default=None, description=f"a ban's length, 1 to {moderation.BAN_DAYS_MAX}; none: for good")
+    reason: str = Field(
+        max_length=moderation.TEXT_MAX, pattern=r"\S",
+        description="why (kept in the log; a warning's words are shown to the player)",
+    )
+    report: int | None = Field(default=None, ge=1, le=2**31 - 1, description="the open report this settles")
+
+
+class WarnIn(_Action):
+    action: Literal["warn"]
+
+
+class MuteIn(_Action):
+    action: Literal["mute"]
+    hours: int = Field(ge=1, le=moderation.MUTE_HOURS_MAX, description="how long the chat refuses the player")
+
+
+class BanIn(_Action):
+    action: Literal["ban"]
+    days: int | None = Field(default=None, ge=1, le=moderation.BAN_DAYS_MAX, description="how long; null or absent: for good")
+
+
+class CloseIn(_Action):
+    action: Literal["close"]
+
+
+class LiftIn(_Action):
+    action: Literal["lift"]
+
+
+class DismissIn(_Action):
+    action: Literal["dismiss"]
+    report: int = Field(ge=1, le=2**31 - 1, description="the open report dismissed")
+
+
+ActionIn = Annotated[WarnIn | MuteIn | BanIn | CloseIn | LiftIn | DismissIn, Field(discriminator="action")]
+"""A moderator's action; its fields depend on ``action``."""
 
 
 class ActionOut(BaseModel):

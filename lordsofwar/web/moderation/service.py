@@ -147,9 +147,9 @@ async def file_report(
         assert player is not None
         target = await _target(db, player)
     if target.id == reporter.id:
-        raise Problem(400, _("you cannot report yourself"))
+        raise Problem(403, _("you cannot report yourself"))
     if target.bot is not None:
-        raise Problem(400, _("a built-in bot cannot be reported"))
+        raise Problem(403, _("a built-in bot cannot be reported"))
     recent = await db.scalar(
         select(func.count()).select_from(Report).where(
             Report.reporter_id == reporter.id, Report.created_at > utcnow() - timedelta(hours=1)
@@ -326,7 +326,7 @@ async def act(
     if target.id == moderator.id:
         raise Problem(403, _("a moderator cannot act on their own account"), code="self")
     if target.bot is not None:
-        raise Problem(400, _("a built-in bot cannot be moderated"))
+        raise Problem(403, _("a built-in bot cannot be moderated"))
     until = _until(action, hours, days)
     name = target.name  # the row expires at a rollback
     report: Report | None = None

@@ -1806,39 +1806,6 @@ export interface components {
              */
             version: number;
         };
-        /** ActionIn */
-        ActionIn: {
-            /**
-             * Action
-             * @enum {string}
-             */
-            action: "warn" | "mute" | "ban" | "close" | "lift" | "dismiss";
-            /**
-             * Days
-             * @description a ban's length, 1 to 3650; none: for good
-             */
-            days?: number | null;
-            /**
-             * Hours
-             * @description a mute's length, 1 to 2160
-             */
-            hours?: number | null;
-            /**
-             * Player
-             * @description the player acted on
-             */
-            player: string;
-            /**
-             * Reason
-             * @description why (kept in the log; a warning's words are shown to the player)
-             */
-            reason: string;
-            /**
-             * Report
-             * @description the open report this settles (needed to dismiss)
-             */
-            report?: number | null;
-        };
         /** ActionOut */
         ActionOut: {
             /**
@@ -2030,6 +1997,34 @@ export interface components {
             wins: number;
             /** Withdrawn */
             withdrawn: boolean;
+        };
+        /** BanIn */
+        BanIn: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "ban";
+            /**
+             * Days
+             * @description how long; null or absent: for good
+             */
+            days?: number | null;
+            /**
+             * Player
+             * @description the player acted on
+             */
+            player: string;
+            /**
+             * Reason
+             * @description why (kept in the log; a warning's words are shown to the player)
+             */
+            reason: string;
+            /**
+             * Report
+             * @description the open report this settles
+             */
+            report?: number | null;
         };
         /** Board */
         Board: {
@@ -2345,6 +2340,29 @@ export interface components {
             1: number;
             /** 2 */
             2: number;
+        };
+        /** CloseIn */
+        CloseIn: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "close";
+            /**
+             * Player
+             * @description the player acted on
+             */
+            player: string;
+            /**
+             * Reason
+             * @description why (kept in the log; a warning's words are shown to the player)
+             */
+            reason: string;
+            /**
+             * Report
+             * @description the open report this settles
+             */
+            report?: number | null;
         };
         /**
          * Closed
@@ -2765,6 +2783,29 @@ export interface components {
              * @enum {string}
              */
             type: "deploy";
+        };
+        /** DismissIn */
+        DismissIn: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "dismiss";
+            /**
+             * Player
+             * @description the player acted on
+             */
+            player: string;
+            /**
+             * Reason
+             * @description why (kept in the log; a warning's words are shown to the player)
+             */
+            reason: string;
+            /**
+             * Report
+             * @description the open report dismissed
+             */
+            report: number;
         };
         /**
          * DrawAgreedEvent
@@ -3651,6 +3692,29 @@ export interface components {
             /** Title */
             title: string;
         };
+        /** LiftIn */
+        LiftIn: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "lift";
+            /**
+             * Player
+             * @description the player acted on
+             */
+            player: string;
+            /**
+             * Reason
+             * @description why (kept in the log; a warning's words are shown to the player)
+             */
+            reason: string;
+            /**
+             * Report
+             * @description the open report this settles
+             */
+            report?: number | null;
+        };
         /** LiveTimeControl */
         LiveTimeControl: {
             /**
@@ -3878,6 +3942,29 @@ export interface components {
             before: components["schemas"]["ChatLine"][];
             message: components["schemas"]["ChatLine"];
         };
+        /**
+         * MessageReport
+         * @description A report of a chat message (you must have been able to read it).
+         */
+        MessageReport: {
+            /**
+             * Message
+             * @description the id of the chat message reported
+             */
+            message: number;
+            /**
+             * Reason
+             * @description abuse: insults or harassment; cheating; spam; name: an offensive name; other
+             * @enum {string}
+             */
+            reason: "abuse" | "cheating" | "spam" | "name" | "other";
+            /**
+             * Text
+             * @description what happened, in your words (optional)
+             * @default
+             */
+            text: string;
+        };
         /** MoveEvent */
         MoveEvent: {
             /** Card */
@@ -3893,6 +3980,34 @@ export interface components {
              * @enum {string}
              */
             type: "move";
+        };
+        /** MuteIn */
+        MuteIn: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "mute";
+            /**
+             * Hours
+             * @description how long the chat refuses the player
+             */
+            hours: number;
+            /**
+             * Player
+             * @description the player acted on
+             */
+            player: string;
+            /**
+             * Reason
+             * @description why (kept in the log; a warning's words are shown to the player)
+             */
+            reason: string;
+            /**
+             * Report
+             * @description the open report this settles
+             */
+            report?: number | null;
         };
         /** Names */
         Names: {
@@ -4163,6 +4278,29 @@ export interface components {
             ratings: {
                 [key: string]: components["schemas"]["RatingInfo"];
             };
+        };
+        /**
+         * PlayerReport
+         * @description A report of a player as a whole.
+         */
+        PlayerReport: {
+            /**
+             * Player
+             * @description the name of the player reported
+             */
+            player: string;
+            /**
+             * Reason
+             * @description abuse: insults or harassment; cheating; spam; name: an offensive name; other
+             * @enum {string}
+             */
+            reason: "abuse" | "cheating" | "spam" | "name" | "other";
+            /**
+             * Text
+             * @description what happened, in your words (optional)
+             * @default
+             */
+            text: string;
         };
         /** Players */
         Players: {
@@ -4712,34 +4850,6 @@ export interface components {
              */
             positions: components["schemas"]["Position"][];
             record: components["schemas"]["GameRecord"];
-        };
-        /**
-         * ReportIn
-         * @description A report of a player (``player``) or of a chat message (``message``): exactly one of them.
-         */
-        ReportIn: {
-            /**
-             * Message
-             * @description the id of the chat message reported
-             */
-            message?: number | null;
-            /**
-             * Player
-             * @description the name of the player reported
-             */
-            player?: string | null;
-            /**
-             * Reason
-             * @description abuse: insults or harassment; cheating; spam; name: an offensive name; other
-             * @enum {string}
-             */
-            reason: "abuse" | "cheating" | "spam" | "name" | "other";
-            /**
-             * Text
-             * @description what happened, in your words (optional)
-             * @default
-             */
-            text: string;
         };
         /** ReportOut */
         ReportOut: {
@@ -5435,6 +5545,29 @@ export interface components {
              * @description when the running clock began: when the game came to you, or in a live game your last action in this turn
              */
             since: string;
+        };
+        /** WarnIn */
+        WarnIn: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            action: "warn";
+            /**
+             * Player
+             * @description the player acted on
+             */
+            player: string;
+            /**
+             * Reason
+             * @description why (kept in the log; a warning's words are shown to the player)
+             */
+            reason: string;
+            /**
+             * Report
+             * @description the open report this settles
+             */
+            report?: number | null;
         };
         /** Yours */
         Yours: {
@@ -10949,7 +11082,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["ActionIn"];
+                "application/json": components["schemas"]["WarnIn"] | components["schemas"]["MuteIn"] | components["schemas"]["BanIn"] | components["schemas"]["CloseIn"] | components["schemas"]["LiftIn"] | components["schemas"]["DismissIn"];
             };
         };
         responses: {
@@ -11840,7 +11973,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["ReportIn"];
+                "application/json": components["schemas"]["PlayerReport"] | components["schemas"]["MessageReport"];
             };
         };
         responses: {

@@ -8,7 +8,7 @@ import { ApiError, postJSON } from './api.js';
 import { $, $$ } from './dom.js';
 import { _, ngettext } from './i18n.js';
 
-/** @typedef {import('./api-types').components['schemas']['ActionIn']} ActionIn */
+/** @typedef {import('./api-types').components['schemas']['WarnIn'] | import('./api-types').components['schemas']['MuteIn'] | import('./api-types').components['schemas']['BanIn'] | import('./api-types').components['schemas']['CloseIn'] | import('./api-types').components['schemas']['LiftIn'] | import('./api-types').components['schemas']['DismissIn']} ActionIn */
 /** @typedef {import('./api-types').components['schemas']['ActionOut']} ActionOut */
 
 const status = $('#moderation-status');
@@ -56,9 +56,9 @@ for (const form of /** @type {HTMLFormElement[]} */ ($$('form.moderation-form'))
     const data = new FormData(form);
     const action = /** @type {ActionIn['action']} */ (String(data.get('action')));
     if (action === 'close' && !window.confirm(_('Close the account of {name}? This cannot be undone.', { name: form.dataset.player || '' }))) return;
-    /** @type {ActionIn} */
-    const body = { action, player: form.dataset.player || '', reason: String(data.get('reason') || ''), report: Number(form.dataset.report) };
-    if (action === 'lift') body.report = null;
+    /** @type {Record<string, string | number | null>} */
+    const body = { action, player: form.dataset.player || '', reason: String(data.get('reason') || '') };
+    if (action !== 'lift') body.report = Number(form.dataset.report);
     if (action === 'mute') body.hours = Number(data.get('hours'));
     if (action === 'ban') body.days = data.get('days') ? Number(data.get('days')) : null;
     const button = /** @type {HTMLButtonElement} */ (form.querySelector('button'));

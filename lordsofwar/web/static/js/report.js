@@ -8,7 +8,7 @@ import { ApiError, postJSON } from './api.js';
 import { $ } from './dom.js';
 import { _ } from './i18n.js';
 
-/** @typedef {import('./api-types').components['schemas']['ReportIn']} ReportIn */
+/** @typedef {import('./api-types').components['schemas']['PlayerReport'] | import('./api-types').components['schemas']['MessageReport']} ReportIn */
 /** @typedef {import('./api-types').components['schemas']['ReportOut']} ReportOut */
 
 /**
