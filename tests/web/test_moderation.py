@@ -15,7 +15,7 @@ from sqlalchemy import Engine, create_engine, func, insert, select
 from starlette.websockets import WebSocketDisconnect
 
 from lordsofwar.cli import cli
-from lordsofwar.web.models import ModerationAction, Report, User, utcnow
+from lordsofwar.web.models import ApiToken, ModerationAction, Report, User, utcnow
 from lordsofwar.web.moderation import service as moderation
 from tests.web.conftest import Player, new_game, until
 
@@ -146,6 +146,7 @@ def test_a_reported_message_is_handled_by_each_action(client: TestClient, monkey
     second = Player(client, "bob")
     second.refresh()
     assert second.post("/api/signin", {"name": "bob", "password": bob.password}).status_code == 200
+    assert bob.post("/api/tokens", {"description": "bob's bot", "scopes": ["bot:play"]}).status_code == 201
     with bob.socket(game) as ws:
         until(ws, "state")
         r = _act(mod, action="ban", player="bob", reason="repeated insults", days=7)
@@ -155,6 +156,8 @@ def test_a_reported_message_is_handled_by_each_action(client: TestClient, monkey
             for _ in range(20):
                 ws.receive_text()
         assert dropped.value.code == 4401
+    bob_id = _scalar(client, select(User.id).where(User.name_key == "bob"))
+    assert _scalar(client, select(func.count()).select_from(ApiToken).where(ApiToken.user_id == bob_id)) == 0
     for p in (bob, second):
         assert p.get("/api/session").json()["user"] is None
         assert p.get("/api/moderation/notices").status_code == 401
@@ -189,7 +192,6 @@ def test_a_reported_message_is_handled_by_each_action(client: TestClient, monkey
 
     # at most REPORTS_PER_HOUR reports an hour, settled ones too
     alice_id = _scalar(client, select(User.id).where(User.name_key == "alice"))
-    bob_id = _scalar(client, select(User.id).where(User.name_key == "bob"))
     engine = _engine(client)
     with engine.begin() as conn:
         conn.execute(insert(Report), [

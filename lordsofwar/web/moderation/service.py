@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import func, or_, select, update
+from sqlalchemy import delete, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
@@ -29,7 +29,7 @@ from lordsofwar.i18n import N_, _
 from lordsofwar.web.accounts import closing
 from lordsofwar.web.accounts import sessions as account_sessions
 from lordsofwar.web.deps import Services
-from lordsofwar.web.models import ChatMessage, Game, ModerationAction, Moderator, Report, User, utcnow
+from lordsofwar.web.models import ApiToken, ChatMessage, Game, ModerationAction, Moderator, Report, User, utcnow
 from lordsofwar.web.problem import Problem
 
 log = logging.getLogger("lordsofwar.web.moderation")
@@ -368,8 +368,9 @@ async def act(
     elif action != "lift":
         await db.execute(settled.where(Report.target_id == target.id, Report.status == "open"))
     hashes: list[str] = []
-    if action == "ban":
+    if action == "ban":  # signed out everywhere; a bot account's tokens end too (new ones after the ban)
         hashes = await account_sessions.close(db, target.id)
+        await db.execute(delete(ApiToken).where(ApiToken.user_id == target.id))
     uid = target.id
     await db.commit()
     log.info("moderation: user %s did %s to user %s (report %s)", moderator.id, action, uid, report_id)
