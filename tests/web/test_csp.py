@@ -122,6 +122,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
             "/tokens": ["/tokens"],
             "/privacy": ["/privacy"],
             "/settings/close": ["/settings/close"],
+            "/friends": ["/friends"],
             # the API's description pages (served by FastAPI, from a CDN: a policy of their own)
             "/redoc": [],
             "/docs/oauth2-redirect": [],
