@@ -137,7 +137,8 @@ async def file_report(
         game = await db.get(Game, message.game_id) if message is not None else None
         if message is None or game is None:
             raise Problem(404, _("there is no such chat message"))
-        if message.room == "players" and reporter.id not in (game.player1_id, game.player2_id):
+        playing = reporter.id in (game.player1_id, game.player2_id)
+        if not playing and (message.room == "players" or not game.public):  # a private game's chat is its players'
             raise Problem(403, _("you cannot report a message you could not read"))
         target = await db.get(User, message.user_id)
         if target is None or target.closed_at is not None:
