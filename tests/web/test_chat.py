@@ -9,6 +9,7 @@ import json
 import re
 import time
 from collections.abc import Iterator
+from contextlib import ExitStack
 from typing import Any, get_args
 
 import pytest
@@ -22,7 +23,7 @@ from lordsofwar.web.chat.schemas import PhraseKey
 from lordsofwar.web.chat.service import MAX_LENGTH, VISIBLE, ChatService, clean
 from lordsofwar.web.models import ChatMessage, Moderator, User
 from lordsofwar.web.problem import Problem
-from tests.web.conftest import Player, new_game, settings_for
+from tests.web.conftest import Player, database, new_game, settings_for
 
 SQLITE_ONLY = pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
 _names = itertools.count()
@@ -354,3 +355,60 @@ def test_across_processes_spectators_never_reach_players(db_url: str, redis_url:
             while app_b.state.chat.enabled.get(user_id(ca, "alice")) is not False:
                 assert time.monotonic() < deadline, "the setting did not reach server B"
                 time.sleep(0.02)
+
+
+def test_two_server_processes_keep_the_spectators_apart(tmp_path: Any, redis_url: str) -> None:
+    """The same with two real server processes (`lordsofwar serve`) on one database and one
+    Redis: the players' sockets on either process, the spectator's on the second."""
+    from websockets.sync.client import connect
+
+    from tests.web.server import running_servers
+    from tests.web.test_two_processes import Client
+
+    def socket(stack: ExitStack, base: str, who: Client, game: int) -> Any:
+        ws = stack.enter_context(
+            connect(
+                base.replace("http://", "ws://") + f"/api/games/{game}/ws",
+                additional_headers={"Cookie": f"low_session={who.http.cookies['low_session']}"},
+            )
+        )
+        assert json.loads(ws.recv(timeout=10))["type"] == "state"
+        return ws
+
+    def chats(ws: Any, until_pong: bool = False) -> Iterator[str]:
+        """The texts of the chat messages that come (until a pong, after a ping)."""
+        if until_pong:
+            ws.send('{"type":"ping"}')
+        while True:
+            msg = json.loads(ws.recv(timeout=10))
+            if msg["type"] == "pong" and until_pong:
+                return
+            if msg["type"] == "chat":
+                yield msg["message"]["text"]
+
+    def say_on(who: Client, game: int, text: str) -> None:
+        r = who.post(f"/api/games/{game}/chat", {"text": text})
+        assert r.status_code == 201, r.text
+
+    with (
+        database("sqlite", tmp_path) as url,
+        running_servers(tmp_path, LOW_DATABASE_URL=url, LOW_REDIS_URL=redis_url) as bases,
+    ):
+        a, b = bases
+        alice, bob = Client(a).signup("alice"), Client(a).signup("bob")
+        carol = Client(b).signup("carol")
+        r = alice.post("/api/invitations", {"opponent": "bob", "options": {"creator_side": "1"}})
+        game = int(bob.post(f"/api/invitations/{r.json()['invitation']}/accept").json()["game"])
+        bob_b = bob.elsewhere(b)
+        with ExitStack() as stack:
+            wa, wb, wc = socket(stack, a, alice, game), socket(stack, b, bob_b, game), socket(stack, b, carol, game)
+            for i in range(3):
+                say_on(carol, game, f"spectating {i}")  # on B
+            say_on(bob_b, game, "from B")  # after them, on B: what reaches A comes in this order
+            assert next(chats(wa)) == "from B"
+            say_on(alice, game, "from A")
+            assert next(chats(wb)) == "from B" and next(chats(wb)) == "from A"
+            got = chats(wc)
+            assert [next(got) for _ in range(3)] == ["spectating 0", "spectating 1", "spectating 2"]
+            for ws in (wa, wb, wc):
+                assert list(chats(ws, until_pong=True)) == ([] if ws is not wa else ["from A"])
