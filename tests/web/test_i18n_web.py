@@ -172,11 +172,11 @@ def _visit_every_page(client: TestClient, lang: str) -> tuple[list[tuple[str, in
     ada.post("/api/players/bors/block")
     visit(ada, "/friends")
     visit(None, "/friends")
-    assert ada.post("/api/reports", {"reason": "spam", "text": "adverts", "player": "bors"}).status_code == 201
-    _make_moderator(client, "ada")  # the moderators' page with a report; refused to others
+    assert ada.post("/api/reports", {"reason": "spam", "player": "bors"}).status_code == 201
+    visit(ada, "/moderation")  # refused: not a moderator yet
+    _make_moderator(client, "ada")  # the moderators' page with a report
     visit(ada, "/moderation")
     visit(ada, "/admin/workers")  # the search workers' page (moderators): this server's own processes
-    visit(w["bors"], "/moderation")
     visit(None, "/moderation")
     for p in (None, ada):  # the learn hub and the lessons
         for url in ("/learn", "/learn/lessons", "/learn/lessons/ranged", "/learn/lessons/x9"):
