@@ -451,6 +451,13 @@ def test_every_answer_is_exactly_its_model(app_client: TestClient, answers: list
     # reports and moderation: a chat message reported (the queue shows it with its neighbours),
     # a warning read, a report dismissed
     said = ok(bob.post(f"/api/games/{game}/chat", {"text": "a rude word"}))["id"]
+    # the chat: a phrase, the history of a player and of a visitor, the setting
+    ok(alice.post(f"/api/games/{game}/chat", {"phrase": "good_game"}))
+    assert ok(alice.get(f"/api/games/{game}/chat"))["rooms"]["players"]
+    ok(visitor.get(f"/api/games/{game}/chat"))
+    ok(alice.send("PUT", "/api/chat/settings", {"enabled": False}))
+    assert ok(alice.get("/api/chat/settings")) == {"enabled": False}
+    ok(alice.send("PUT", "/api/chat/settings", {"enabled": True}))
     ok(alice.post("/api/reports", {"reason": "abuse", "text": "rude", "message": said}))
     dismissed = ok(bob.post("/api/reports", {"reason": "other", "player": "alice"}))["id"]
 

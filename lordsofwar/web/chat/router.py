@@ -56,7 +56,7 @@ async def api_chat(game_id: GameId, db: Db, user: MaybeUser, svc: Svc, chat: Cha
         "available": available,
         "enabled": enabled,
         "room": writable_room(seat) if user is not None and available and enabled else None,
-        "rooms": rooms,
+        "rooms": {"players": rooms.get("players"), "spectators": rooms.get("spectators")},
         "phrases": list(PHRASES),
         "max_length": MAX_LENGTH,
     }
