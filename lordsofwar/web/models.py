@@ -583,38 +583,9 @@ class ModerationAction(Base):
     """A warning: when the player acknowledged the notice (None: shown on their next page)."""
 
 
-class ChatMessage(Base):
-    """A message of a game's chat (lordsofwar.web.chat): in the players' room or the spectators',
-    either a player's own text or a quick phrase's key (shown in each reader's language)."""
-
-    __tablename__ = "chat_messages"
-
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
-    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), index=True)
-    room: Mapped[str] = mapped_column(String(10))
-    """``players`` or ``spectators``."""
-    text: Mapped[str] = mapped_column(String(300))
-    """The text as kept (bidirectional controls removed); a quick phrase's English words."""
-    phrase: Mapped[str | None] = mapped_column(String(20))
-    """A quick phrase's key (lordsofwar.web.chat.service.PHRASES), or None for a player's own text."""
-    created_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
-
-
-class ChatSettings(Base):
-    """A player's chat setting: a player who turned chat off sees no chat and is sent none."""
-
-    __tablename__ = "chat_settings"
-
-    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"), primary_key=True)
-    enabled: Mapped[bool] = mapped_column(Boolean, default=True)
-    updated_at: Mapped[datetime] = mapped_column(UTCDateTime(), default=utcnow)
-
-
 Index("ix_games_status_deadline", Game.status, Game.deadline_at)
 Index("ix_mail_outbox_status_next", MailOutbox.status, MailOutbox.next_at)
 Index("ix_mail_outbox_kind_created", MailOutbox.kind, MailOutbox.created_at)
-Index("ix_chat_messages_game_room_id", ChatMessage.game_id, ChatMessage.room, ChatMessage.id)
 Index("ix_chat_messages_game_room_id", ChatMessage.game_id, ChatMessage.room, ChatMessage.id)
 Index(
     "uq_reports_open", Report.reporter_id, Report.target_id, unique=True,
