@@ -15,8 +15,8 @@ import pytest
 
 from lordsofwar.learn import puzzles
 from tests.web.server import chromium_path, running_server
-from tests.web.test_browser_moderation import grant_quickly
 from tests.web.test_browser import Api, finished_tournament, rated_game, sign_in
+from tests.web.test_browser_moderation import grant_quickly
 
 pytestmark = pytest.mark.skipif(chromium_path() is None, reason="Debian's chromium is not installed (scripts/install-browser)")
 

@@ -15,8 +15,8 @@ import pytest
 
 from lordsofwar.learn import puzzles
 from tests.web.server import running_server
-from tests.web.test_browser_moderation import grant_quickly
 from tests.web.test_browser import Api, finished_tournament, rated_game, sign_in, visit
+from tests.web.test_browser_moderation import grant_quickly
 
 PHONE = {"width": 390, "height": 844}
 

@@ -214,6 +214,7 @@ def test_every_page_holds_only_catalogued_words(pseudo: None, sqlite_client: Tes
     assert covered == _page_routes(sqlite_client), "a page without a case here"
     problems: list[str] = []
     data = {"ada", "bors", "Ada deck", "Winter Cup", "my bot", "second bot", "ada@example.org", "nobody-at-all", "nobody"}
+    data |= {p.id for p in puzzles.load()} | {"zzzzzz"}  # puzzle ids, the unknown one visited
     for label, _status, html in seen:
         assert '<html lang="qps">' in html, label
         check(label, html_texts(html), data, problems)

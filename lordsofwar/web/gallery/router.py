@@ -73,7 +73,9 @@ def _checked(name: str, value: str, allowed: tuple[str, ...]) -> str:
     if value and value not in allowed:
         raise Problem(
             422,
-            _("the filter {name} takes one of: {values}").format(name=name, values=", ".join(allowed)),
+            _("the card gallery has no such choice of {what}: choose one from the page's lists").format(
+                what={"army": _("army"), "rank": _("rank"), "class": _("class")}.get(name, name)
+            ),
         )
     return value
 
