@@ -52,7 +52,7 @@ PLACEHOLDER_PREFIX = accounts.CLOSED_PREFIX
 """A closed account's name is this and its number; no new name may start with it."""
 HELD: Table = HeldName.__table__  # type: ignore[assignment]
 
-DELETED: dict[str, str] = {
+DELETED: dict[str, str | tuple[str, ...]] = {
     "sessions": "user_id",
     "api_tokens": "user_id",
     "password_resets": "user_id",
@@ -64,9 +64,12 @@ DELETED: dict[str, str] = {
     "puzzle_attempts": "user_id",
     "lesson_progress": "user_id",
     "moderators": "user_id",
+    "follows": ("follower_id", "followed_id"),
+    "blocks": ("blocker_id", "blocked_id"),
+    "chat_settings": "user_id",
 }
-"""The tables whose rows about the player go when the account closes (table -> the column that
-names the player); a table not in the schema (yet) is passed over."""
+"""The tables whose rows about the player go when the account closes (table -> the column, or
+columns, that name the player); a table not in the schema (yet) is passed over."""
 KEPT: dict[str, str] = {
     "users": "the row stays under the placeholder name, its password unusable, so that games can name it",
     "games": "the opponents' games stay whole",
@@ -78,6 +81,7 @@ KEPT: dict[str, str] = {
     "game_analyses": "an analysis belongs to its game",
     "reports": "the moderators' record of reports by and about the player",
     "moderation_actions": "the moderation log: who did what to whom, and why",
+    "chat_messages": "part of the games: the other player's conversation stays whole, under the placeholder",
 }
 """The tables that keep their rows naming the closed account, and why (tests/web/test_account_closing.py
 fails on a table in neither list)."""
@@ -170,9 +174,11 @@ async def finish_closing(db: AsyncSession, svc: Services, user: User) -> str:
         await db.rollback()
     # 3. the player's data goes; the row keeps only what the games need
     tables = Base.metadata.tables
-    for name, column in DELETED.items():
+    for name, columns in DELETED.items():
         if name in tables:
-            await db.execute(delete(tables[name]).where(tables[name].c[column] == uid))
+            table = tables[name]
+            named = (columns,) if isinstance(columns, str) else columns
+            await db.execute(delete(table).where(or_(*(table.c[c] == uid for c in named))))
     name = placeholder(uid)
     await db.execute(update(User).where(User.id == uid).values(name=name, name_key=name, locale=None))
     await upsert(db, HELD, {"name_key": old_key, "held_until": now + timedelta(days=HOLD_DAYS)}, "name_key", ["held_until"])

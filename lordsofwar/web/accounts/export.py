@@ -39,6 +39,9 @@ class Part:
     section: str
     columns: tuple[str, ...] = ("user_id",)
     omit: tuple[str, ...] = ()
+    withheld: tuple[str, ...] = ()
+    """Columns that name the player in rows that are another person's and stay theirs: who
+    blocked the player is the blocker's private choice (docs/community.md)."""
 
 
 PARTS: dict[str, Part] = {
@@ -63,6 +66,10 @@ PARTS: dict[str, Part] = {
     "moderators": Part("moderator"),
     "reports": Part("reports", ("reporter_id", "target_id", "handled_by_id"), ("reporter_id", "handled_by_id", "text")),
     "moderation_actions": Part("moderation", ("moderator_id", "target_id"), ("moderator_id",)),
+    "follows": Part("follows", ("follower_id", "followed_id")),
+    "blocks": Part("blocking", ("blocker_id",), withheld=("blocked_id",)),
+    "chat_messages": Part("chat_messages"),
+    "chat_settings": Part("chat_settings"),
 }
 """Table name -> where its rows about the player go. ``users``, ``games`` and ``invitations`` are
 written by their own functions below (a player's view of a running game, no other player's deck);
