@@ -99,7 +99,7 @@ async def api_progress(db: Db, user: SignedIn) -> dict[str, Any]:
     return service.progress_doc(await service.progress(db, user))
 
 
-@router.post("/api/learn/progress", response_model=LessonProgressDoc, dependencies=[Csrf], responses=refusals(401, 403))
+@router.post("/api/learn/progress", response_model=LessonProgressDoc, dependencies=[Csrf], responses=refusals(401, 403, 404))
 async def api_merge(body: LessonProgressMerge, db: Db, user: SignedIn) -> dict[str, Any]:
     """Add the exercises solved while signed out (kept in the browser) to your progress; an
     unknown lesson or exercise: 422, nothing added."""

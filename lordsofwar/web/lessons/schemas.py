@@ -108,4 +108,6 @@ class LessonProgressMerge(BaseModel):
     """A guest's progress (kept in the browser) to add to the account."""
 
     model_config = EXACT
-    lessons: dict[Ident, Annotated[list[Ident], Field(max_length=20)]] = Field(max_length=40)
+    lessons: dict[Ident, Annotated[list[Ident], Field(max_length=20)]] = Field(
+        max_length=40, json_schema_extra={"additionalProperties": False}  # keys only of the pattern
+    )

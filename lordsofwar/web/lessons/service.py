@@ -131,14 +131,15 @@ async def record(db: AsyncSession, user: User, pairs: Sequence[tuple[str, str]])
 
 
 def known_pairs(doc: Mapping[str, Sequence[str]]) -> list[tuple[str, str]]:
-    """The (lesson, exercise) pairs of a guest's progress that exist; an unknown one is a 422."""
+    """The (lesson, exercise) pairs of a guest's progress that exist; an unknown one is a 404
+    (well formed, but no such lesson or exercise), and nothing is added."""
     out = []
     for slug, eids in doc.items():
         les = data.by_slug(slug)
         if les is None:
-            raise Problem(422, _("no such lesson: {slug}").format(slug=slug[:40]))
+            raise Problem(404, _("no such lesson: {slug}").format(slug=slug[:40]))
         for eid in dict.fromkeys(eids):
             if les.exercise(eid) is None:
-                raise Problem(422, _("no such exercise: {exercise}").format(exercise=eid[:40]))
+                raise Problem(404, _("no such exercise: {exercise}").format(exercise=eid[:40]))
             out.append((slug, eid))
     return out
