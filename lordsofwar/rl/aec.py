@@ -37,7 +37,29 @@ def player_of(agent: str) -> int:
     return AGENTS.index(agent) + 1
 
 
-class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped environment
+def game_class(config: Config) -> Any:
+    """The class of the games for ``config``'s mat: the core's, or one on a frame (unbordered)."""
+    return core.Game if config.mat == "bordered" else _framed(config.frame)
+
+
+class PicklesWithoutGameClass:
+    """An environment pickled without its game class: a frame's class is made at run time, so it
+    is rebuilt from the options when the environment is loaded."""
+
+    config: Config
+    _game_class: Any
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        state.pop("_game_class", None)
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self._game_class = game_class(self.config)
+
+
+class raw_env(PicklesWithoutGameClass, AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped environment
     """The environment without PettingZoo's wrappers (see the module text and docs/rl.md)."""
 
     metadata: dict[str, Any] = {"name": "lordsofwar_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False, "render_fps": 1}
@@ -54,18 +76,8 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
         self.action_spaces = dict.fromkeys(self.possible_agents, action)
         self._rng = np.random.default_rng()
         self.game: Any = None
-        self._game_class = core.Game if self.config.mat == "bordered" else _framed(self.config.frame)
+        self._game_class = game_class(self.config)
         self._mask: np.ndarray | None = None
-
-    def __getstate__(self) -> dict[str, Any]:
-        """Pickled without the game class (a frame's class is rebuilt from the options)."""
-        state = self.__dict__.copy()
-        state.pop("_game_class", None)
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._game_class = core.Game if self.config.mat == "bordered" else _framed(self.config.frame)
 
     def observation_space(self, agent: str) -> Any:
         return self.observation_spaces[agent]

@@ -22,8 +22,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from lordsofwar import core
-from lordsofwar.rl.aec import _framed, _lost, observe_view, render
+from lordsofwar.rl.aec import PicklesWithoutGameClass, _lost, game_class, observe_view, render
 from lordsofwar.rl.config import Config, flat_observation, spaces_of
 from lordsofwar.rules import notation
 from lordsofwar.rules.errors import IllegalActionError
@@ -31,7 +30,7 @@ from lordsofwar.rules.events import Event
 from lordsofwar.rules.knowledge import known_hands
 
 
-class LordsOfWarEnv(gymnasium.Env):
+class LordsOfWarEnv(PicklesWithoutGameClass, gymnasium.Env):
     """One agent against ``opponent`` (a bot's name, weakest first: random, recruit, greedy,
     veteran, elite, general; or ``policy:FILE``, a trained policy, checked against the mat when
     the environment is made); see the module text."""
@@ -74,20 +73,10 @@ class LordsOfWarEnv(gymnasium.Env):
         self.illegal_action = illegal_action
         self.render_mode = render_mode
         self.observation_space, self.action_space = spaces_of(self.config)
-        self._game_class = core.Game if self.config.mat == "bordered" else _framed(self.config.frame)
+        self._game_class = game_class(self.config)
         self.game: Any = None
         self.me = 1
         self._mask = np.zeros(self.config.num_actions, np.int8)
-
-    def __getstate__(self) -> dict[str, Any]:
-        """Pickled without the game class (a frame's class is rebuilt from the options)."""
-        state = self.__dict__.copy()
-        state.pop("_game_class", None)
-        return state
-
-    def __setstate__(self, state: dict[str, Any]) -> None:
-        self.__dict__.update(state)
-        self._game_class = core.Game if self.config.mat == "bordered" else _framed(self.config.frame)
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         super().reset(seed=seed)
