@@ -50,6 +50,21 @@ def database(kind: str, tmp_path: Any) -> Iterator[str]:
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+REDIS = os.environ.get("LOW_TEST_REDIS", "redis://127.0.0.1:6379/0")
+
+
+@pytest.fixture
+def redis_url() -> str:
+    """The local Redis for tests of several server processes; skipped where it is absent."""
+    import redis
+
+    try:
+        redis.Redis.from_url(REDIS, socket_connect_timeout=2).ping()
+    except Exception as exc:
+        pytest.skip(f"Redis not reachable at {REDIS}: {exc}")
+    return REDIS
+
+
 def settings_for(url: str, **overrides: Any) -> Settings:
     values: dict[str, Any] = {
         "database_url": url,

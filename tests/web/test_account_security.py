@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 import re
 import time
-from collections.abc import Iterator
 from datetime import timedelta
 from typing import Any
 
@@ -319,19 +318,6 @@ def test_networks_and_browser_names() -> None:
     assert sessions.browser_name(FIREFOX) == "Firefox, Windows"
     assert sessions.browser_name("curl/8.0") == "curl"
     assert sessions.browser_name("") is None
-
-
-@pytest.fixture
-def redis_url() -> Iterator[str]:
-    import redis
-
-    from tests.web.test_scale import REDIS
-
-    try:
-        redis.Redis.from_url(REDIS, socket_connect_timeout=2).ping()
-    except Exception as exc:
-        pytest.skip(f"Redis not reachable at {REDIS}: {exc}")
-    yield REDIS
 
 
 @SQLITE_ONLY

@@ -309,19 +309,6 @@ def test_messages_for_report(client: TestClient, alice: Player, bob: Player) -> 
     assert found["game_id"] == game
 
 
-@pytest.fixture
-def redis_url() -> Iterator[str]:
-    import redis
-
-    from tests.web.test_scale import REDIS
-
-    try:
-        redis.Redis.from_url(REDIS, socket_connect_timeout=2).ping()
-    except Exception as exc:
-        pytest.skip(f"Redis not reachable at {REDIS}: {exc}")
-    yield REDIS
-
-
 @SQLITE_ONLY
 def test_across_processes_spectators_never_reach_players(db_url: str, redis_url: str) -> None:
     """Two servers on one database and one Redis: the players on one, a spectator on the other;

@@ -5,7 +5,6 @@ change (SQLite and PostgreSQL, with the local Redis)."""
 from __future__ import annotations
 
 import json
-import os
 import time
 import uuid
 from collections.abc import Iterator
@@ -17,9 +16,7 @@ from fastapi.testclient import TestClient
 
 from lordsofwar.web.app import create_app
 from lordsofwar.web.games import hub as hub_module
-from tests.web.conftest import Player, new_game, play_opening, settings_for
-
-REDIS = os.environ.get("LOW_TEST_REDIS", "redis://127.0.0.1:6379/0")
+from tests.web.conftest import REDIS, Player, new_game, play_opening, settings_for
 
 
 @pytest.fixture
