@@ -19,6 +19,7 @@ import pytest
 
 from tests.web.server import chromium_path, running_server
 from tests.web.test_browser_accessibility import AXE, audit
+from tests.web.test_browser_game_page import api
 
 CHROMIUM = chromium_path()
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="Debian's chromium is not installed (scripts/install-browser)")
@@ -49,21 +50,6 @@ def sign_up(browser: Any, base: str, name: str, lang: str) -> Any:
     page.click("#signup-submit")
     page.wait_for_selector("#new-game-form")
     return page
-
-
-def api(page: Any, method: str, path: str, body: Any = None) -> dict[str, Any]:
-    return dict(
-        page.evaluate(
-            """async ([method, path, body]) => {
-                const meta = document.querySelector('meta[name="csrf-token"]');
-                const r = await fetch(path, { method, credentials: 'same-origin',
-                  headers: { 'Content-Type': 'application/json', 'X-CSRF-Token': meta ? meta.content : '' },
-                  body: body == null ? undefined : JSON.stringify(body) });
-                return { status: r.status, body: await r.json().catch(() => null) };
-            }""",
-            [method, path, body],
-        )
-    )
 
 
 def open_chat(page: Any, base: str, game: int) -> None:
