@@ -29,6 +29,7 @@ from lordsofwar.rules import notation
 from lordsofwar.web.models import GameAnalysis
 from tests.web.server import chromium_path, running_server
 from tests.web.test_browser import SHOTS, Api, sign_in, visit
+from tests.web.test_mistakes import unflagged
 
 pytestmark = pytest.mark.skipif(
     chromium_path() is None, reason="Debian's chromium is not installed (scripts/install-browser)"
@@ -176,19 +177,7 @@ def site(server: str) -> Iterator[dict[str, Any]]:
     best = sorted(str(a) for a in view.legal_actions() if str(a) != first["played"])[0]
     entries = []
     for d in decisions:
-        e: dict[str, Any] = {
-            "n": d["n"],
-            "turn": d["turn"],
-            "player": d["player"],
-            "played": d["played"],
-            "forced": d["forced"],
-            "best": d["played"],
-            "squares": [],
-            "win_best": 0.5,
-            "win_played": 0.5,
-            "drop": 0.0,
-            "verdict": None,
-        }
+        e = unflagged(d)
         if d is first:
             e.update(
                 best=best,

@@ -84,6 +84,23 @@ def store_analysis(client: TestClient, game: int, entries: list[dict[str, Any]])
     client.portal.call(add)  # type: ignore[union-attr]
 
 
+def unflagged(d: dict[str, Any]) -> dict[str, Any]:
+    """A stored analysis' entry for decision ``d`` (decisions_of) that the search agreed with."""
+    return {
+        "n": d["n"],
+        "turn": d["turn"],
+        "player": d["player"],
+        "played": d["played"],
+        "forced": d["forced"],
+        "best": d["played"],
+        "squares": [],
+        "win_best": 0.5,
+        "win_played": 0.5,
+        "drop": 0.0,
+        "verdict": None,
+    }
+
+
 def crafted(client: TestClient, a: Player, b: Player) -> tuple[int, list[dict[str, Any]], dict[int, dict[str, Any]]]:
     """A finished game whose stored analysis marks two of a's decisions and one of b's; the
     preferred action of each marked one is another legal action. Returns the game, every
@@ -95,19 +112,7 @@ def crafted(client: TestClient, a: Player, b: Player) -> tuple[int, list[dict[st
     assert len(marked) == 3
     entries, flagged = [], {}
     for d in decisions:
-        e: dict[str, Any] = {
-            "n": d["n"],
-            "turn": d["turn"],
-            "player": d["player"],
-            "played": d["played"],
-            "forced": d["forced"],
-            "best": d["played"],
-            "squares": [],
-            "win_best": 0.5,
-            "win_played": 0.5,
-            "drop": 0.0,
-            "verdict": None,
-        }
+        e = unflagged(d)
         if d in marked:
             e.update(
                 best=alternative(d, d["played"]),
