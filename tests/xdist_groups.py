@@ -31,7 +31,7 @@ GROUPED = re.compile(
     r"|web/test_tournament_races|web/test_two_processes|web/test_scale"  # server processes
     r"|web/test_search_workers"  # two server processes and the search workers
     r"|web/test_response_models|web/test_openapi|web/test_proxy|web/test_csp|web/test_guide"
-    r"|web/test_puzzles|web/test_lessons_api|web/test_chat"  # one app for the module
+    r"|web/test_puzzle_pages|web/test_lessons_api|web/test_chat"  # one app for the module
     r")\.py"
 )
 

@@ -17,6 +17,7 @@ import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
+from lordsofwar.learn import puzzles
 from tests.web.conftest import Player, new_game, settings_for
 
 POLICY = (
@@ -123,6 +124,20 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
             "/privacy": ["/privacy"],
             "/settings/close": ["/settings/close"],
             "/friends": ["/friends"],
+            "/forgot": ["/forgot"],
+            "/reset": ["/reset?token=altered"],
+            "/moderation": ["/moderation"],  # refused: alice is no moderator
+            "/admin/workers": ["/admin/workers"],
+            "/learn": ["/learn"],
+            "/learn/rules": ["/learn/rules"],
+            "/learn/cards": ["/learn/cards", "/learn/cards?army=elves&rank=elite"],
+            "/learn/lessons": ["/learn/lessons"],
+            "/learn/lessons/{slug}": ["/learn/lessons/ranged", "/learn/lessons/x9"],
+            "/learn/mistakes/{game_id}": [f"/learn/mistakes/{over}"],  # not analysed: the refusal page
+            "/learn/puzzles": ["/learn/puzzles", "/learn/puzzles?theme=ranged"],
+            "/learn/puzzles/daily": ["/learn/puzzles/daily"],
+            "/learn/puzzles/streak": ["/learn/puzzles/streak"],
+            "/learn/puzzles/{pid}": [f"/learn/puzzles/{puzzles.load()[0].id}", "/learn/puzzles/zzzzzz"],
             # the API's description pages (served by FastAPI, from a CDN: a policy of their own)
             "/redoc": [],
             "/docs/oauth2-redirect": [],

@@ -219,7 +219,10 @@ async def signout_form(request: Request, db: Db, svc: Svc) -> Response:
 async def profile_page(request: Request, name: str, db: Db, user: MaybeUser) -> Response:
     player = await accounts.find_user(db, name)
     if player is None:
-        closed = await db.scalar(select(User.name).where(User.name_key == name.strip().lower()[:30], User.closed_at.is_not(None)))
+        key = name.strip().lower()
+        closed = None
+        if key.startswith(accounts.CLOSED_PREFIX) and accounts.NAME_RE.fullmatch(key) and len(key) <= 30:
+            closed = await db.scalar(select(User.name).where(User.name_key == key, User.closed_at.is_not(None)))
         if closed is not None:  # its games show the placeholder; the profile is gone
             raise Problem(404, _("the account {name} was closed by its owner").format(name=closed))
         raise Problem(404, _("there is no player called {name!r}").format(name=name[:30]))
