@@ -9,10 +9,12 @@ from typing import TYPE_CHECKING, Annotated
 
 from fastapi import Depends, Request
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from starlette.datastructures import FormData
 from starlette.requests import HTTPConnection
 
 from lordsofwar import i18n
 from lordsofwar.i18n import _
+from lordsofwar.web import pages
 from lordsofwar.web.accounts import service as accounts
 from lordsofwar.web.accounts.limits import Guard
 from lordsofwar.web.models import User
@@ -80,6 +82,16 @@ def check_csrf(request: Request, token: str | None) -> None:
     session (or, signed out, from its pre-session cookie) with the server's key."""
     if not request.app.state.services.csrf.valid(request, token):
         raise Problem(403, _("CSRF token missing or wrong: reload the page"))
+
+
+async def signed_in_form(request: Request, user: User | None) -> tuple[FormData, User]:
+    """A form posted by a signed-in player: its CSRF token checked first (403), then that
+    someone is signed in (401)."""
+    form = await pages.read_form(request)
+    check_csrf(request, pages.field(form, "csrf"))
+    if user is None:
+        raise Problem(401, _("sign in first"))
+    return form, user
 
 
 async def csrf_header(request: Request) -> None:

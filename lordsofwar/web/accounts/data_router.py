@@ -10,11 +10,10 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from lordsofwar.i18n import _
 from lordsofwar.web import pages
 from lordsofwar.web.accounts import closing, export
 from lordsofwar.web.accounts import service as accounts
-from lordsofwar.web.deps import Csrf, Db, MaybeUser, SignedIn, Svc, check_csrf, client_ip
+from lordsofwar.web.deps import Csrf, Db, MaybeUser, SignedIn, Svc, client_ip, signed_in_form
 from lordsofwar.web.errors import COMMON, refusals
 from lordsofwar.web.problem import Problem
 
@@ -81,10 +80,7 @@ async def close_page(request: Request, user: MaybeUser) -> Response:
 
 @router.post("/settings/close", response_class=HTMLResponse, include_in_schema=False)
 async def close_form(request: Request, db: Db, user: MaybeUser, svc: Svc) -> Response:
-    form = await pages.read_form(request)
-    check_csrf(request, pages.field(form, "csrf"))
-    if user is None:
-        raise Problem(401, _("sign in first"))
+    form, user = await signed_in_form(request, user)
     try:
         await closing.close_account(
             db, svc, user, pages.field(form, "password"), pages.field(form, "confirm", 100), client_ip(request)

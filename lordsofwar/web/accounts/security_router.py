@@ -26,7 +26,7 @@ from lordsofwar.web.accounts.security_schemas import (
     SessionOut,
     SessionsClosed,
 )
-from lordsofwar.web.deps import Csrf, Db, MaybeUser, SignedIn, Svc, check_csrf, client_ip
+from lordsofwar.web.deps import Csrf, Db, MaybeUser, SignedIn, Svc, check_csrf, client_ip, signed_in_form
 from lordsofwar.web.errors import COMMON, refusals
 from lordsofwar.web.middleware import set_cookie
 from lordsofwar.web.models import MailSettings, User
@@ -167,10 +167,7 @@ async def _settings_refused(request: Request, user: User, db: AsyncSession, mess
 
 @router.post("/settings/password", response_class=HTMLResponse, include_in_schema=False)
 async def password_form(request: Request, user: MaybeUser, db: Db, svc: Svc) -> Response:
-    form = await pages.read_form(request)
-    check_csrf(request, pages.field(form, "csrf"))
-    if user is None:
-        raise Problem(401, _("sign in first"))
+    form, user = await signed_in_form(request, user)
     new = pages.field(form, "password")
     try:
         if new != pages.field(form, "password2"):
@@ -187,10 +184,7 @@ async def password_form(request: Request, user: MaybeUser, db: Db, svc: Svc) -> 
 
 @router.post("/settings/sessions/close", response_class=HTMLResponse, include_in_schema=False)
 async def close_session_form(request: Request, user: MaybeUser, db: Db, svc: Svc) -> Response:
-    form = await pages.read_form(request)
-    check_csrf(request, pages.field(form, "csrf"))
-    if user is None:
-        raise Problem(401, _("sign in first"))
+    form, user = await signed_in_form(request, user)
     try:
         await _close_one(request, db, svc, user, pages.field(form, "session", 40))
     except Problem as exc:
@@ -200,10 +194,7 @@ async def close_session_form(request: Request, user: MaybeUser, db: Db, svc: Svc
 
 @router.post("/settings/sessions/others", response_class=HTMLResponse, include_in_schema=False)
 async def close_others_form(request: Request, user: MaybeUser, db: Db, svc: Svc) -> Response:
-    form = await pages.read_form(request)
-    check_csrf(request, pages.field(form, "csrf"))
-    if user is None:
-        raise Problem(401, _("sign in first"))
+    form, user = await signed_in_form(request, user)
     closed = await sessions.close(db, user.id, keep=sessions.current_hash(request))
     await db.commit()
     _closed(svc, request, user.id, closed, False)

@@ -10,7 +10,7 @@ from starlette.requests import HTTPConnection
 from lordsofwar.i18n import _
 from lordsofwar.web import pages
 from lordsofwar.web.accounts.security_router import security_context
-from lordsofwar.web.deps import Csrf, Db, MaybeUser, SignedIn, check_csrf
+from lordsofwar.web.deps import Csrf, Db, MaybeUser, SignedIn, signed_in_form
 from lordsofwar.web.errors import COMMON, refusals
 from lordsofwar.web.notify import service as notify
 from lordsofwar.web.notify.schemas import MailSettingsIn, MailSettingsOut
@@ -61,10 +61,7 @@ async def settings_page(request: Request, user: MaybeUser, db: Db) -> Response:
 
 @router.post("/settings", response_class=HTMLResponse, include_in_schema=False)
 async def settings_form(request: Request, user: MaybeUser, db: Db) -> Response:
-    form = await pages.read_form(request)
-    check_csrf(request, pages.field(form, "csrf"))
-    if user is None:
-        raise Problem(401, _("sign in first"))
+    form, user = await signed_in_form(request, user)
     email = pages.field(form, "email", 1000)
     choice = pages.field(form, "notifications", 20) or None
     fields = {"notifications"} | ({"email"} if "email" in form else set())
