@@ -310,7 +310,7 @@ def test_live_clock_counts_down_and_adds_the_increment(client: TestClient, alice
     alice.act(game, "draw", v + 1)
     s = alice.state(game)
     assert s["game"]["clock_running"] == 2
-    assert 579_000 <= s["game"]["clocks"]["1"] <= 580_500  # 605 - 30 + 5
+    assert 577_000 <= s["game"]["clocks"]["1"] <= 580_500  # 605 - 30 + 5, less up to 3 s of a busy machine (575_000 without the increment)
     assert 603_000 <= s["game"]["clocks"]["2"] <= 605_000  # bob's clock runs now
 
 
