@@ -1011,6 +1011,15 @@ def puzzles_generate_command(
     click.echo(f"{len(puzzles)} puzzles" + (f" in {out}" if out else ""))
 
 
+def _add_train_group() -> None:
+    from lordsofwar.train.commands import train_group
+
+    cli.add_command(train_group)
+
+
+_add_train_group()
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     """The console script ``lordsofwar``."""
     cli.main(args=argv, prog_name="lordsofwar")

@@ -16,6 +16,12 @@ The file holds ``format`` (``lordsofwar-policy``), ``version`` (2; 1 is read), t
 ``frame``, ``observation_size`` and ``num_actions`` it was trained for, and the layers ``w0``,
 ``b0``, ``w1``, ``b1``, ... (``w`` of shape (inputs, outputs)). A file that is not such a policy
 is refused with a message saying why.
+
+A version 3 file (a *network*, :func:`save_network`; the shipped ``lordsofwar/bots/data/net.npz``
+that the ``scout`` level plays) adds a value head: the layers ``vw0``, ``vb0``, ``vw1``, ... read
+the activation (after ReLU) of policy layer ``meta["value_from"]``, with ReLU between them; the
+last has one output, and ``tanh`` of it (:meth:`Policy.value`) is the expected result, from -1
+(lost) to +1 (won), for the player about to decide. Its policy layers are read as version 2's.
 """
 
 from __future__ import annotations
@@ -35,8 +41,10 @@ from lordsofwar.rules.state import Action, Position
 FORMAT = "lordsofwar-policy"
 VERSION = 2
 """The version :func:`save_policy` writes: the network reads the scaled observation."""
-VERSIONS = (1, 2)
-"""The versions read: 1 reads ``log1p`` of the unscaled observation."""
+NETWORK_VERSION = 3
+"""The version :func:`save_network` writes: a version 2 policy with a value head."""
+VERSIONS = (1, 2, 3)
+"""The versions read: 1 reads ``log1p`` of the unscaled observation; 3 adds a value head."""
 MAX_LAYERS = 16
 MAX_BYTES = 200 * 1024 * 1024
 
@@ -56,6 +64,46 @@ def save_policy(path: str | Path, layers: Sequence[tuple[np.ndarray, np.ndarray]
     arrays["meta"] = np.frombuffer(json.dumps(header).encode(), np.uint8)
     with open(path, "wb") as f:
         np.savez_compressed(f, **arrays)  # type: ignore[arg-type]
+
+
+def save_network(
+    path: str | Path,
+    policy_layers: Sequence[tuple[np.ndarray, np.ndarray]],
+    value_layers: Sequence[tuple[np.ndarray, np.ndarray]],
+    meta: Mapping[str, Any],
+) -> None:
+    """Write a network (version 3): the policy ``layers`` as :func:`save_policy` writes them, and
+    the value head's ``value_layers`` reading the activation of policy layer
+    ``meta["value_from"]``; ``meta`` also with ``mat``, ``frame``, ``observation_size``,
+    ``num_actions`` (and, free form, ``training``)."""
+    arrays: dict[str, np.ndarray] = {}
+    for prefix, chain in (("", policy_layers), ("v", value_layers)):
+        for i, (w, b) in enumerate(chain):
+            arrays[f"{prefix}w{i}"] = np.asarray(w, np.float32)
+            arrays[f"{prefix}b{i}"] = np.asarray(b, np.float32)
+    header = {"format": FORMAT, **meta, "version": NETWORK_VERSION}
+    arrays["meta"] = np.frombuffer(json.dumps(header).encode(), np.uint8)
+    with open(path, "wb") as f:
+        np.savez_compressed(f, **arrays)  # type: ignore[arg-type]
+
+
+def _chain(arrays: dict[str, np.ndarray], prefix: str, where: str) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The dense layers ``{prefix}w0``, ``{prefix}b0``, ... of a file, each checked to follow the one before."""
+    layers: list[tuple[np.ndarray, np.ndarray]] = []
+    for i in range(MAX_LAYERS + 1):
+        if f"{prefix}w{i}" not in arrays:
+            break
+        w, b = arrays[f"{prefix}w{i}"], arrays.get(f"{prefix}b{i}")
+        if b is None or w.ndim != 2 or b.shape != (w.shape[1],) or not np.issubdtype(w.dtype, np.floating):
+            raise PolicyError(f"{where}: layer {prefix}{i} is malformed")
+        if not np.issubdtype(b.dtype, np.floating):
+            raise PolicyError(f"{where}: layer {prefix}{i} is malformed")
+        if layers and layers[-1][0].shape[1] != w.shape[0]:
+            raise PolicyError(f"{where}: layer {prefix}{i} does not follow layer {prefix}{i - 1}")
+        layers.append((w.astype(np.float32), b.astype(np.float32)))
+    if not layers or len(layers) > MAX_LAYERS:
+        raise PolicyError(f"{where} has no {'value ' if prefix else ''}layers (or too many)")
+    return layers
 
 
 class Policy:
@@ -86,18 +134,22 @@ class Policy:
                 f"{' and '.join(map(str, VERSIONS))}"
             )
         self.version = int(meta["version"])
-        layers: list[tuple[np.ndarray, np.ndarray]] = []
-        for i in range(MAX_LAYERS + 1):
-            if f"w{i}" not in arrays:
-                break
-            w, b = arrays[f"w{i}"], arrays.get(f"b{i}")
-            if b is None or w.ndim != 2 or b.shape != (w.shape[1],) or not np.issubdtype(w.dtype, np.floating):
-                raise PolicyError(f"policy file {str(path)!r}: layer {i} is malformed")
-            if layers and layers[-1][0].shape[1] != w.shape[0]:
-                raise PolicyError(f"policy file {str(path)!r}: layer {i} does not follow layer {i - 1}")
-            layers.append((w.astype(np.float32), b.astype(np.float32)))
-        if not layers or len(layers) > MAX_LAYERS:
-            raise PolicyError(f"policy file {str(path)!r} has no layers (or too many)")
+        where = f"policy file {str(path)!r}"
+        layers = _chain(arrays, "", where)
+        self.value_layers: list[tuple[np.ndarray, np.ndarray]] = []
+        self.value_from = -1
+        if self.version == NETWORK_VERSION:
+            value_from = meta.get("value_from")
+            if isinstance(value_from, bool) or not isinstance(value_from, int) or not 0 <= value_from < len(layers) - 1:
+                raise PolicyError(
+                    f"{where}: its value_from {value_from!r} is not a hidden policy layer (0 to {len(layers) - 2})"
+                )
+            self.value_layers = _chain(arrays, "v", where)
+            if self.value_layers[0][0].shape[0] != layers[value_from][0].shape[1]:
+                raise PolicyError(f"{where}: its value head does not read policy layer {value_from}")
+            if self.value_layers[-1][0].shape[1] != 1:
+                raise PolicyError(f"{where}: its value head does not end in one number")
+            self.value_from = value_from
         try:
             self.observation_size = int(meta["observation_size"])
             self.num_actions = int(meta["num_actions"])
@@ -134,22 +186,53 @@ class Policy:
 
     def logits(self, x: np.ndarray) -> np.ndarray:
         """The logits of the input ``x`` (:meth:`observe`; a batch along the first axis too)."""
-        x = x.astype(np.float32)
+        return self.evaluate(x)[0]
+
+    @property
+    def has_value(self) -> bool:
+        """Whether the file has a value head (version 3)."""
+        return bool(self.value_layers)
+
+    def value(self, x: np.ndarray) -> np.ndarray | float:
+        """The value head's estimate for the input ``x`` (a float for one input, an array for a
+        batch): the expected result for the player about to decide, from -1 to +1. A policy
+        without a value head (versions 1 and 2) raises :class:`PolicyError`."""
+        v = self.evaluate(x)[1]
+        if v is None:
+            raise PolicyError(f"policy file {str(self.path)!r} (version {self.version}) has no value head")
+        return float(v) if np.ndim(v) == 0 else v
+
+    def evaluate(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
+        """The logits and (for a network with a value head, else None) the value of ``x``, in one pass."""
+        x = np.asarray(x, np.float32)
+        hidden: np.ndarray | None = None
+        last = len(self.layers) - 1
         for i, (w, b) in enumerate(self.layers):
             x = x @ w + b
-            if i < len(self.layers) - 1:
+            if i < last:
                 np.maximum(x, 0, out=x)
-        return x
+            if i == self.value_from:
+                hidden = x
+        if hidden is None:
+            return x, None
+        v = hidden
+        for i, (w, b) in enumerate(self.value_layers):
+            v = v @ w + b
+            if i < len(self.value_layers) - 1:
+                np.maximum(v, 0, out=v)
+        return x, np.tanh(v[..., 0])
 
 
 class PolicyBot:
     """Plays a :class:`Policy` (see the module text)."""
 
-    def __init__(self, path: str | Path, seed: int | None = None, temperature: float = 1.0):
+    def __init__(
+        self, path: str | Path | Policy, seed: int | None = None, temperature: float = 1.0, name: str | None = None
+    ):
         if not temperature >= 0:
             raise ValueError(f"temperature: 0 or more, got {temperature!r}")
-        self.policy = Policy(path)
-        self.name = f"policy:{Path(path).name}"
+        self.policy = path if isinstance(path, Policy) else Policy(path)
+        self.name = name or f"policy:{self.policy.path.name}"
         self.rng = random.Random(seed)
         self.np_rng = np.random.default_rng(seed)
         self.temperature = temperature
@@ -196,3 +279,52 @@ class PolicyBot:
 
     def __repr__(self) -> str:
         return f"PolicyBot({str(self.policy.path)!r})"
+
+
+SHIPPED = Path(__file__).parent / "data" / "net.npz"
+"""The network the ``scout`` level plays (docs/bots.md, "The network")."""
+
+SCOUT_TEMPERATURE = 0.0
+"""The ``scout`` level plays the network's most likely legal action (docs/bots.md says why)."""
+
+_shipped: list[Policy] = []
+
+
+def shipped_network() -> Policy:
+    """The shipped network (:data:`SHIPPED`), read once."""
+    if not _shipped:
+        _shipped.append(Policy(SHIPPED))
+    return _shipped[0]
+
+
+class ScoutBot:
+    """The ``scout`` level: the shipped network's policy alone, no search. On a game the network
+    was not trained for (the unbordered mat, other cards) it plays as the greedy bot does."""
+
+    name = "scout"
+
+    def __init__(self, seed: int | None = None):
+        self.net = PolicyBot(shipped_network(), seed, SCOUT_TEMPERATURE, name=self.name)
+        self.seed = seed
+        self._greedy: Any = None
+
+    def choose(
+        self,
+        view: Position,
+        known: Mapping[int, Sequence[str]] | None = None,
+        deck: Sequence[str] | None = None,
+    ) -> Action:
+        if view.variant.mat == self.net.policy.mat:
+            try:
+                return self.net.choose(view, known, deck)
+            except PolicyError:
+                pass  # another card set's action ids: the greedy bot's choice below
+        if self._greedy is None:
+            from lordsofwar.bots.greedy import GreedyBot
+
+            self._greedy = GreedyBot(self.seed)
+        action: Action = self._greedy.choose(view)
+        return action
+
+    def __repr__(self) -> str:
+        return f"ScoutBot(seed={self.seed!r})"

@@ -1,0 +1,190 @@
+"""``lordsofwar train``: generate self-play data, fit the network, export it (docs/bots.md,
+"The network"). PyTorch is imported only by ``fit`` and ``export``; without it they say which
+extra to install."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+from typing import Any
+
+import click
+
+DEFAULT_DATA = "train-data"
+DEFAULT_RUN = "train-run"
+
+
+def _bad(message: str) -> click.ClickException:
+    from lordsofwar.cli import CliError
+
+    return CliError(message)
+
+
+def _need_torch() -> None:
+    if importlib.util.find_spec("torch") is None:
+        raise _bad("training needs PyTorch: pip install 'lordsofwar[train]'")
+
+
+def _need_core() -> None:
+    from lordsofwar import core
+
+    if core.IMPLEMENTATION != "native":
+        raise _bad(f"self-play needs the compiled core: {core.FALLBACK_REASON}")
+
+
+@click.group("train")
+def train_group() -> None:
+    """Train the network the scout level plays: self-play data, fitting, export.
+
+    'lordsofwar train all' does the three in turn and, run again, goes on where it stopped.
+    """
+
+
+_games = click.option(
+    "--games",
+    type=click.IntRange(1, 10_000_000),
+    default=1500,
+    show_default=True,
+    help="Self-play games in all (a run already there is continued up to this many).",
+)
+_seed = click.option(
+    "--seed",
+    type=click.IntRange(0, 2**62),
+    default=0,
+    show_default=True,
+    help="The run's seed: game i is dealt and searched from derivations of seed + i.",
+)
+_iterations = click.option(
+    "--iterations",
+    type=click.IntRange(1, 1_000_000),
+    default=1200,
+    show_default=True,
+    help="The teacher's iterations a decision (the elite level's settings otherwise).",
+)
+_data = click.option(
+    "--data", default=DEFAULT_DATA, show_default=True, metavar="DIR", help="The directory of self-play shards."
+)
+_run = click.option(
+    "--run",
+    "run_dir",
+    default=DEFAULT_RUN,
+    show_default=True,
+    metavar="DIR",
+    help="The training run's directory (checkpoint, log, snapshots).",
+)
+_steps = click.option(
+    "--steps",
+    type=click.IntRange(1, 100_000_000),
+    default=12000,
+    show_default=True,
+    help="Training steps (minibatches) in all.",
+)
+_threads = click.option(
+    "--threads", type=click.IntRange(1, 256), default=None, help="PyTorch's threads [default: its own choice]."
+)
+_snapshot = click.option(
+    "--snapshot-every",
+    type=click.IntRange(0, 100_000_000),
+    default=1000,
+    show_default=True,
+    help="Export the network every this many steps into DIR/snapshots (0: never).",
+)
+_out = click.option(
+    "--out",
+    default="net.npz",
+    show_default=True,
+    metavar="FILE",
+    help="The network file to write (version 3, read by policy:FILE and the scout level).",
+)
+
+
+def _generate(data: str, games: int, seed: int, iterations: int) -> None:
+    _need_core()
+    from lordsofwar.train.selfplay import generate
+
+    try:
+        n = generate(data, games, seed, iterations, progress=lambda s: click.echo(s, err=True))
+    except ValueError as exc:
+        raise _bad(str(exc)) from None
+    click.echo(f"{n:,} new decisions in {data}")
+
+
+def _fit(data: str, run_dir: str, steps: int, resume: bool, threads: int | None, snapshot_every: int) -> Any:
+    _need_torch()
+    from lordsofwar.train.fit import FitConfig, fit
+
+    config = FitConfig(steps=steps, snapshot_every=snapshot_every)
+    try:
+        return fit([data], run_dir, config, resume=resume, threads=threads, say=lambda s: click.echo(s, err=True))
+    except (ValueError, FileNotFoundError, FileExistsError) as exc:
+        raise _bad(str(exc)) from None
+
+
+def _export(run_dir: str, out: str) -> None:
+    _need_torch()
+    from lordsofwar.train.fit import export, load_checkpoint
+
+    if not (Path(run_dir) / "checkpoint.pt").exists():
+        raise _bad(f"no checkpoint in {run_dir!r}: fit first")
+    net, facts = load_checkpoint(run_dir)
+    export(net, out, facts)
+    click.echo(f"wrote {out} (step {facts['steps']}, {facts['seconds']:.0f} s of training)")
+
+
+@train_group.command("generate")
+@_data
+@_games
+@_seed
+@_iterations
+def generate_command(data: str, games: int, seed: int, iterations: int) -> None:
+    """Play self-play games of the search into DIR, a shard every 10 games (continues a run there)."""
+    _generate(data, games, seed, iterations)
+
+
+@train_group.command("fit")
+@_data
+@_run
+@_steps
+@click.option("--resume", is_flag=True, help="Continue the run's checkpoint (its settings and data).")
+@_threads
+@_snapshot
+def fit_command(data: str, run_dir: str, steps: int, resume: bool, threads: int | None, snapshot_every: int) -> None:
+    """Fit the network to the shards in DIR, checkpointing into the run's directory."""
+    _fit(data, run_dir, steps, resume, threads, snapshot_every)
+
+
+@train_group.command("export")
+@_run
+@_out
+def export_command(run_dir: str, out: str) -> None:
+    """Write the run's network (its last checkpoint) as a version 3 network file."""
+    _export(run_dir, out)
+
+
+@train_group.command("all")
+@_data
+@_run
+@_games
+@_seed
+@_iterations
+@_steps
+@_threads
+@_snapshot
+@_out
+def all_command(
+    data: str,
+    run_dir: str,
+    games: int,
+    seed: int,
+    iterations: int,
+    steps: int,
+    threads: int | None,
+    snapshot_every: int,
+    out: str,
+) -> None:
+    """Generate, fit and export in turn; run again after a stop, it continues each step."""
+    _need_torch()
+    _generate(data, games, seed, iterations)
+    resume = (Path(run_dir) / "checkpoint.pt").exists()
+    _fit(data, run_dir, steps, resume, threads, snapshot_every)
+    _export(run_dir, out)
