@@ -1,7 +1,9 @@
 """The bots' ladder: a round-robin of the levels, an Elo table with 95% intervals, decision times.
 
 ``python bench/bots.py`` plays every pair of levels (``--levels``, weakest first; default all of
-``lordsofwar.bots.BOTS``): ``--games`` games for each pair of neighbours on the ladder (default
+``lordsofwar.bots.BOTS``; any bot ``make_bot`` makes may be one: ``policy:FILE``, a trained
+policy shown by its file name, or ``python:MODULE:FACTORY``, a bot written in Python, rebuilt
+by name in every worker): ``--games`` games for each pair of neighbours on the ladder (default
 400), ``--cross-games`` for every other pair (default 100; 0 plays neighbours only), and at least
 ``--anchor-games`` of the top level against greedy (default 200: its headline win rate). Games
 run in ``--workers`` processes on this machine, or as tasks on a Ray cluster with ``--ray
@@ -23,9 +25,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
-import math
 import os
-import random
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -35,64 +35,16 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.report import add_platform  # noqa: E402
-from lordsofwar.bots import BOTS  # noqa: E402
+from lordsofwar.bots import BOTS, agent_label, make_bot  # noqa: E402
+from lordsofwar.bots.ladder import ANCHOR, ANCHOR_RATING, anchor_of, bootstrap, fit, scores_of  # noqa: E402
 from lordsofwar.bots.play import match_game, percentile, run_games, summarise, wilson  # noqa: E402
 
-ANCHOR = "greedy"
-ANCHOR_RATING = 1000.0
-ELO = 400 / math.log(10)
+__all__ = ["ANCHOR", "ANCHOR_RATING", "added", "combine", "fit", "main", "schedule"]
 
 
-def fit(levels: Sequence[str], pairs: dict[tuple[str, str], list[float]]) -> dict[str, float]:
-    """Bradley-Terry ratings (Elo scale) from each pair's scores for its first level, by Hunter's
-    minorisation-maximisation; one virtual draw per pair keeps a perfect score finite."""
-    index = {name: i for i, name in enumerate(levels)}
-    n = len(levels)
-    wins = [0.0] * n
-    games = [[0.0] * n for _ in range(n)]
-    for (a, b), scores in pairs.items():
-        i, j = index[a], index[b]
-        w = sum(scores) + 0.5
-        total = len(scores) + 1.0
-        wins[i] += w
-        wins[j] += total - w
-        games[i][j] += total
-        games[j][i] += total
-    gamma = [1.0] * n
-    for _ in range(2000):
-        new = []
-        for i in range(n):
-            denom = sum(games[i][j] / (gamma[i] + gamma[j]) for j in range(n) if games[i][j])
-            new.append(wins[i] / denom if denom else gamma[i])
-        norm = math.exp(sum(math.log(g) for g in new) / n)
-        new = [g / norm for g in new]
-        done = max(abs(math.log(a / b)) for a, b in zip(new, gamma, strict=True)) < 1e-10
-        gamma = new
-        if done:
-            break
-    anchor = index[anchor_of(levels)]
-    return {name: ANCHOR_RATING + ELO * (math.log(gamma[index[name]]) - math.log(gamma[anchor])) for name in levels}
-
-
-def anchor_of(levels: Sequence[str]) -> str:
-    """The level fixed at ANCHOR_RATING: greedy when it plays, else the first level."""
-    return ANCHOR if ANCHOR in levels else levels[0]
-
-
-def bootstrap(
-    levels: Sequence[str], pairs: dict[tuple[str, str], list[float]], samples: int, seed: int
-) -> dict[str, tuple[float, float]]:
-    """95% intervals of :func:`fit`, resampling each pair's games with replacement."""
-    rng = random.Random(seed)
-    drawn: dict[str, list[float]] = {name: [] for name in levels}
-    for _ in range(samples):
-        resampled = {k: [rng.choice(v) for _ in v] for k, v in pairs.items()}
-        for name, r in fit(levels, resampled).items():
-            drawn[name].append(r)
-    return {name: (percentile(v, 2.5), percentile(v, 97.5)) for name, v in drawn.items()}
-
-
-def schedule(levels: Sequence[str], games: int, cross: int, seed: int, anchor_games: int = 0) -> list[tuple[str, str, int]]:
+def schedule(
+    levels: Sequence[str], games: int, cross: int, seed: int, anchor_games: int = 0
+) -> list[tuple[str, str, int]]:
     """(stronger, weaker, seed) for every game: neighbours ``games`` each, other pairs ``cross``,
     and the top level against the anchor at least ``anchor_games``."""
     tasks = []
@@ -130,12 +82,6 @@ def run_on_ray(
         return [out[i] for i in range(len(tasks))]
     finally:
         ray.shutdown()
-
-
-def scores_of(pair: dict[str, Any]) -> list[float]:
-    """A stored pair's games as scores (their order matters neither to the fit nor to the
-    bootstrap, which resamples within the pair)."""
-    return [1.0] * pair["wins"] + [0.5] * pair["draws"] + [0.0] * pair["losses"]
 
 
 def added(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
@@ -180,7 +126,7 @@ def combine(docs: Sequence[dict[str, Any]], changed: Sequence[str], samples: int
             origin[key].add(i)
         for row in doc["levels"]:
             rows[row["name"]] = row
-    levels = [name for name in BOTS if any(name in k for k in pairs)]
+    levels = ordered({name for k in pairs for name in k}, [row["name"] for doc in docs for row in doc["levels"]])
     scores = {k: scores_of(v) for k, v in pairs.items()}
     ratings = fit(levels, scores)
     intervals = bootstrap(levels, scores, samples, seed)
@@ -201,7 +147,9 @@ def combine(docs: Sequence[dict[str, Any]], changed: Sequence[str], samples: int
         "runs": [  # what each run gives to this ladder
             {
                 "date": d["date"],
-                "games": sum(p["games"] for p in d["pairs"] if (p["a"], p["b"]) in pairs and i in origin[(p["a"], p["b"])]),
+                "games": sum(
+                    p["games"] for p in d["pairs"] if (p["a"], p["b"]) in pairs and i in origin[(p["a"], p["b"])]
+                ),
                 "pairs": [f"{a} v {b}" for a, b in pairs if i in origin[(a, b)]],
             }
             for i, d in enumerate(docs)
@@ -212,35 +160,72 @@ def combine(docs: Sequence[dict[str, Any]], changed: Sequence[str], samples: int
     }
 
 
+def ordered(names: set[str], seen: Sequence[str]) -> list[str]:
+    """``names`` weakest first: the built-in levels in their order, then any other bot in the
+    order first ``seen``."""
+    rest = [name for name in dict.fromkeys(seen) if name in names and name not in BOTS]
+    return [name for name in BOTS if name in names] + rest
+
+
+def check_agents(names: Sequence[str]) -> str | None:
+    """Why one of ``names`` cannot be played (each made once, as ``make_bot`` will make it in
+    every worker), or None."""
+    for name in names:
+        try:
+            make_bot(name, 0)
+        except (ValueError, RuntimeError) as exc:
+            return str(exc)
+    return None
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--levels", default=",".join(BOTS), help="comma-separated, weakest first")
+    parser.add_argument(
+        "--levels",
+        default=",".join(BOTS),
+        help="comma-separated, weakest first: built-in levels, policy:FILE, python:MODULE:FACTORY",
+    )
     parser.add_argument("--games", type=int, default=400, help="games for each pair of neighbours")
     parser.add_argument("--cross-games", type=int, default=100, help="games for every other pair (0: none)")
-    parser.add_argument("--anchor-games", type=int, default=200,
-                        help="games of the top level against greedy, at least (its headline win rate)")
+    parser.add_argument(
+        "--anchor-games",
+        type=int,
+        default=200,
+        help="games of the top level against greedy, at least (its headline win rate)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="the first game's seed")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes on this machine")
     parser.add_argument("--ray", default=None, metavar="ADDRESS", help="run on a Ray cluster ('local': start one here)")
     parser.add_argument("--bootstrap", type=int, default=500, help="bootstrap samples for the intervals")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--write", default=None, metavar="FILE", help="store the ratings (lordsofwar/bots/ladder.json)")
-    parser.add_argument("--combine", nargs="+", default=None, metavar="FILE",
-                        help="play nothing: combine stored runs (oldest first) into one ladder")
-    parser.add_argument("--changed", default="", metavar="LEVELS",
-                        help="with --combine: levels changed since the earlier runs (their earlier pairs are dropped)")
+    parser.add_argument(
+        "--combine",
+        nargs="+",
+        default=None,
+        metavar="FILE",
+        help="play nothing: combine stored runs (oldest first) into one ladder",
+    )
+    parser.add_argument(
+        "--changed",
+        default="",
+        metavar="LEVELS",
+        help="with --combine: levels changed since the earlier runs (their earlier pairs are dropped)",
+    )
     args = parser.parse_args(argv)
     if args.combine:
         changed = [x.strip() for x in args.changed.split(",") if x.strip()]
-        if unknown := [x for x in changed if x not in BOTS]:
-            parser.error(f"--changed: unknown levels {', '.join(unknown)}")
         docs = [json.loads(Path(f).read_text()) for f in args.combine]
+        stored = {row["name"] for doc in docs for row in doc["levels"]}
+        if unknown := [x for x in changed if x not in BOTS and x not in stored]:
+            parser.error(f"--changed: unknown levels {', '.join(unknown)}")
         return report(combine(docs, changed, args.bootstrap, args.seed), args)
 
     levels = [x.strip() for x in args.levels.split(",") if x.strip()]
-    unknown = [x for x in levels if x not in BOTS]
-    if unknown or len(levels) < 2:
-        parser.error(f"--levels: at least two of {', '.join(BOTS)} (unknown: {', '.join(unknown) or 'none'})")
+    if len(set(levels)) < 2 or len(set(levels)) < len(levels):
+        parser.error(f"--levels: at least two different bots, weakest first (built-in: {', '.join(BOTS)})")
+    if problem := check_agents(levels):
+        parser.error(f"--levels: {problem}")
     tasks = schedule(levels, args.games, args.cross_games, args.seed, args.anchor_games)
     started = time.perf_counter()
 
@@ -267,7 +252,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         task = bar.add_task("games", total=len(tasks))
 
         def progress(game: dict[str, Any]) -> None:
-            bar.update(task, advance=1, description=f"{game['a']} v {game['b']}")
+            bar.update(task, advance=1, description=f"{agent_label(game['a'])} v {agent_label(game['b'])}")
 
         results = run_on_ray(args.ray, tasks, progress) if args.ray else run_games(tasks, args.workers, None, progress)
     elapsed = time.perf_counter() - started
@@ -323,14 +308,14 @@ def show_tables(figures: dict[str, Any]) -> None:
     from rich.table import Table
 
     console = Console()
-    (anchor, fixed), = figures["anchor"].items()
+    ((anchor, fixed),) = figures["anchor"].items()
     table = Table(title=f"Bots: ratings ({anchor} = {fixed:.0f}), 95% intervals, ms a decision")
     for column in ("level", "rating", "95% interval", "ms p50", "ms p99", "decisions"):
         table.add_column(column, justify="left" if column == "level" else "right")
     for row in figures["levels"]:
         lo, hi = row["interval"]
         table.add_row(
-            row["name"],
+            agent_label(row["name"]),
             str(row["rating"]),
             f"{lo} to {hi}",
             f"{row['ms_p50']:.1f}",
@@ -344,7 +329,7 @@ def show_tables(figures: dict[str, Any]) -> None:
     for p in figures["pairs"]:
         lo, hi = p["interval"]
         pairs.add_row(
-            f"{p['a']} v {p['b']}",
+            f"{agent_label(p['a'])} v {agent_label(p['b'])}",
             str(p["games"]),
             str(p["wins"]),
             str(p["draws"]),

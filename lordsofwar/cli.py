@@ -61,7 +61,7 @@ class BotName(click.ParamType[str, Any]):
         self.choices = [*BOT_CHOICES, *extra]
 
     def get_metavar(self, param: click.Parameter, ctx: click.Context | None = None) -> str:
-        return "[" + "|".join(self.choices) + "|policy:FILE]"
+        return "[" + "|".join(self.choices) + "|policy:FILE|python:MODULE:FACTORY]"
 
     def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
         text = str(value)
@@ -76,7 +76,25 @@ class BotName(click.ParamType[str, Any]):
             except PolicyError as exc:
                 self.fail(str(exc), param, ctx)
             return f"policy:{path.resolve()}"
-        self.fail(f"{text!r} is not one of {', '.join(self.choices)}, or policy:FILE", param, ctx)
+        if text.startswith("python:"):
+            return _python_bot_name(text, lambda message: self.fail(message, param, ctx))
+        self.fail(f"{text!r} is not one of {', '.join(self.choices)}, policy:FILE or python:MODULE:FACTORY", param, ctx)
+
+
+def _python_bot_name(text: str, fail: Callable[[str], Any]) -> str:
+    """``python:MODULE:FACTORY`` (docs/bots.md, "Rating your own agent") with a ``.py`` file's
+    path made absolute, once one bot was made from it (so that a bad one is refused before
+    anything starts)."""
+    from lordsofwar.bots import make_bot
+
+    module, _, attr = text[len("python:") :].rpartition(":")
+    if module.endswith(".py"):
+        text = f"python:{Path(module).expanduser().resolve()}:{attr}"
+    try:
+        make_bot(text, 0)
+    except ValueError as exc:
+        fail(str(exc))
+    return text
 
 
 # --- errors: one line, exit status 2 -------------------------------------------------------------
@@ -686,38 +704,68 @@ def analyse_command(game: str, level: str, seconds: float | None, iterations: in
 
 
 @cli.command("match")
-@click.argument("a", type=BotName(), metavar="A")
-@click.argument("b", type=BotName(), metavar="B")
-@click.option("--games", type=click.IntRange(1, 100_000), default=20, show_default=True, help="Games to play.")
+@click.argument("a", type=BotName(), metavar="AGENT")
+@click.argument("b", type=BotName(), metavar="[B]", required=False)
+@click.option(
+    "--against", default=None, metavar="LEVELS",
+    help="Without B: the stored levels to play, comma-separated [default: greedy first, then the two "
+    "levels around the estimate].",
+)
+@click.option(
+    "--games", type=click.IntRange(1, 100_000), default=None,
+    help="Games to play: against B [default: 20], or against each level [default: 100].",
+)
 @click.option(
     "--seed", type=click.IntRange(0, MAX_SEED - 100_000), default=0, show_default=True,
     help="The first game's seed: game i's deal (armies included) and its bots' seeds are independent "
     "SHA-256 derivations of seed + i.",
 )
-@click.option("--workers", type=click.IntRange(1, 256), default=1, show_default=True, help="Games played at once, each in its own process.")
+@click.option(
+    "--workers", type=click.IntRange(1, 256), default=None,
+    help="Games played at once, each in its own process [default: the CPU count].",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 @_variant_options
-def match_command(a: str, b: str, games: int, seed: int, workers: int, as_json: bool, **options: Any) -> None:
-    """Play bot A against bot B and print A's wins, draws and losses with a 95% interval.
+def match_command(
+    a: str, b: str | None, against: str | None, games: int | None, seed: int, workers: int | None, as_json: bool,
+    **options: Any,
+) -> None:
+    """Place AGENT on the bots' ladder, or play it against B.
 
-    A plays player 1 in even games and player 2 in odd ones; each side's deck is a core army's
-    standard deck drawn from the game's deal; the bots' seeds are derived apart from the deal's. Bots, weakest first: random, recruit, greedy,
-    veteran, elite, general (docs/bots.md), or policy:FILE, a trained policy (docs/rl.md).
+    Without B: AGENT plays stored levels of the ladder (lordsofwar/bots/ladder.json): first
+    greedy, then the two levels whose ratings are around the first estimate (or the --against
+    levels), and gets a rating on the ladder's scale with the stored ratings held fixed, and a
+    95% interval from resampling its games (docs/bots.md, "Rating your own agent"). With B:
+    AGENT's wins, draws and losses against B with a 95% interval.
+
+    AGENT plays player 1 in even games and player 2 in odd ones; each side's deck is a core army's
+    standard deck drawn from the game's deal; the bots' seeds are derived apart from the deal's.
+    Bots, weakest first: random, recruit, greedy, veteran, elite, general (docs/bots.md),
+    policy:FILE, a trained policy (docs/rl.md), or python:MODULE:FACTORY, a bot written in Python
+    (FACTORY(seed) returns an object with choose(view, known=None, deck=None)).
     """
+    from lordsofwar.bots import agent_label
     from lordsofwar.bots.play import run_games, summarise
 
     variant = _variant(
         options["rules"], options["hands"], options["mat_kind"], options["length"],
         options["units_to_win"], options["commands_to_win"], options["no_progress_turns"],
     )
-    tasks = [(a, b, seed + i) for i in range(games)]
+    workers = workers or os.cpu_count() or 1
     shown = [0]
 
     def progress(game: dict[str, Any]) -> None:
         shown[0] += 1
         if not as_json and sys.stderr.isatty():
-            click.echo(f"\r{shown[0]}/{games} games", nl=False, err=True)
+            click.echo(f"\r{shown[0]} games played", nl=False, err=True)
 
+    if b is None:
+        _place(a, against, games or 100, seed, workers, variant, as_json, progress)
+        return
+    if against is not None:
+        raise CliError("--against places AGENT on the ladder: give it without B")
+    games = games or 20
+    tasks = [(a, b, seed + i) for i in range(games)]
     try:
         results = run_games(tasks, workers, variant, progress)
     except RuntimeError as exc:
@@ -729,15 +777,63 @@ def match_command(a: str, b: str, games: int, seed: int, workers: int, as_json: 
         _print_json({**summary, "seed": seed, "variant": variant.to_json()})
         return
     lo, hi = summary["interval"]
+    a_name, b_name = agent_label(a), agent_label(b)
     click.echo(
-        f"{a} against {b}: {summary['wins']} wins, {summary['draws']} draws, {summary['losses']} losses "
+        f"{a_name} against {b_name}: {summary['wins']} wins, {summary['draws']} draws, {summary['losses']} losses "
         f"in {games} games"
     )
-    click.echo(f"{a}'s score {100 * summary['score']:.1f}% (95% interval {100 * lo:.1f}% to {100 * hi:.1f}%)")
-    for side, name in (("a", a), ("b", b)):
+    click.echo(f"{a_name}'s score {100 * summary['score']:.1f}% (95% interval {100 * lo:.1f}% to {100 * hi:.1f}%)")
+    for side, name in (("a", a_name), ("b", b_name)):
         ms = summary["ms"][side]
         if ms["decisions"]:
             click.echo(f"{name}: {ms['p50']:.1f} ms a decision (p50), {ms['p99']:.1f} ms (p99), {ms['decisions']} decisions")
+
+
+def _place(
+    agent: str, against: str | None, games: int, seed: int, workers: int, variant: Variant, as_json: bool,
+    progress: Callable[[dict[str, Any]], None],
+) -> None:
+    """``match AGENT``: its rating on the stored ladder (:func:`lordsofwar.bots.ladder.place`)."""
+    from lordsofwar.bots import ladder
+
+    if variant != Variant():
+        raise CliError("the ladder was measured in the default variant: place AGENT there, or name B to play another")
+    levels = _comma_list(against, None, "greedy,veteran") if against is not None else None
+    try:
+        found = ladder.place(agent, games, seed, workers, levels, progress=progress)
+    except (ValueError, RuntimeError) as exc:
+        raise CliError(str(exc)) from None
+    if not as_json and sys.stderr.isatty():
+        click.echo("", err=True)
+    if as_json:
+        _print_json(found)
+        return
+    stored = found["ladder"]
+    lo, hi = found["interval"]
+    click.echo(
+        f"{found['name']}: rating {found['rating']} (95% interval {lo} to {hi}) on the ladder of "
+        f"{stored['date']} (greedy = 1000)"
+    )
+    if first := found["first_round"]:
+        near = [p["b"] for p in found["pairs"] if p["b"] != first["against"]]
+        click.echo(
+            f"first {first['games']} games against {first['against']}: estimate {first['estimate']}; "
+            f"then {', '.join(near) or 'no other level'}, the stored levels around it"
+        )
+    click.echo(f"{'against':<10} {'rating':>6} {'games':>6} {'won':>5} {'drawn':>5} {'lost':>5} {'score':>7}  95% interval")
+    for p in found["pairs"]:
+        plo, phi = p["interval"]
+        click.echo(
+            f"{p['b']:<10} {p['rating']:>6.0f} {p['games']:>6} {p['wins']:>5} {p['draws']:>5} {p['losses']:>5} "
+            f"{100 * p['score']:>6.1f}%  {100 * plo:.1f}% to {100 * phi:.1f}%"
+        )
+    ms = found["ms"]
+    if ms["decisions"]:
+        click.echo(
+            f"{found['name']}: {ms['p50']:.1f} ms a decision (p50), {ms['p99']:.1f} ms (p99), {ms['decisions']} decisions"
+        )
+    workers = found["workers"]
+    click.echo(f"{found['games']} games in {found['seconds']} s ({workers} worker{'s' if workers != 1 else ''})")
 
 
 def _migrated_settings() -> Any:

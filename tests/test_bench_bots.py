@@ -13,7 +13,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.bots import fit  # noqa: E402
+from lordsofwar.bots.ladder import fit  # noqa: E402
 
 
 def run(*args: str) -> dict:
@@ -67,6 +67,31 @@ def test_round_robin_on_a_local_ray() -> None:
     doc = run("--levels", "random,recruit", "--games", "2", "--cross-games", "0", "--ray", "local", "--bootstrap", "20")
     check(doc, ["random", "recruit"], 2, 0)
     assert doc["workers"] == "ray local"
+
+
+def test_any_bot_make_bot_takes_is_a_level(tmp_path: Path) -> None:
+    """A Python bot and a trained policy play in the round-robin (rebuilt from their names in the
+    worker processes); the tables show the policy by its file name."""
+    from lordsofwar import core
+
+    if core.IMPLEMENTATION != "native":
+        pytest.skip("the policy bot observes through the core")
+    bot = tmp_path / "mybot.py"
+    bot.write_text("import random\n\nclass Bot:\n    def __init__(self, seed):\n        self.rng = random.Random(seed)\n\n"
+                   "    def choose(self, view, known=None, deck=None):\n        return self.rng.choice(view.legal_actions())\n")
+    levels = ["random", f"python:{bot}:Bot", f"policy:{ROOT / 'examples' / 'policy.npz'}"]
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "bots.py"), "--levels", ",".join(levels), "--games", "1",
+         "--cross-games", "0", "--anchor-games", "0", "--workers", "2", "--bootstrap", "20"],
+        capture_output=True, text=True, timeout=600, cwd=ROOT,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "policy.npz" in proc.stdout and "mybot.py:Bot" in proc.stdout and str(ROOT) not in proc.stdout
+    bad = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "bots.py"), "--levels", f"random,python:{bot}:Nope"],
+        capture_output=True, text=True, timeout=120, cwd=ROOT,
+    )
+    assert bad.returncode == 2 and "has no 'Nope'" in bad.stderr
 
 
 def test_ratings_follow_the_scores() -> None:

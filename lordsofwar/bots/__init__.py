@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from lordsofwar.rules.i18n import N_
 from lordsofwar.rules.state import Action, Position
@@ -146,19 +146,114 @@ def decide(
 POLICY_PREFIX = "policy:"
 """``policy:FILE`` names a trained policy network (:mod:`lordsofwar.bots.policy`, docs/rl.md)."""
 
+PYTHON_PREFIX = "python:"
+"""``python:MODULE:FACTORY`` names a bot written in Python: ``FACTORY(seed)`` in ``MODULE`` (a
+module name, or the path of a ``.py`` file) returns an object with ``choose(view, known=None,
+deck=None)`` (:class:`Bot`)."""
+
+
+def _python_factory(spec: str) -> Callable[[int | None], Any]:
+    """The callable ``FACTORY`` of ``MODULE:FACTORY``. A module is imported by name, looked for
+    in the working directory too (as ``python -m`` does), so that worker processes started from
+    the same directory find it; a ``.py`` path is loaded from that file."""
+    import importlib
+    import importlib.util
+    import os
+    import sys
+
+    module_name, sep, attr = spec.rpartition(":")
+    if not sep or not module_name or not attr:
+        raise ValueError(f"python:{spec}: write python:MODULE:FACTORY (a module or a .py file, and a callable in it)")
+    try:
+        if module_name.endswith(".py"):
+            path = os.path.abspath(module_name)
+            if not os.path.isfile(path):
+                raise ValueError(f"python:{spec}: no file {module_name!r}")
+            key = "lordsofwar_agent_" + format(abs(hash(path)), "x")
+            module = sys.modules.get(key)
+            if module is None:
+                loader_spec = importlib.util.spec_from_file_location(key, path)
+                if loader_spec is None or loader_spec.loader is None:
+                    raise ValueError(f"python:{spec}: {module_name!r} is not a Python file")
+                module = importlib.util.module_from_spec(loader_spec)
+                sys.modules[key] = module
+                try:
+                    loader_spec.loader.exec_module(module)
+                except BaseException:
+                    del sys.modules[key]
+                    raise
+        else:
+            if os.getcwd() not in sys.path and "" not in sys.path:
+                sys.path.append(os.getcwd())
+            module = importlib.import_module(module_name)
+    except ValueError:
+        raise
+    except ModuleNotFoundError as exc:
+        raise ValueError(f"python:{spec}: no module named {exc.name or module_name!r}") from None
+    except Exception as exc:
+        raise ValueError(f"python:{spec}: importing {module_name!r} failed: {type(exc).__name__}: {exc}") from None
+    try:
+        factory = getattr(module, attr)
+    except AttributeError:
+        raise ValueError(f"python:{spec}: {module_name!r} has no {attr!r}") from None
+    if not callable(factory):
+        raise ValueError(f"python:{spec}: {attr!r} is a {type(factory).__name__}, not a callable taking a seed")
+    return factory  # type: ignore[no-any-return]
+
+
+def _python_bot(spec: str, seed: int | None) -> Bot:
+    """The bot that ``python:MODULE:FACTORY`` makes for ``seed``, refused with a ``ValueError``
+    when the factory fails or returns something without ``choose``. One without a ``name`` is
+    given the name it was called by."""
+    factory = _python_factory(spec)
+    try:
+        bot = factory(seed)
+    except Exception as exc:
+        raise ValueError(f"python:{spec}: calling it with a seed failed: {type(exc).__name__}: {exc}") from None
+    if not callable(getattr(bot, "choose", None)):
+        raise ValueError(
+            f"python:{spec} returned {type(bot).__name__}, not a bot (an object with choose(view, known=None, deck=None))"
+        )
+    if not isinstance(getattr(bot, "name", None), str):
+        try:
+            bot.name = PYTHON_PREFIX + spec
+        except (AttributeError, TypeError):
+            raise ValueError(f"python:{spec} returned a bot with no name, and one cannot be set on it") from None
+    return bot  # type: ignore[no-any-return]
+
+
+def agent_label(name: str) -> str:
+    """How tables show the bot called ``name``: a built-in level or a Python bot by that name,
+    a policy by its file name, a Python file by its file name and factory."""
+    import os
+
+    if name.startswith(POLICY_PREFIX):
+        return os.path.basename(name[len(POLICY_PREFIX) :]) or name
+    if name.startswith(PYTHON_PREFIX):
+        module_name, _, attr = name[len(PYTHON_PREFIX) :].rpartition(":")
+        if module_name.endswith(".py"):
+            return f"{os.path.basename(module_name)}:{attr}"
+    return name
+
 
 def make_bot(name: str, seed: int | None = None) -> Bot:
-    """The bot called ``name`` (one of :data:`BOTS`, or ``policy:FILE`` for a trained policy); an
-    unknown name raises ``ValueError`` listing the known ones (weakest first), a file that is not
-    a policy ``PolicyError`` (a ``ValueError``) saying why."""
+    """The bot called ``name``: one of :data:`BOTS`, ``policy:FILE`` for a trained policy, or
+    ``python:MODULE:FACTORY`` for a bot written in Python (``FACTORY(seed)``). An unknown name
+    raises ``ValueError`` listing the known ones (weakest first), a file that is not a policy
+    ``PolicyError`` (a ``ValueError``) saying why, a Python bot that cannot be made a
+    ``ValueError`` saying why (no such module, not callable, no bot returned)."""
     if name.startswith(POLICY_PREFIX):
         from lordsofwar.bots.policy import PolicyBot
 
         return PolicyBot(name[len(POLICY_PREFIX) :], seed)
+    if name.startswith(PYTHON_PREFIX):
+        return _python_bot(name[len(PYTHON_PREFIX) :], seed)
     try:
         factory = BOTS[name]
     except KeyError:
-        raise ValueError(f"unknown bot {name!r} (known: {', '.join(BOTS)}, or policy:FILE)") from None
+        raise ValueError(
+            f"unknown bot {name!r} (known: {', '.join(BOTS)}, policy:FILE or python:MODULE:FACTORY)"
+        ) from None
     return factory(seed)
 
 
@@ -166,10 +261,12 @@ __all__ = [
     "BOTS",
     "BOT_LEVELS",
     "POLICY_PREFIX",
+    "PYTHON_PREFIX",
     "SEARCH_LEVELS",
     "Bot",
     "BotFactory",
     "BotLevel",
+    "agent_label",
     "decide",
     "make_bot",
 ]

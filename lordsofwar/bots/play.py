@@ -149,6 +149,9 @@ def run_games(
     calling ``progress`` with each game as it ends; the games in the order of ``tasks``."""
     jobs = [(a, b, seed, variant) for a, b, seed in tasks]
     results: list[dict[str, Any]] = []
+    if not jobs:
+        return results
+    workers = min(workers, len(jobs))
     if workers <= 1:
         for job in jobs:
             results.append(_match_task(job))
