@@ -188,3 +188,32 @@ def all_command(
     resume = (Path(run_dir) / "checkpoint.pt").exists()
     _fit(data, run_dir, steps, resume, threads, snapshot_every)
     _export(run_dir, out)
+
+
+@train_group.command("curve")
+@_run
+@click.option("--opponent", default="greedy", show_default=True, help="The bot the snapshots play.")
+@click.option("--games", type=click.IntRange(1, 100_000), default=100, show_default=True, help="Games per snapshot.")
+@click.option("--every", type=click.IntRange(1, 1000), default=1, show_default=True, help="Every this many snapshots.")
+@click.option("--plot", "plot_file", default=None, metavar="FILE", help="Draw the curve into this PNG (matplotlib).")
+def curve_command(run_dir: str, opponent: str, games: int, every: int, plot_file: str | None) -> None:
+    """The strength of the run's snapshots (their policy alone) against a bot, by training time."""
+    _need_core()
+    from lordsofwar.bots import make_bot
+    from lordsofwar.train.evaluate import curve, plot
+
+    try:
+        make_bot(opponent, 0)
+        points = curve(run_dir, opponent, games, every=every, say=lambda s: click.echo(s, err=True))
+    except (ValueError, FileNotFoundError) as exc:
+        raise _bad(str(exc)) from None
+    for p in points:
+        click.echo(
+            f"{p['steps']:>7} steps {p['seconds'] / 60:6.1f} min: {p['score']:.1%} "
+            f"({p['won']}-{p['drawn']}-{p['lost']}) against {opponent}"
+        )
+    if plot_file:
+        if importlib.util.find_spec("matplotlib") is None:
+            raise _bad("the plot needs matplotlib: pip install 'lordsofwar[dev]'")
+        plot(points, plot_file, f"the network's policy alone against {opponent}")
+        click.echo(f"wrote {plot_file}")
