@@ -397,13 +397,37 @@ class State:
 
     def playout(self, seed: int, policy: int = 0, max_turns: int = -1) -> int: ...
 
-    def search(self, iterations: int, seconds: float, seed: int, explore: float, playout_turns: int, policy: int, scale: float, widen: int, relative: bool, value: Sequence[float], pool1: Sequence[int], pool2: Sequence[int]) -> tuple:
+    def search(self, iterations: int, seconds: float, seed: int, explore: float, playout_turns: int, policy: int, scale: float, widen: int, relative: bool, value: Sequence[float], pool1: Sequence[int], pool2: Sequence[int], net: Net | None = None, c_puct: float = 1.5, mix: float = 0.0) -> tuple:
         """
         Information-set MCTS from this view for its decider (src/core/search.hpp): per legal action (text, visits, mean result for the decider), then iterations, nodes, seconds.
         """
 
     def evaluate(self, arg0: Sequence[float], arg1: float, /) -> float:
         """The search's judgement of this position: player 1's win probability."""
+
+class Net:
+    """A policy/value network for the search (src/core/net.hpp)."""
+
+    def __init__(self, policy: Sequence[tuple[Annotated[NDArray[numpy.float32], dict(order='C', device='cpu', writable=False)], Annotated[NDArray[numpy.float32], dict(order='C', device='cpu', writable=False)]]], value: Sequence[tuple[Annotated[NDArray[numpy.float32], dict(order='C', device='cpu', writable=False)], Annotated[NDArray[numpy.float32], dict(order='C', device='cpu', writable=False)]]], value_from: int, width: int, height: int, scale: Sequence[float]) -> None:
+        """
+        The layers as (weights (inputs, outputs), biases) float32 arrays, the frame, and 1 / divisor per observation number (lordsofwar.rl.config.observation_scale).
+        """
+
+    @property
+    def inputs(self) -> int: ...
+
+    @property
+    def num_actions(self) -> int: ...
+
+    def observation(self, arg: State, /) -> list[float]:
+        """
+        The scaled observation the network reads (flat_observation of the decider's observation).
+        """
+
+    def evaluate(self, state: State, repeat: int = 1) -> tuple:
+        """
+        (legal ids, their logits, the value for the decider, seconds per evaluation over ``repeat`` runs).
+        """
 
 PLANES: int = 38
 

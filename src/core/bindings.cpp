@@ -13,6 +13,7 @@
 
 #include "batch.hpp"
 #include "engine.hpp"
+#include "net.hpp"
 #include "play.hpp"
 #include "search.hpp"
 
@@ -172,6 +173,26 @@ struct State {
         return events_to_python(g, ev);
     }
 };
+
+// The network of a search (src/core/net.hpp), shared by every search it is handed to.
+struct NetHandle {
+    std::shared_ptr<const Net> net;
+};
+
+using F32R = nb::ndarray<const float, nb::c_contig, nb::device::cpu>;
+
+std::vector<Layer> layers_of(const std::vector<std::pair<F32R, F32R>>& pairs) {
+    std::vector<Layer> out;
+    for (const auto& [w, b] : pairs) {
+        if (w.ndim() != 2 || b.ndim() != 1) throw nb::value_error("network: a layer is (weights 2-D, biases 1-D)");
+        Layer L;
+        L.in = (int)w.shape(0), L.out = (int)w.shape(1);
+        L.w.assign(w.data(), w.data() + w.size());
+        L.b.assign(b.data(), b.data() + b.size());
+        out.push_back(std::move(L));
+    }
+    return out;
+}
 
 // Raised to Python as these classes; lordsofwar/core/_native.py turns them into the rules'
 // errors with the reference engine's explanation.
@@ -402,8 +423,15 @@ NB_MODULE(_core, m) {
             "search",
             [](const State& s, int iterations, double seconds, uint64_t seed, double explore, int playout_turns,
                int policy, double scale, int widen, bool relative, std::vector<float> value, std::vector<int16_t> pool1,
-               std::vector<int16_t> pool2) {
+               std::vector<int16_t> pool2, const NetHandle* net, double c_puct, double mix) {
                 SearchSpec spec;
+                if (net) {
+                    if (!(c_puct > 0) || !(mix >= 0 && mix <= 1))
+                        throw nb::value_error("search: c_puct above 0 and mix from 0 to 1");
+                    if (s.frame(net->net->width(), net->net->height()).num_actions() != net->net->num_actions())
+                        throw nb::value_error("search: the network's action ids are not this game's");
+                    spec.net = net->net, spec.c_puct = c_puct, spec.mix = mix;
+                }
                 spec.iterations = iterations, spec.seconds = seconds, spec.seed = seed, spec.explore = explore;
                 spec.playout_turns = playout_turns, spec.policy = policy, spec.scale = scale, spec.widen = widen;
                 spec.relative = relative;
@@ -434,7 +462,7 @@ NB_MODULE(_core, m) {
             },
             nb::arg("iterations"), nb::arg("seconds"), nb::arg("seed"), nb::arg("explore"), nb::arg("playout_turns"),
             nb::arg("policy"), nb::arg("scale"), nb::arg("widen"), nb::arg("relative"), nb::arg("value"), nb::arg("pool1"),
-            nb::arg("pool2"),
+            nb::arg("pool2"), nb::arg("net").none() = nb::none(), nb::arg("c_puct") = 1.5, nb::arg("mix") = 0.0,
             "Information-set MCTS from this view for its decider (src/core/search.hpp): per legal action "
             "(text, visits, mean result for the decider), then iterations, nodes, seconds.")
         .def("evaluate",
@@ -444,6 +472,59 @@ NB_MODULE(_core, m) {
                  return evaluate(s.g, spec);
              },
              "The search's judgement of this position: player 1's win probability.");
+
+    nb::class_<NetHandle>(m, "Net", "A policy/value network for the search (src/core/net.hpp).")
+        .def(
+            "__init__",
+            [](NetHandle* self, const std::vector<std::pair<F32R, F32R>>& policy,
+               const std::vector<std::pair<F32R, F32R>>& value, int value_from, int width, int height,
+               std::vector<float> scale) {
+                try {
+                    new (self) NetHandle{std::make_shared<const Net>(layers_of(policy), layers_of(value), value_from,
+                                                                     width, height, std::move(scale))};
+                } catch (const std::invalid_argument& e) {
+                    throw nb::value_error(e.what());
+                }
+            },
+            nb::arg("policy"), nb::arg("value"), nb::arg("value_from"), nb::arg("width"), nb::arg("height"),
+            nb::arg("scale"),
+            "The layers as (weights (inputs, outputs), biases) float32 arrays, the frame, and 1 / divisor per "
+            "observation number (lordsofwar.rl.config.observation_scale).")
+        .def_prop_ro("inputs", [](const NetHandle& n) { return n.net->inputs(); })
+        .def_prop_ro("num_actions", [](const NetHandle& n) { return n.net->num_actions(); })
+        .def(
+            "observation",
+            [](const NetHandle& n, State& s) {
+                s.legal();  // settles the start of the turn, as an observation is taken
+                std::vector<float> out((size_t)n.net->inputs());
+                n.net->observation(s.g, out.data());
+                return out;
+            },
+            "The scaled observation the network reads (flat_observation of the decider's observation).")
+        .def(
+            "evaluate",
+            [](const NetHandle& n, State& s, int repeat) {
+                Frame f = s.frame(n.net->width(), n.net->height());
+                if (f.num_actions() != n.net->num_actions())
+                    throw nb::value_error("network: its action ids are not this game's");
+                std::vector<int> ids;
+                for (const Action& a : s.legal()) {
+                    int id = encode(s.g, f, a);
+                    if (id >= 0) ids.push_back(id);
+                }
+                std::sort(ids.begin(), ids.end());
+                std::vector<float> logits(ids.size());
+                float v = 0;
+                auto start = std::chrono::steady_clock::now();
+                {
+                    nb::gil_scoped_release release;
+                    for (int r = 0; r < std::max(repeat, 1); ++r) v = n.net->evaluate(s.g, ids.data(), (int)ids.size(), logits.data());
+                }
+                double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+                return nb::make_tuple(ids, logits, v, seconds / std::max(repeat, 1));
+            },
+            nb::arg("state"), nb::arg("repeat") = 1,
+            "(legal ids, their logits, the value for the decider, seconds per evaluation over ``repeat`` runs).");
 
     m.attr("PLANES") = PLANES;
     m.attr("INFO") = INFO;

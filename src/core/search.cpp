@@ -23,6 +23,11 @@ struct Node {
     int avail = 0;        // iterations in which it was legal (ISMCTS)
     double total = 0;     // sum of the results for ``player``
     std::vector<std::pair<uint64_t, int>> kids;  // sorted by key
+    // With a network: exp(logit - the largest) per action key of the world the node was first
+    // evaluated in, sorted by key; an action first met in another world gets their mean.
+    std::vector<std::pair<uint64_t, float>> prior;
+    float prior_rest = 1;
+    bool evaluated = false;
 };
 
 // log(n) for the exploration term, from a table for the counts a search reaches.
@@ -38,6 +43,45 @@ double log_of(int n) {
 int find_kid(const Node& n, uint64_t key) {
     auto it = std::lower_bound(n.kids.begin(), n.kids.end(), std::make_pair(key, -1));
     return it != n.kids.end() && it->first == key ? it->second : -1;
+}
+
+float prior_of(const Node& n, uint64_t key) {
+    auto it = std::lower_bound(n.prior.begin(), n.prior.end(), std::make_pair(key, -HUGE_VALF));
+    return it != n.prior.end() && it->first == key ? it->second : n.prior_rest;
+}
+
+// The network's judgement of ``g`` (its start of the turn settled, ``legal`` its listing):
+// player 1's win probability, and the node's priors over ``legal`` when it has none yet.
+double net_leaf(const Net& net, const Game& g, const std::vector<Action>& legal, Node* node) {
+    thread_local std::vector<int> ids;
+    thread_local std::vector<uint64_t> keys;
+    thread_local std::vector<float> logits;
+    ids.clear(), keys.clear();
+    if (node && !node->evaluated) {
+        Frame f = frame_of(g, net.width(), net.height());
+        for (const Action& a : legal) {
+            int id = encode(g, f, a);
+            if (id >= 0) ids.push_back(id), keys.push_back(key_of(a));  // outside the frame: the mean prior
+        }
+    }
+    logits.resize(ids.size());
+    double v = net.evaluate(g, ids.data(), (int)ids.size(), logits.data());
+    if (node && !node->evaluated) {
+        node->evaluated = true;
+        float top = -HUGE_VALF;
+        for (float l : logits) top = std::max(top, l);
+        double sum = 0;
+        node->prior.clear();
+        for (size_t i = 0; i < ids.size(); ++i) {
+            float w = std::exp(logits[i] - top);
+            node->prior.emplace_back(keys[i], w);
+            sum += w;
+        }
+        std::sort(node->prior.begin(), node->prior.end());
+        node->prior_rest = node->prior.empty() ? 1.0f : (float)(sum / node->prior.size());
+    }
+    double p = (v + 1) / 2;  // for the decider
+    return g.decider() == 1 ? p : 1 - p;
 }
 
 }  // namespace
@@ -75,6 +119,8 @@ SearchOut search(const Game& view, const SearchSpec& spec) {
     std::vector<Node> nodes(1);
     nodes.reserve(spec.iterations > 0 && spec.iterations < 65536 ? (size_t)spec.iterations + 1 : 65536);
     std::vector<Action> buf, fresh, root_legal;
+    std::vector<float> weights;
+    double root_q = 0.5;  // with a network: its value of the root for the searching player
     std::vector<int16_t> scratch;
     std::vector<int> path;
     {
@@ -103,6 +149,60 @@ SearchOut search(const Game& view, const SearchSpec& spec) {
         while (!g.over() && !expanded) {
             if (g.phase() == PRE) g.resolve_start();
             int player = g.decider();
+            if (spec.net) {
+                // PUCT over the actions legal in this world: a child's prior is its share of the
+                // node's prior weights among them; an untried action is judged as its parent is.
+                g.legal(buf);
+                if (buf.empty()) break;  // cannot happen in a legal position; stop the descent
+                Node& node = nodes[at];
+                if (!node.evaluated) {
+                    double r1 = net_leaf(*spec.net, g, buf, &node);
+                    if (at == 0) root_q = me == 1 ? r1 : 1 - r1;
+                }
+                double q_parent = at == 0 ? (player == me ? root_q : 1 - root_q)
+                         : node.visits == 0 ? 0.5
+                         : node.player == player ? node.total / node.visits
+                                                 : 1 - node.total / node.visits;
+                weights.clear();
+                double sum = 0;
+                for (const Action& a : buf) {
+                    weights.push_back(prior_of(node, key_of(a)));
+                    sum += weights.back();
+                }
+                double root_n = std::sqrt((double)std::max(node.visits, 1));
+                int best_i = -1;
+                double best_score = -1e300;
+                for (size_t i = 0; i < buf.size(); ++i) {
+                    int kid = find_kid(node, key_of(buf[i]));
+                    double p = weights[i] / sum, score;
+                    if (kid >= 0 && nodes[kid].visits > 0) {
+                        Node& k = nodes[kid];
+                        ++k.avail;
+                        score = k.total / k.visits + spec.c_puct * p * std::sqrt((double)k.avail) / (1 + k.visits);
+                    } else {
+                        score = q_parent + spec.c_puct * p * root_n;
+                    }
+                    if (score > best_score) best_score = score, best_i = (int)i;
+                }
+                const Action a = buf[best_i];
+                int kid = find_kid(nodes[at], key_of(a));
+                if (kid < 0) {
+                    Node n;
+                    n.action = a;
+                    n.player = player;
+                    n.avail = 1;
+                    kid = (int)nodes.size();
+                    nodes.push_back(std::move(n));
+                    auto& kids = nodes[at].kids;
+                    uint64_t key = key_of(a);
+                    kids.insert(std::lower_bound(kids.begin(), kids.end(), std::make_pair(key, -1)), {key, kid});
+                    expanded = true;
+                }
+                g.push(a, nullptr);
+                at = kid;
+                path.push_back(kid);
+                continue;
+            }
             int best = -1;
             double best_score = -1e300;
             int kids_here = 0;
@@ -221,8 +321,21 @@ SearchOut search(const Game& view, const SearchSpec& spec) {
             at = best;
             path.push_back(best);
         }
-        if (!g.over()) playout(g, rng, spec.policy, spec.playout_turns, buf);
-        double r1 = evaluate(g, judge);
+        double r1;
+        if (spec.net && expanded && !g.over()) {
+            // A new leaf: the network's value (its priors kept for the node's later visits),
+            // blended with ``mix`` of the playout's evaluation.
+            if (g.phase() == PRE) g.resolve_start();
+            g.legal(buf);
+            r1 = net_leaf(*spec.net, g, buf, &nodes[at]);
+            if (spec.mix > 0) {
+                playout(g, rng, spec.policy, spec.playout_turns, buf);
+                r1 = (1 - spec.mix) * r1 + spec.mix * evaluate(g, judge);
+            }
+        } else {
+            if (!g.over()) playout(g, rng, spec.policy, spec.playout_turns, buf);
+            r1 = evaluate(g, judge);
+        }
         for (int id : path) {
             Node& n = nodes[id];
             ++n.visits;

@@ -8,8 +8,10 @@
 // which it was available, as ISMCTS prescribes.
 #pragma once
 
+#include <memory>
 #include <vector>
 
+#include "net.hpp"
 #include "play.hpp"
 
 namespace low {
@@ -27,6 +29,12 @@ struct SearchSpec {
     int widen = 0;           // progressive widening: a node has at most widen * visits^0.5 children (0: off)
     std::vector<float> value;            // per card index: what eliminating it is worth
     std::vector<int16_t> pool[3];        // per player: the cards that may fill that player's unknown entries
+    // With a network (docs/bots.md, `marshal`): PUCT selection with the network's priors, and its
+    // value at a new leaf in place of the playout (``mix`` > 0 blends in that much of the
+    // playout's evaluation). ``explore``, ``widen`` and the expansion order are then unused.
+    std::shared_ptr<const Net> net;
+    double c_puct = 1.5;  // the weight of the prior term: c_puct * P * sqrt(available) / (1 + visits)
+    double mix = 0;       // in [0, 1]: a leaf's result is (1 - mix) * network + mix * playout
 };
 
 struct RootStat {

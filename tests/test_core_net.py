@@ -1,0 +1,139 @@
+"""The core's network evaluator (src/core/net.cpp): it reads the observation exactly as
+``flat_observation(observe(...))`` makes it and gives the logits and the value that the NumPy
+forward pass of :mod:`lordsofwar.bots.policy` gives, on both mats and both hand variants."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from lordsofwar import core
+from lordsofwar.bots.play import deal_for
+from lordsofwar.bots.policy import Policy, save_network
+from lordsofwar.rl.config import Config, flat_observation, observation_scale
+from lordsofwar.rules.state import Variant
+
+pytestmark = pytest.mark.skipif(core.IMPLEMENTATION != "native", reason="the evaluator is in the compiled core")
+
+
+def random_network(
+    path: Path,
+    mat: str = "bordered",
+    hidden: tuple[int, ...] = (48, 24),
+    value_hidden: tuple[int, ...] = (8,),
+    value_from: int | None = None,
+    seed: int = 0,
+) -> Path:
+    """A randomly initialised version 3 network file for ``mat`` (the trainer's structure:
+    a ReLU trunk, a logit per action id, a value head from a hidden layer)."""
+    config = Config.of(mat=mat)
+    rng = np.random.default_rng(seed)
+    sizes = [config.observation_size, *hidden, config.num_actions]
+    policy = [
+        (rng.normal(0, 2 / np.sqrt(a), (a, b)).astype(np.float32), rng.normal(0, 0.1, b).astype(np.float32))
+        for a, b in zip(sizes, sizes[1:], strict=False)
+    ]
+    source = len(hidden) - 1 if value_from is None else value_from
+    vsizes = [hidden[source], *value_hidden, 1]
+    value = [
+        (rng.normal(0, 1 / np.sqrt(a), (a, b)).astype(np.float32), rng.normal(0, 0.1, b).astype(np.float32))
+        for a, b in zip(vsizes, vsizes[1:], strict=False)
+    ]
+    meta = {
+        "mat": mat,
+        "frame": [config.width, config.height] if mat == "bordered" else list(config.frame),
+        "observation_size": config.observation_size,
+        "num_actions": config.num_actions,
+        "value_from": source,
+        "training": {"data": "random initialisation (tests)"},
+    }
+    save_network(path, policy, value, meta)
+    return path
+
+
+def core_net(policy: Policy) -> Any:
+    config = Config.of(mat=policy.mat, frame=policy.frame)
+    return core._core.Net(
+        policy.layers,
+        policy.value_layers,
+        policy.value_from,
+        config.width,
+        config.height,
+        observation_scale(config.planes_size).tolist(),
+    )
+
+
+def positions(variant: Variant, games: int, seed: int) -> list[core.Game]:
+    """Positions along random games (every decision of each, the deal's included)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for g in range(games):
+        _decks, pos = deal_for(seed + g, variant)
+        game = core.Game.from_position(pos)
+        for _ in range(150):
+            if game.is_over:
+                break
+            out.append(game.clone())
+            ids = game.legal_ids()
+            if not ids:
+                break
+            game.apply_id(int(rng.choice(ids)))
+    return out
+
+
+VARIANTS = [
+    Variant(),
+    Variant(hands="visible", rules="basic"),
+    Variant(mat="unbordered"),
+]
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=["bordered-hidden", "bordered-visible-basic", "unbordered"])
+def test_evaluator_reads_the_scaled_observation_and_computes_the_numpy_forward_pass(
+    variant: Variant, tmp_path: Path
+) -> None:
+    hidden = (16, 8) if variant.mat == "unbordered" else (48, 24)
+    policy = Policy(random_network(tmp_path / "net.npz", variant.mat, hidden=hidden, value_from=0, seed=3))
+    net = core_net(policy)
+    games = positions(variant, 2 if variant.mat == "bordered" else 1, seed=11)
+    assert len(games) > 60
+    values = []
+    for game in games:
+        planes, info = game.observation()
+        expected = flat_observation(planes, info)
+        mine = np.asarray(net.observation(game._s), np.float32)
+        np.testing.assert_allclose(mine, expected, rtol=0, atol=1e-6)
+        ids, logits, value, _seconds = net.evaluate(game._s)
+        legal = game.legal_ids()
+        assert ids == sorted(legal)
+        ref_logits, ref_value = policy.evaluate(expected)
+        np.testing.assert_allclose(logits, ref_logits[ids], rtol=1e-5, atol=1e-5)
+        assert value == pytest.approx(float(ref_value), abs=1e-5)
+        values.append(value)
+    assert -1 < min(values) < max(values) < 1  # the value varies with the position
+
+
+def test_a_network_of_the_other_shape_is_refused_with_the_reason(tmp_path: Path) -> None:
+    policy = Policy(random_network(tmp_path / "net.npz"))
+    config = Config.of()
+    scale = observation_scale(config.planes_size).tolist()
+    layers, value = policy.layers, policy.value_layers
+    with pytest.raises(ValueError, match="does not follow"):
+        core._core.Net([layers[0], layers[2]], value, 0, 7, 6, scale)
+    with pytest.raises(ValueError, match="value_from must name a hidden layer"):
+        core._core.Net(layers, value, 2, 7, 6, scale)
+    with pytest.raises(ValueError, match="value layer vw0 does not follow"):
+        core._core.Net(layers, value, 0, 7, 6, scale)
+    with pytest.raises(ValueError, match="end in one output"):
+        core._core.Net(layers, value[:1], 1, 7, 6, scale)
+    with pytest.raises(ValueError, match="first layer reads 1860 numbers"):
+        core._core.Net(layers, value, 1, 21, 21, scale)
+    with pytest.raises(ValueError, match="one scale per observation number"):
+        core._core.Net(layers, value, 1, 7, 6, scale[:-1])
+    wide = Policy(random_network(tmp_path / "wide.npz", "unbordered", hidden=(4, 4)))
+    bordered = core.Game.from_position(deal_for(1)[1])
+    with pytest.raises(ValueError, match="action ids are not this game's"):
+        core_net(wide).evaluate(bordered._s)
