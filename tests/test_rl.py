@@ -189,7 +189,8 @@ def test_an_illegal_action_loses_or_raises() -> None:
 
 def test_the_bot_sees_only_its_view() -> None:
     """The opponent bot is asked through lordsofwar.bots.decide with a view that hides the
-    agent's hand (hidden-hands variant): it never holds the agent's cards."""
+    agent's hand (hidden-hands variant): it never holds the agent's cards. (``random`` and
+    ``greedy`` play in the core: tests/test_core_greedy.py checks that they read no hidden card.)"""
     from lordsofwar import bots
 
     seen: list[Any] = []
@@ -199,7 +200,7 @@ def test_the_bot_sees_only_its_view() -> None:
         seen.append(view)
         return real(bot, view, known, deck)
 
-    e = gymnasium.make(rl.ENV_ID, opponent="greedy", seat=1)
+    e = gymnasium.make(rl.ENV_ID, opponent="recruit", seat=1)
     bots.decide = spy
     try:
         obs, _ = e.reset(seed=4)
@@ -420,8 +421,10 @@ def test_gymnasium_make_vec() -> None:
     obs, infos = v.reset(seed=1)
     assert obs["observation"].shape == (4, Config.of().observation_size)
     assert np.array_equal(infos["to_play"], v.seats)
+    greedy = gymnasium.make_vec(rl.ENV_ID, num_envs=2, vectorization_mode="vector_entry_point", opponent="greedy")
+    assert isinstance(greedy, LordsOfWarVectorEnv) and greedy.opponent == "greedy"
     with pytest.raises(ValueError, match="vectorization_mode='async'"):
-        gymnasium.make_vec(rl.ENV_ID, num_envs=2, vectorization_mode="vector_entry_point", opponent="greedy")
+        gymnasium.make_vec(rl.ENV_ID, num_envs=2, vectorization_mode="vector_entry_point", opponent="veteran")
     sync = gymnasium.make_vec(rl.ENV_ID, num_envs=2, vectorization_mode="sync", opponent="greedy")
     obs, _ = sync.reset(seed=2)
     assert obs["action_mask"].shape == (2, 1724)

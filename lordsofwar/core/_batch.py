@@ -8,8 +8,8 @@ from typing import Any
 import numpy as np
 
 import lordsofwar.core._core as _core
-from lordsofwar.core._native import Game, core_variant, table
-from lordsofwar.core.batching import BatchBuffers, with_frame
+from lordsofwar.core._native import Game, core_variant, greedy_params, table
+from lordsofwar.core.batching import OPPONENT_SEED, OPPONENTS, BatchBuffers, with_frame
 from lordsofwar.core.encoding import FRAME
 from lordsofwar.rules.cards import CardSet
 from lordsofwar.rules.errors import IllegalActionError
@@ -29,8 +29,10 @@ class Batch(BatchBuffers):
         decks: Sequence[Sequence[str]] | None = None,
         cards: CardSet | None = None,
         frame: tuple[int, int] = FRAME,
+        opponent: str | None = None,
+        seats: Sequence[int] | None = None,
     ):
-        super().__init__(size, variant, decks, cards, frame)
+        super().__init__(size, variant, decks, cards, frame, opponent, seats)
         self._table = table(self.cards)
         index = self._table.index
         self._b = _core.Batch(
@@ -42,12 +44,18 @@ class Batch(BatchBuffers):
             self.frame[0],
             self.frame[1],
         )
+        if opponent is not None:
+            values, fresh, weight, pushes = greedy_params(self.cards, self.variant)
+            kind = 1 + OPPONENTS.index(opponent)
+            self._b.set_opponent(
+                kind, self.seats.tolist(), values, fresh, weight, pushes, (seed ^ OPPONENT_SEED) & (2**64 - 1)
+            )
         self.allocate(self._b.width, self._b.height, self._b.num_actions)
         self._game_class = with_frame(Game, self.frame)
         self.reset()
 
     def reset(self) -> None:
-        """Deal every game afresh."""
+        """Deal every game afresh (the opponent, if any, plays until its learner decides)."""
         self._b.reset(self.planes, self.info, self.mask, self.to_play)
         self.clear_outcomes()
 
@@ -90,7 +98,7 @@ class Batch(BatchBuffers):
 
     @property
     def steps(self) -> int:
-        """Actions applied since the batch was made."""
+        """Actions applied since the batch was made (the opponent's included)."""
         return int(self._b.steps)
 
     @property

@@ -402,6 +402,16 @@ class State:
         Information-set MCTS from this view for its decider (src/core/search.hpp): per legal action (text, visits, mean result for the decider), then iterations, nodes, seconds.
         """
 
+    def greedy(self, values: Sequence[float], fresh_arrow: int, enemy_weight: float, rollout_pushes: int, seed: int) -> str:
+        """
+        The greedy bot's action for the decider (src/core/greedy.hpp), as notation text.
+        """
+
+    def greedy_scores(self, values: Sequence[float], fresh_arrow: int, enemy_weight: float, rollout_pushes: int) -> list:
+        """
+        The greedy bot's judgement of every legal action: (text, score, preference, exposure).
+        """
+
     def evaluate(self, arg0: Sequence[float], arg1: float, /) -> float:
         """The search's judgement of this position: player 1's win probability."""
 
@@ -455,6 +465,14 @@ class Batch:
 
     @property
     def outside_frame(self) -> int: ...
+
+    @property
+    def opponent_steps(self) -> int: ...
+
+    def set_opponent(self, kind: int, seats: Sequence[int], values: Sequence[float], fresh_arrow: int, enemy_weight: float, rollout_pushes: int, seed: int) -> None:
+        """
+        The opponent inside reset and step (0 none, 1 random, 2 greedy) and the learner's seat per game.
+        """
 
     @property
     def num_actions(self) -> int: ...

@@ -95,6 +95,23 @@ def table(cards: CardSet) -> _Table:
     return t
 
 
+_GREEDY: dict[tuple[int, Variant], tuple[CardSet, list[float]]] = {}
+
+
+def greedy_params(cards: CardSet, variant: Variant) -> tuple[list[float], int, float, int]:
+    """What the compiled greedy bot (src/core/greedy.hpp) takes from ``lordsofwar.bots.greedy``,
+    where they are defined: the value of each card of the core's table of ``cards`` under
+    ``variant`` (``card_value``), ``FRESH_ARROW``, ``GreedyBot.enemy_weight`` and ``ROLLOUT_PUSHES``."""
+    from lordsofwar.bots import greedy
+
+    key = (id(cards), variant)
+    found = _GREEDY.get(key)
+    if found is None or found[0] is not cards:
+        values = [greedy.card_value(cards[c], variant) for c in table(cards).ids]
+        found = _GREEDY[key] = (cards, values)
+    return found[1], greedy.FRESH_ARROW, greedy.GreedyBot.enemy_weight, greedy.ROLLOUT_PUSHES
+
+
 def core_variant(v: Variant) -> _core.Variant:
     """The variant as the core holds it."""
     cv = _core.Variant()
@@ -380,6 +397,20 @@ class Game:
         except _core.Hidden as exc:
             raise HiddenInformationError(str(exc)) from None
         return mask
+
+    # --- the greedy bot --------------------------------------------------------------------------
+
+    def greedy_action(self, seed: int) -> str:
+        """The action of the greedy bot (``lordsofwar.bots.greedy``, compiled) for the decider, as
+        notation text; among equally good actions one drawn with ``seed``. It reads only what the
+        decider may know (docs/core.md, "The greedy bot")."""
+        if self._s.over:
+            raise ValueError("greedy_action: the game is over")
+        values, fresh, weight, pushes = greedy_params(self.cards, self.variant)
+        try:
+            return str(self._s.greedy(values, fresh, weight, pushes, seed & (2**64 - 1)))
+        except _core.Hidden as exc:
+            raise HiddenInformationError(str(exc)) from None
 
     # --- views, hidden cards, playouts ---------------------------------------------------------
 

@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from lordsofwar.core import encoding, observation
-from lordsofwar.core.batching import SKIP, BatchBuffers, with_frame
+from lordsofwar.core.batching import OPPONENT_SEED, SKIP, BatchBuffers, with_frame
 from lordsofwar.rules import engine, mat, notation
 from lordsofwar.rules.actions import parse_action
 from lordsofwar.rules.cards import CORE, CardSet
@@ -207,6 +207,18 @@ class Game:
         mask[:] = legal
         return int(legal.sum())
 
+    # --- the greedy bot ------------------------------------------------------------------------
+
+    def greedy_action(self, seed: int) -> str:
+        """The action of the greedy bot (:class:`lordsofwar.bots.greedy.GreedyBot` seeded with
+        ``seed``) for the decider, from the decider's view, as notation text."""
+        from lordsofwar.bots.greedy import GreedyBot
+
+        pos = self._pos
+        if pos.result is not None:
+            raise ValueError("greedy_action: the game is over")
+        return str(GreedyBot(seed).choose(notation.view(pos, pos.decider)))
+
     # --- views, hidden cards and playouts ----------------------------------------------------
 
     def view(self, player: int) -> Game:
@@ -284,9 +296,12 @@ class Batch(BatchBuffers):
         decks: Sequence[Sequence[str]] | None = None,
         cards: CardSet | None = None,
         frame: tuple[int, int] = encoding.FRAME,
+        opponent: str | None = None,
+        seats: Sequence[int] | None = None,
     ):
-        super().__init__(size, variant, decks, cards, frame)
+        super().__init__(size, variant, decks, cards, frame, opponent, seats)
         self._rng = random.Random(seed)
+        self._opponent_rng = random.Random(seed ^ OPPONENT_SEED)
         self._game_class = with_frame(Game, self.frame)
         width, height = (mat.WIDTH, mat.HEIGHT) if self.variant.bordered else self.frame
         self.allocate(width, height, encoding.Frame(0, 0, width, height, 1, self.cards).num_actions)
@@ -312,13 +327,53 @@ class Batch(BatchBuffers):
         return count > 0
 
     def reset(self) -> None:
-        """Deal every game afresh."""
+        """Deal every game afresh (the opponent, if any, plays until its learner decides)."""
         self._games = []
         self._finished: list[Game | None] = [None] * self.size
         for b in range(self.size):
             self._games.append(self._deal())
-            self._write(b)
+            self._settle(b)
         self.clear_outcomes()
+
+    def _end(self, b: int) -> None:
+        """Game ``b`` ended: its rewards (added), done, kept as finished, and a new one dealt."""
+        winner = self._games[b]._pos.result.winner  # type: ignore[union-attr]
+        if winner:
+            self.rewards[b, winner - 1] += 1
+            self.rewards[b, 2 - winner] -= 1
+        self.done[b] = 1
+        self._episodes += 1
+        self._finished[b] = self._games[b]
+        self._games[b] = self._deal()
+
+    def _opponent_plays(self, b: int) -> None:
+        """The opponent's actions in game ``b`` until its learner decides."""
+        if self.opponent is None:
+            return
+        from lordsofwar.bots.greedy import GreedyBot
+
+        while (pos := self._games[b]._pos).decider != self.seats[b]:
+            if self.opponent == "greedy":
+                action = GreedyBot(self._opponent_rng.getrandbits(32)).choose(notation.view(pos, pos.decider))
+            else:
+                action = self._opponent_rng.choice(sorted(pos.legal_actions(), key=str))
+            pos.push(action)
+            self._steps += 1
+            if pos.result is not None:
+                self._end(b)
+
+    def _settle(self, b: int) -> None:
+        """Game ``b``'s row for its learner: the opponent plays first; a game whose learner has no
+        legal id in the frame is cut short (done and truncated) and dealt again."""
+        self._opponent_plays(b)
+        while not self._write(b):
+            # No legal action has an id in the frame (units spread wider than it): the game
+            # is cut short, as a draw, and a new one dealt.
+            self.done[b] = self.truncated[b] = 1
+            self._episodes += 1
+            self._finished[b] = self._games[b]
+            self._games[b] = self._deal()
+            self._opponent_plays(b)
 
     def step(self, actions: np.ndarray) -> None:
         """Apply ``actions[i]`` (an id) to game ``i``, all checked first: one that is not legal
@@ -342,22 +397,8 @@ class Batch(BatchBuffers):
             self.rewards[b] = 0
             self.done[b] = self.truncated[b] = 0
             if pos.result is not None:
-                winner = pos.result.winner
-                if winner:
-                    self.rewards[b, winner - 1] = 1
-                    self.rewards[b, 2 - winner] = -1
-                self.done[b] = 1
-                self._episodes += 1
-                self._finished[b] = self._games[b]
-                self._games[b] = self._deal()
-            if not self._write(b):
-                # No legal action has an id in the frame (units spread wider than it): the game
-                # is cut short, as a draw, and a new one dealt.
-                self.done[b] = self.truncated[b] = 1
-                self._episodes += 1
-                self._finished[b] = self._games[b]
-                self._games[b] = self._deal()
-                self._write(b)
+                self._end(b)
+            self._settle(b)
 
     def sample(self) -> np.ndarray:
         """A uniformly random legal id for every game (in ``self.actions``; -1 for none)."""
@@ -383,7 +424,7 @@ class Batch(BatchBuffers):
 
     @property
     def steps(self) -> int:
-        """Actions applied since the batch was made."""
+        """Actions applied since the batch was made (the opponent's included)."""
         return self._steps
 
     @property

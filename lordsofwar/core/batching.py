@@ -17,6 +17,13 @@ G = TypeVar("G")
 SKIP = -1
 """An action id for ``Batch.step``: this game does not move (its rows stay as they are)."""
 
+OPPONENTS = ("random", "greedy")
+"""The opponents a batch plays itself, inside ``reset`` and ``step``: a uniformly random player
+and the greedy bot (``lordsofwar.bots.greedy``)."""
+
+OPPONENT_SEED = 0x6F70706F6E656E74
+"""Mixed into a batch's seed for its opponent's own draws."""
+
 
 def with_frame(game_class: type[G], frame: tuple[int, int]) -> type[G]:
     """``game_class``, or a subclass of it whose integer actions use ``frame``."""
@@ -46,6 +53,11 @@ class BatchBuffers:
       legal action had an id in the frame (unbordered mat only);
     - ``actions`` (size,) int32: what ``sample()`` returns.
 
+    With an ``opponent`` (:data:`OPPONENTS`), the learner plays ``seats[i]`` in game ``i`` (default:
+    1 in even-numbered games, 2 in odd ones) and the opponent the other seat, inside ``reset`` and
+    ``step``: every row then shows a decision of the learner's seat, and ``step``'s rewards and
+    ``done`` count the games the opponent's actions ended too.
+
     Games are dealt from ``decks`` (default: every 36-card army of ``cards``, each side drawn at
     random for every game).
     """
@@ -57,7 +69,20 @@ class BatchBuffers:
         decks: Sequence[Sequence[str]] | None,
         cards: CardSet | None,
         frame: tuple[int, int],
+        opponent: str | None = None,
+        seats: Sequence[int] | None = None,
     ):
+        if opponent is not None and opponent not in OPPONENTS:
+            raise ValueError(f"opponent {opponent!r}: None, or one of {', '.join(OPPONENTS)}")
+        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
+            raise ValueError("size: at least one game")
+        if seats is None:
+            seats = [1 + b % 2 for b in range(size)]
+        learner = np.array([int(s) if s in (1, 2) else 0 for s in seats], np.int8)
+        if learner.shape != (size,) or not learner.all():
+            raise ValueError(f"seats: one learner's seat, 1 or 2, per game ({size}), got {list(seats)!r}")
+        self.opponent = opponent
+        self.seats = learner
         self.cards = CORE if cards is None else cards
         self.variant = variant or Variant()
         if decks is None:
@@ -66,8 +91,6 @@ class BatchBuffers:
             self.cards.validate_deck(deck)
         if not decks:
             raise ValueError("a batch needs at least one deck")
-        if isinstance(size, bool) or not isinstance(size, int) or size < 1:
-            raise ValueError("size: at least one game")
         self.decks = [list(deck) for deck in decks]
         self.size = size
         self.frame = (frame[0], frame[1])

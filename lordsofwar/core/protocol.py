@@ -91,6 +91,9 @@ class GameProtocol(Protocol):
     ) -> GameProtocol: ...
     def playout(self, seed: int, policy: str = "uniform", max_turns: int | None = None) -> Result | None: ...
 
+    # --- the greedy bot
+    def greedy_action(self, seed: int) -> str: ...
+
 
 class BatchProtocol(Protocol):
     """Many games stepped at once, with their NumPy buffers (docs/core.md, "The batch API")."""
@@ -109,6 +112,8 @@ class BatchProtocol(Protocol):
     done: np.ndarray
     truncated: np.ndarray
     actions: np.ndarray
+    opponent: str | None
+    seats: np.ndarray
 
     def __init__(
         self,
@@ -118,6 +123,8 @@ class BatchProtocol(Protocol):
         decks: Sequence[Sequence[str]] | None = None,
         cards: CardSet | None = None,
         frame: tuple[int, int] = ...,
+        opponent: str | None = None,
+        seats: Sequence[int] | None = None,
     ) -> None: ...
     def reset(self) -> None: ...
     def step(self, actions: np.ndarray) -> None: ...

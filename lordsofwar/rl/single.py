@@ -4,8 +4,10 @@
 
 The agent plays one seat (``seat=1`` or ``2``; default: drawn at every reset), the bot the other;
 the bot's actions are played inside :meth:`LordsOfWarEnv.step` until the agent decides again.
-The bot is shown its own view, the hand cards the agent revealed and its own deck, as every bot
-is (:func:`lordsofwar.bots.decide`), and the agent's observation is of its own view only.
+``random`` and ``greedy`` are the core's own (``Game.greedy_action``, the compiled greedy bot, and
+a uniformly random legal action), reading only what the bot's seat may know; every other bot is
+shown its own view, the hand cards the agent revealed and its own deck, as every bot is
+(:func:`lordsofwar.bots.decide`). The agent's observation is of its own view only.
 
 An action is an integer id (docs/core.md); the observation's ``action_mask`` marks the legal
 ones (so does ``info["action_mask"]``, and :meth:`LordsOfWarEnv.action_masks` for sb3-contrib's
@@ -28,6 +30,9 @@ from lordsofwar.rules import notation
 from lordsofwar.rules.errors import IllegalActionError
 from lordsofwar.rules.events import Event
 from lordsofwar.rules.knowledge import known_hands
+
+CORE_BOTS = ("random", "greedy")
+"""The bots the core plays itself (the vector environment's opponents too)."""
 
 
 class LordsOfWarEnv(PicklesWithoutGameClass, gymnasium.Env):
@@ -78,7 +83,9 @@ class LordsOfWarEnv(PicklesWithoutGameClass, gymnasium.Env):
         self.me = 1
         self._mask = np.zeros(self.config.num_actions, np.int8)
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         super().reset(seed=seed)
         from lordsofwar.bots import make_bot
 
@@ -86,7 +93,11 @@ class LordsOfWarEnv(PicklesWithoutGameClass, gymnasium.Env):
         self.decks, pos = self.config.deal(rng)
         self.me = self.seat or 1 + int(rng.integers(2))
         bot_seed = int(rng.integers(2**31))
-        self.bot = self._policy_bot.reseeded(bot_seed) if self._policy_bot is not None else make_bot(self.opponent, bot_seed)
+        self._core_rng = np.random.default_rng(bot_seed)  # the core's bots draw their seeds here
+        if self._policy_bot is not None:
+            self.bot = self._policy_bot.reseeded(bot_seed)
+        elif self.opponent not in CORE_BOTS:
+            self.bot = make_bot(self.opponent, bot_seed)
         self.game = self._game_class.from_position(pos)
         self.events: list[Event] = []
         self._opponent_plays()
@@ -107,9 +118,15 @@ class LordsOfWarEnv(PicklesWithoutGameClass, gymnasium.Env):
 
         game, them = self.game, 3 - self.me
         while game.result is None and game.decider == them:
-            view = notation.view(game.to_position(), them)
-            action = decide(self.bot, view, known_hands(self.events, them), self.decks[them - 1])
-            self.events.extend(game.apply(action))
+            if self.opponent == "greedy":
+                self.events.extend(game.apply(game.greedy_action(int(self._core_rng.integers(2**63)))))
+            elif self.opponent == "random":
+                legal = game.legal()
+                self.events.extend(game.apply(legal[int(self._core_rng.integers(len(legal)))]))
+            else:
+                view = notation.view(game.to_position(), them)
+                action = decide(self.bot, view, known_hands(self.events, them), self.decks[them - 1])
+                self.events.extend(game.apply(action))
 
     def _observe(self) -> tuple[dict[str, np.ndarray], bool]:
         """The agent's observation; whether the game must be cut short (no legal id in the frame)."""

@@ -1,9 +1,9 @@
 """Many games at once: a Gymnasium vector environment over the core's batch (docs/rl.md).
 
-``LordsOfWarVectorEnv(num_envs, opponent="self" | "random", ...)`` steps ``num_envs`` games in
-the compiled core with one call, without a Python object per game, into NumPy arrays:
-``{"observation": float32 (num_envs, size), "action_mask": int8 (num_envs, num_actions)}``,
-each game's observation for its decider and from the decider's side of the mat.
+``LordsOfWarVectorEnv(num_envs, opponent="self" | "random" | "greedy" | "policy:FILE", ...)``
+steps ``num_envs`` games in the compiled core with one call, without a Python object per game,
+into NumPy arrays: ``{"observation": float32 (num_envs, size), "action_mask": int8 (num_envs,
+num_actions)}``, each game's observation for its decider and from the decider's side of the mat.
 
 Every step's (and reset's) ``infos["action_mask"]`` is the observation's mask (int8, the same
 array), and :meth:`LordsOfWarVectorEnv.action_masks` gives the legal ids as bools, for masking
@@ -12,9 +12,13 @@ libraries (sb3-contrib's ``MaskablePPO``).
 - ``opponent="self"``: the caller's policy plays both seats (self-play). ``infos["to_play"]``
   says who decides in each game; a step's reward is that of the player who just acted, and
   ``infos["rewards"]`` holds both players' (num_envs, 2).
-- ``opponent="random"``: the caller plays seat ``seat`` (default: 1 in even-numbered games, 2 in
-  odd ones) and a uniformly random player the other, inside :meth:`step`; every observation is
-  a decision of the caller's seat.
+- any other opponent: the caller plays seat ``seat`` (default: 1 in even-numbered games, 2 in
+  odd ones; ``env.seats``) and the opponent the other, inside :meth:`step`; every observation is
+  a decision of the caller's seat, and the reward is the caller's. ``"random"`` (a uniformly
+  random player) and ``"greedy"`` (the greedy bot, ``lordsofwar.bots.greedy``) play inside the
+  core's batch, in C++; ``"policy:FILE"`` (a trained policy, ``lordsofwar.bots.policy``) and an
+  :class:`Opponent` object (such as :class:`lordsofwar.rl.selfplay.SelfPlayPool`) play every
+  waiting game at once with one batched NumPy inference per round.
 
 A finished game is dealt again in the same step (Gymnasium's ``AutoresetMode.SAME_STEP``): its
 row then shows the new game's first observation, and, as Gymnasium's own vector environments
@@ -27,7 +31,7 @@ each with its ``_``-prefixed mask of the rows it holds.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol, runtime_checkable
 
 import gymnasium
 import numpy as np
@@ -35,14 +39,94 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from lordsofwar import core
-from lordsofwar.core.batching import SKIP
-from lordsofwar.core.observation import HAND_FEATURES
+from lordsofwar.core.batching import OPPONENTS, SKIP
+from lordsofwar.core.observation import HAND_FEATURES, INFO
 from lordsofwar.rl.aec import observe_view
 from lordsofwar.rl.config import Config, flat_observation, normalise, spaces_of
 from lordsofwar.rules.errors import IllegalActionError
 
 LOST = 2 * 6 * HAND_FEATURES + 4
 """Where ``info`` holds the decider's lost units (the opponent's follow)."""
+
+
+@runtime_checkable
+class Opponent(Protocol):
+    """An opponent the vector environment plays in Python, every waiting game at once."""
+
+    def check(self, config: Config) -> None:
+        """Refuse (``ValueError``, saying why) an environment it cannot play."""
+
+    def begin(self, games: np.ndarray) -> None:
+        """New games start in these slots (indices)."""
+
+    def act(self, games: np.ndarray, observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """One legal id for each of ``games``, whose opponent decides: ``observation`` holds
+        their unscaled observation vectors (:func:`lordsofwar.rl.config.raw_observation`, one row
+        per game), ``mask`` their legal ids."""
+        ...
+
+    def end(self, games: np.ndarray, results: np.ndarray) -> None:
+        """The games in these slots ended; ``results`` from the learner's side: 1 won, 0.5 drawn
+        (or cut short), 0 lost."""
+
+
+def policy_input(policy: Any, raw: np.ndarray) -> np.ndarray:
+    """The input of ``policy`` (a :class:`lordsofwar.bots.policy.Policy`) for a batch of
+    unscaled observation vectors: ``log1p`` of them for a version 1 file, else scaled to [0, 1]."""
+    if policy.version == 1:
+        out: np.ndarray = np.log1p(np.maximum(raw, 0))
+        return out
+    return normalise(raw.copy(), raw.shape[-1] - INFO)
+
+
+def sample_masked(
+    logits: np.ndarray, mask: np.ndarray, rng: np.random.Generator, temperature: float = 1.0
+) -> np.ndarray:
+    """One id per row drawn from the softmax of ``logits / temperature`` over the legal ids of
+    ``mask`` (the Gumbel-max draw); ``temperature`` 0 takes the most likely legal id."""
+    z = np.where(mask.astype(bool), logits.astype(np.float64), -np.inf)
+    if temperature > 0:
+        z = z / temperature + rng.gumbel(size=z.shape)
+    ids: np.ndarray = z.argmax(axis=1).astype(np.int32)
+    return ids
+
+
+class PolicyOpponent:
+    """A trained policy (``policy:FILE``, :mod:`lordsofwar.bots.policy`) as the opponent of every
+    game, drawing its ids as :class:`~lordsofwar.bots.policy.PolicyBot` does, from its own seeded
+    generator."""
+
+    def __init__(self, path: str, seed: int | None = None, temperature: float = 1.0):
+        from lordsofwar.bots.policy import Policy
+
+        self.policy = Policy(path)
+        self.name = f"policy:{path}"
+        self.rng = np.random.default_rng(seed)
+        self.temperature = temperature
+
+    def check(self, config: Config) -> None:
+        check_policy(self.policy, config, self.name)
+
+    def begin(self, games: np.ndarray) -> None:
+        pass
+
+    def act(self, games: np.ndarray, observation: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        logits = self.policy.logits(policy_input(self.policy, observation))
+        return sample_masked(logits, mask, self.rng, self.temperature)
+
+    def end(self, games: np.ndarray, results: np.ndarray) -> None:
+        pass
+
+
+def check_policy(policy: Any, config: Config, name: str) -> None:
+    """Refuse (``ValueError``) a policy trained for another mat or frame than ``config``'s."""
+    frame_differs = config.mat == "unbordered" and policy.frame != config.frame
+    if policy.mat != config.mat or frame_differs:
+        raise ValueError(
+            f"opponent {name!r} was trained for the {policy.mat} mat (frame {policy.frame[0]} x "
+            f"{policy.frame[1]}), not this environment's {config.mat} mat"
+            + (f" (frame {config.frame[0]} x {config.frame[1]})" if frame_differs else "")
+        )
 
 
 class LordsOfWarVectorEnv(VectorEnv):
@@ -53,18 +137,27 @@ class LordsOfWarVectorEnv(VectorEnv):
     def __init__(
         self,
         num_envs: int = 64,
-        opponent: str = "self",
+        opponent: str | Opponent = "self",
         seat: int | None = None,
         copy: bool = True,
         **options: Any,
     ):
         if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
             raise ValueError(f"num_envs: at least 1, got {num_envs!r}")
-        if opponent not in ("self", "random"):
-            raise ValueError(f"opponent {opponent!r}: 'self' or 'random'")
         if seat not in (None, 1, 2):
             raise ValueError(f"seat {seat!r}: 1, 2 or None (1 in even-numbered games, 2 in odd ones)")
         self.config = Config.of(**options)
+        self._python_opponent: Opponent | None = None
+        if isinstance(opponent, str) and opponent.startswith("policy:"):
+            self._python_opponent = PolicyOpponent(opponent.removeprefix("policy:"))
+        elif isinstance(opponent, Opponent) and not isinstance(opponent, str):
+            self._python_opponent = opponent
+        elif opponent != "self" and opponent not in OPPONENTS:
+            raise ValueError(
+                f"opponent {opponent!r}: 'self', {', '.join(map(repr, OPPONENTS))}, 'policy:FILE' or an Opponent"
+            )
+        if self._python_opponent is not None:
+            self._python_opponent.check(self.config)
         self.num_envs = num_envs
         self.opponent = opponent
         self.copy = copy
@@ -88,17 +181,32 @@ class LordsOfWarVectorEnv(VectorEnv):
 
     # --- the batch ------------------------------------------------------------------------------
 
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         if seed is None:
             seed = int(np.random.default_rng().integers(2**62))
         decks = self.config.deck_list()
+        in_core = isinstance(self.opponent, str) and self.opponent in OPPONENTS
         self.batch = core.Batch(
-            self.num_envs, seed=seed, variant=self.config.variant, decks=decks, cards=self.config.cards,
+            self.num_envs,
+            seed=seed,
+            variant=self.config.variant,
+            decks=decks,
+            cards=self.config.cards,
             frame=self.config.frame,
+            opponent=str(self.opponent) if in_core else None,
+            seats=self.seats.tolist(),
         )
         self._steps = 0
-        if self.opponent == "random":
+        if self._python_opponent is not None:
+            if isinstance(self._python_opponent, PolicyOpponent):
+                self._python_opponent.rng = np.random.default_rng(seed)
             self._reward[:] = 0
+            self._both[:] = 0
+            self._done[:] = False
+            self._truncated[:] = False
+            self._python_opponent.begin(np.arange(self.num_envs))
             self._opponent_plays()
         if self.config.shaped_reward:
             self._lost = self._lost_now()
@@ -139,7 +247,9 @@ class LordsOfWarVectorEnv(VectorEnv):
             side = movers
         else:
             self._reward[:] = np.where(self.seats == 1, batch.rewards[:, 0], batch.rewards[:, 1])
-            self._opponent_plays()
+            if self._python_opponent is not None:
+                self._games_ended(self._done, self._reward)
+                self._opponent_plays()
             side = self.seats
         if self.config.shaped_reward:
             self._reward += self._shaping(side)
@@ -152,21 +262,37 @@ class LordsOfWarVectorEnv(VectorEnv):
             self._add_finals(infos, side)
         return obs, reward, terminated, self._truncated.copy(), infos
 
+    def _games_ended(self, ended: np.ndarray, reward: np.ndarray) -> None:
+        """Tell the Python opponent which games ``ended`` (their learner's ``reward``) and began."""
+        rows = np.flatnonzero(ended)
+        if rows.size and self._python_opponent is not None:
+            self._python_opponent.end(rows, (np.sign(reward[rows]) + 1) / 2)
+            self._python_opponent.begin(rows)
+
     def _opponent_plays(self) -> None:
-        """The random player's actions, until each game waits for the caller's seat."""
-        batch = self.batch
+        """The Python opponent's actions, every waiting game at once, until each game waits for
+        the caller's seat."""
+        batch, opponent = self.batch, self._python_opponent
+        assert opponent is not None
+        n = self.config.planes_size
         while True:
-            theirs = batch.to_play != self.seats
-            if not theirs.any():
+            rows = np.flatnonzero(batch.to_play != self.seats)
+            if not rows.size:
                 return
-            sampled = batch.sample()
-            acts = np.where(theirs, sampled, SKIP).astype(np.int32)
+            raw = np.empty((rows.size, self.config.observation_size), np.float32)
+            raw[:, :n] = batch.planes[rows].reshape(rows.size, -1)
+            raw[:, n:] = batch.info[rows]
+            ids = np.asarray(opponent.act(rows, raw, batch.mask[rows]))
+            acts = np.full(self.num_envs, SKIP, np.int32)
+            acts[rows] = ids
             batch.step(acts)
             mine = np.where(self.seats == 1, batch.rewards[:, 0], batch.rewards[:, 1])
             self._reward += mine
             self._both += batch.rewards
-            self._done |= batch.done.astype(bool)
+            ended = batch.done.astype(bool)
+            self._done |= ended
             self._truncated |= batch.truncated.astype(bool)
+            self._games_ended(ended, mine)
 
     def _observation(self) -> dict[str, np.ndarray]:
         batch = self.batch
@@ -230,13 +356,13 @@ class LordsOfWarVectorEnv(VectorEnv):
 def make_vector(num_envs: int = 64, opponent: str = "random", **options: Any) -> LordsOfWarVectorEnv:
     """The vector entry point of ``lordsofwar/LordsOfWar-v0``:
     ``gymnasium.make_vec("lordsofwar/LordsOfWar-v0", num_envs=64, vectorization_mode="vector_entry_point")``
-    gives the same game as the single environment against ``random`` (the one bot the batch
-    plays itself); ``opponent="self"`` gives self-play. Other bot levels: the single
-    environment, or ``vectorization_mode="async"``."""
-    if opponent not in ("random", "self"):
+    gives the same game as the single environment against ``random``, ``greedy`` or
+    ``policy:FILE``; ``opponent="self"`` gives self-play. The search levels: the single
+    environment, with ``vectorization_mode="async"`` or ``"sync"``."""
+    if opponent not in ("self", *OPPONENTS) and not (isinstance(opponent, str) and opponent.startswith("policy:")):
         raise ValueError(
-            f"opponent {opponent!r}: the vector environment plays 'random' or 'self'; for a bot level use "
-            "vectorization_mode='async' or 'sync'"
+            f"opponent {opponent!r}: the vector environment plays 'self', {', '.join(map(repr, OPPONENTS))} or "
+            "'policy:FILE'; for a search level use vectorization_mode='async' or 'sync'"
         )
     options.pop("render_mode", None)
     return LordsOfWarVectorEnv(num_envs, opponent=opponent, **options)

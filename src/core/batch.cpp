@@ -158,11 +158,73 @@ bool Batch::write_one(int b, uint8_t* planes, float* info, uint8_t* mask, int8_t
     return count > 0;
 }
 
+void Batch::set_opponent(int kind, std::vector<int8_t> learner_seats, GreedyParams params, uint64_t seed) {
+    if (kind < NO_OPPONENT || kind > GREEDY_OPPONENT) throw std::invalid_argument("unknown opponent");
+    if (kind != NO_OPPONENT && learner_seats.size() != (size_t)size)
+        throw std::invalid_argument("one learner seat per game");
+    for (int8_t s : learner_seats) {
+        if (s != 1 && s != 2) throw std::invalid_argument("a learner's seat is 1 or 2");
+    }
+    if (kind == GREEDY_OPPONENT && params.values.size() != cards->ids.size())
+        throw std::invalid_argument("the greedy opponent needs one value per card");
+    opponent = kind;
+    seats = std::move(learner_seats);
+    greedy = Greedy(std::move(params));
+    opponent_rng = Rng(seed);
+}
+
+void Batch::end_game(int b, float* rewards, uint8_t* done) {
+    const Game& g = games[b];
+    if (g.winner()) {
+        rewards[2 * b + g.winner() - 1] += 1;
+        rewards[2 * b + 2 - g.winner()] -= 1;
+    }
+    done[b] = 1;
+    ++episodes;
+    finished[b] = g;
+    has_finished[b] = 1;
+    deal_one(b);
+}
+
+void Batch::opponent_plays(int b, float* rewards, uint8_t* done) {
+    if (opponent == NO_OPPONENT) return;
+    Game& g = games[b];  // deal_one deals into the same slot
+    while (g.decider() != seats[b]) {
+        Action a;
+        if (opponent == GREEDY_OPPONENT) {
+            a = greedy.choose(g, opponent_rng);
+        } else {
+            g.legal(buf);
+            a = buf[opponent_rng.below((uint32_t)buf.size())];
+        }
+        g.push(a, nullptr);
+        ++steps, ++opponent_steps;
+        if (g.over()) end_game(b, rewards, done);
+    }
+}
+
+void Batch::settle(int b, uint8_t* planes, float* info, uint8_t* mask, int8_t* to_play, float* rewards, uint8_t* done,
+                   uint8_t* truncated) {
+    opponent_plays(b, rewards, done);
+    while (!write_one(b, planes, info, mask, to_play)) {
+        // No legal action has an id in the frame (units spread wider than it): the game is cut
+        // short, as a draw, and a new one dealt.
+        done[b] = truncated[b] = 1;
+        ++episodes;
+        finished[b] = games[b];
+        has_finished[b] = 1;
+        deal_one(b);
+        opponent_plays(b, rewards, done);
+    }
+}
+
 void Batch::reset(uint8_t* planes, float* info, uint8_t* mask, int8_t* to_play) {
     std::fill(has_finished.begin(), has_finished.end(), 0);
+    std::vector<float> rewards(2 * (size_t)size, 0.0f);
+    std::vector<uint8_t> done((size_t)size, 0), truncated((size_t)size, 0);
     for (int b = 0; b < size; ++b) {
         deal_one(b);
-        write_one(b, planes, info, mask, to_play);
+        settle(b, planes, info, mask, to_play, rewards.data(), done.data(), truncated.data());
     }
 }
 
@@ -175,39 +237,16 @@ int Batch::step(const int32_t* actions, uint8_t* planes, float* info, uint8_t* m
         if (id < 0 || id >= A || !mask[(size_t)b * A + id]) return b;
     }
     for (int b = 0; b < size; ++b) {
-        if (actions[b] == SKIP) {  // this game waits: its buffers stay as they are
-            rewards[2 * b] = rewards[2 * b + 1] = 0;
-            done[b] = truncated[b] = 0;
-            continue;
-        }
+        rewards[2 * b] = rewards[2 * b + 1] = 0;
+        done[b] = truncated[b] = 0;
+        if (actions[b] == SKIP) continue;  // this game waits: its buffers stay as they are
         Game& g = games[b];
         Action a;
         decode(g, frame(g), actions[b], a);
         g.push(a, nullptr);
         ++steps;
-        rewards[2 * b] = rewards[2 * b + 1] = 0;
-        done[b] = truncated[b] = 0;
-        if (g.over()) {
-            if (g.winner()) {
-                rewards[2 * b + g.winner() - 1] = 1;
-                rewards[2 * b + 2 - g.winner()] = -1;
-            }
-            done[b] = 1;
-            ++episodes;
-            finished[b] = g;
-            has_finished[b] = 1;
-            deal_one(b);
-        }
-        if (!write_one(b, planes, info, mask, to_play)) {
-            // No legal action has an id in the frame (units spread wider than it): the game
-            // is cut short, as a draw, and a new one dealt.
-            done[b] = truncated[b] = 1;
-            ++episodes;
-            finished[b] = games[b];
-            has_finished[b] = 1;
-            deal_one(b);
-            write_one(b, planes, info, mask, to_play);
-        }
+        if (g.over()) end_game(b, rewards, done);
+        settle(b, planes, info, mask, to_play, rewards, done, truncated);
     }
     return -1;
 }

@@ -2,7 +2,7 @@
 // "Observations" and "The batch API").
 #pragma once
 
-#include "play.hpp"
+#include "greedy.hpp"
 
 namespace low {
 
@@ -11,6 +11,9 @@ constexpr int HAND_FEATURES = 20;  // per hand slot
 constexpr int SCALARS = 24;
 constexpr int INFO = 2 * HAND_LIMIT * HAND_FEATURES + SCALARS;
 constexpr int32_t SKIP = -1;  // an action id of Batch::step: this game does not move
+
+// Who plays the seat that is not the learner's, inside Batch::reset and Batch::step.
+enum Opponent { NO_OPPONENT = 0, RANDOM_OPPONENT = 1, GREEDY_OPPONENT = 2 };
 
 // What the decider may know, from the decider's side of the mat: ``planes`` holds
 // PLANES * f.h * f.w bytes (plane, row, column), ``info`` INFO floats. Nothing hidden from the
@@ -33,6 +36,13 @@ struct Batch {
     std::vector<uint8_t> has_finished;
     std::vector<Action> buf;
     long steps = 0, episodes = 0, outside_frame = 0;
+    // With an opponent, game b's learner plays seats[b] and the opponent the other seat: every
+    // row then shows a decision of the learner's seat.
+    int opponent = NO_OPPONENT;
+    std::vector<int8_t> seats;
+    Greedy greedy{GreedyParams{}};
+    Rng opponent_rng{0};
+    long opponent_steps = 0;
 
     Batch(std::shared_ptr<const CardTable> cards, const Variant& v, std::vector<std::vector<int16_t>> decks, int size,
           uint64_t seed, int width, int height);
@@ -49,12 +59,23 @@ struct Batch {
     int step(const int32_t* actions, uint8_t* planes, float* info, uint8_t* mask, int8_t* to_play, float* rewards,
              uint8_t* done, uint8_t* truncated);
 
+    // The opponent of every game (before reset): RANDOM_OPPONENT (a uniformly random legal action)
+    // or GREEDY_OPPONENT (the greedy bot with ``params``), the learner's seat per game, and the
+    // seed of the opponent's own draws.
+    void set_opponent(int kind, std::vector<int8_t> learner_seats, GreedyParams params, uint64_t seed);
+
     // A uniformly random legal id per game, read from ``mask`` (a random policy for benchmarks
     // and baselines).
     void sample(const uint8_t* mask, int32_t* actions);
 
    private:
     void deal_one(int b);
+    void end_game(int b, float* rewards, uint8_t* done);
+    void opponent_plays(int b, float* rewards, uint8_t* done);
+    // Game b's row for its learner: the opponent plays first; a game whose learner has no legal
+    // id in the frame is cut short (done and truncated) and dealt again.
+    void settle(int b, uint8_t* planes, float* info, uint8_t* mask, int8_t* to_play, float* rewards, uint8_t* done,
+                uint8_t* truncated);
     bool write_one(int b, uint8_t* planes, float* info, uint8_t* mask, int8_t* to_play);
 };
 

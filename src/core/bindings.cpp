@@ -465,6 +465,40 @@ NB_MODULE(_core, m) {
             nb::arg("pool2"), nb::arg("net").none() = nb::none(), nb::arg("c_puct") = 1.5, nb::arg("mix") = 0.0,
             "Information-set MCTS from this view for its decider (src/core/search.hpp): per legal action "
             "(text, visits, mean result for the decider), then iterations, nodes, seconds.")
+        .def(
+            "greedy",
+            [](State& s, std::vector<double> values, int fresh_arrow, double enemy_weight, int rollout_pushes,
+               uint64_t seed) {
+                if (values.size() != s.g.cards().ids.size()) throw nb::value_error("greedy: one value per card");
+                if (s.g.over()) throw nb::value_error("greedy: the game is over");
+                Greedy bot(GreedyParams{std::move(values), fresh_arrow, enemy_weight, rollout_pushes});
+                Rng rng(seed);
+                Action a;
+                {
+                    nb::gil_scoped_release release;
+                    a = bot.choose(s.g, rng);
+                }
+                return s.g.action_to_string(a);
+            },
+            nb::arg("values"), nb::arg("fresh_arrow"), nb::arg("enemy_weight"), nb::arg("rollout_pushes"),
+            nb::arg("seed"), "The greedy bot's action for the decider (src/core/greedy.hpp), as notation text.")
+        .def(
+            "greedy_scores",
+            [](State& s, std::vector<double> values, int fresh_arrow, double enemy_weight, int rollout_pushes) {
+                if (values.size() != s.g.cards().ids.size()) throw nb::value_error("greedy: one value per card");
+                Greedy bot(GreedyParams{std::move(values), fresh_arrow, enemy_weight, rollout_pushes});
+                std::vector<Action> actions;
+                std::vector<GreedyScore> scores;
+                bot.evaluate_all(s.g, actions, scores);
+                nb::list out;
+                for (size_t i = 0; i < actions.size(); ++i) {
+                    out.append(nb::make_tuple(s.g.action_to_string(actions[i]), scores[i].score, scores[i].preference,
+                                              scores[i].exposure));
+                }
+                return out;
+            },
+            nb::arg("values"), nb::arg("fresh_arrow"), nb::arg("enemy_weight"), nb::arg("rollout_pushes"),
+            "The greedy bot's judgement of every legal action: (text, score, preference, exposure).")
         .def("evaluate",
              [](const State& s, std::vector<float> value, double scale) {
                  SearchSpec spec;
@@ -546,6 +580,21 @@ NB_MODULE(_core, m) {
         .def_ro("steps", &Batch::steps)
         .def_ro("episodes", &Batch::episodes)
         .def_ro("outside_frame", &Batch::outside_frame)
+        .def_ro("opponent_steps", &Batch::opponent_steps)
+        .def(
+            "set_opponent",
+            [](Batch& b, int kind, std::vector<int8_t> seats, std::vector<double> values, int fresh_arrow,
+               double enemy_weight, int rollout_pushes, uint64_t seed) {
+                try {
+                    b.set_opponent(kind, std::move(seats),
+                                   GreedyParams{std::move(values), fresh_arrow, enemy_weight, rollout_pushes}, seed);
+                } catch (const std::invalid_argument& e) {
+                    throw nb::value_error(e.what());
+                }
+            },
+            nb::arg("kind"), nb::arg("seats"), nb::arg("values"), nb::arg("fresh_arrow"), nb::arg("enemy_weight"),
+            nb::arg("rollout_pushes"), nb::arg("seed"),
+            "The opponent inside reset and step (0 none, 1 random, 2 greedy) and the learner's seat per game.")
         .def_prop_ro("num_actions", &Batch::num_actions)
         .def("reset",
              [](Batch& b, U8 planes, F32 info, U8 mask, I8 to_play) {

@@ -1,0 +1,271 @@
+#include "greedy.hpp"
+
+namespace low {
+
+namespace {
+
+constexpr double WIN = 100000.0;  // greedy.WIN
+constexpr double EPS = 1e-9;
+
+bool reinforcement(const Action& a) { return a.kind == A_DRAW || a.kind == A_RECALL || a.kind == A_PASS; }
+
+// 8.2 (Game::threshold_result, winner only): 1 or 2, 0 for a draw, -1 while no threshold is reached.
+int threshold_winner(const Game& g) {
+    const Variant& v = g.variant();
+    int U = v.units_to_win, C = v.commands_to_win;
+    int u[3] = {0, (int)g.lost(2).size(), (int)g.lost(1).size()};
+    if (u[1] < U && u[2] < U && u[1] < C && u[2] < C) return -1;
+    int c[3] = {0, g.commands_eliminated(1), g.commands_eliminated(2)};
+    bool cmd[3] = {false, c[1] >= C, c[2] >= C};
+    bool reached[3] = {false, cmd[1] || u[1] >= U, cmd[2] || u[2] >= U};
+    if (reached[1] != reached[2]) return reached[1] ? 1 : 2;
+    if (!reached[1]) return -1;
+    if (cmd[1] != cmd[2]) return cmd[1] ? 1 : 2;
+    // Both reached the same threshold: the other count decides first, then the threshold's own.
+    const int* first = cmd[1] ? u : c;
+    const int* second = cmd[1] ? c : u;
+    if (first[1] != first[2]) return first[1] > first[2] ? 1 : 2;
+    if (second[1] != second[2]) return second[1] > second[2] ? 1 : 2;
+    return 0;
+}
+
+// Per square of the bordered mat (bit x * 6 + y), its neighbours on the mat.
+struct NeighbourMasks {
+    uint64_t m[WIDTH * HEIGHT] = {};
+    NeighbourMasks() {
+        for (int x = 0; x < WIDTH; ++x) {
+            for (int y = 0; y < HEIGHT; ++y) {
+                for (int d = 0; d < 8; ++d) {
+                    int tx = x + DX[d], ty = y + DY[d];
+                    if (tx >= 0 && tx < WIDTH && ty >= 0 && ty < HEIGHT) m[x * HEIGHT + y] |= 1ULL << (tx * HEIGHT + ty);
+                }
+            }
+        }
+    }
+    uint64_t operator[](int i) const { return m[i]; }
+};
+const NeighbourMasks NEIGHBOURS_ON_MAT;
+
+// greedy._may_shoot_or_move: whether the player to move might still shoot or move this turn (a
+// cheap first test, as engine.can_shoot and the moves read it; the engine's legal actions decide).
+bool may_shoot_or_move(const Game& g) {
+    int mover = g.to_move();
+    const auto& units = g.units();
+    for (const Unit& u : units) {
+        if (u.owner != mover) continue;
+        const Kind& k = g.kind(u);
+        if (k.n_moves) return true;
+        if (k.targets.empty() || g.turn() <= 2 || u.n_attacks) continue;
+        if (u.flags & (SHOT | TOOK_PART | ENGAGED_AT_START)) continue;
+        if ((u.flags & DEPLOYED) && !(u.flags & SUPPORTED)) continue;
+        int x = sq_x(u.sq), y = sq_y(u.sq);
+        for (auto [dx, dy] : k.targets) {
+            int wi = g.unit_at(make_sq(x + dx, y + dy));
+            if (wi >= 0 && units[wi].owner != mover) return true;
+        }
+    }
+    return false;
+}
+
+}  // namespace
+
+Game& Greedy::scratch(size_t i, const Game& from) {
+    pool_[i] = from;
+    return pool_[i];
+}
+
+double Greedy::gain(const Game& before, const Game& after, int me) const {
+    // GreedyBot._gain: the value of the enemy units eliminated minus that of one's own (the
+    // simulated actions end no turn, so no result comes of them).
+    double total = 0;
+    for (int p = 1; p <= 2; ++p) {
+        const auto& was = before.lost(p);
+        const auto& now = after.lost(p);
+        for (size_t i = was.size(); i < now.size(); ++i) {
+            double v = p_.values[(size_t)now[i]];
+            total += p == me ? -v : v;
+        }
+    }
+    return total;
+}
+
+double Greedy::terminal(const Game& g, int me) const {
+    // GreedyBot._terminal: WIN (or minus it) when the thresholds decide the game at the end of this turn.
+    if (g.over()) return 0.0;
+    int w = threshold_winner(g);
+    if (w <= 0) return 0.0;
+    return w == me ? WIN : -WIN;
+}
+
+void Greedy::danger(const Game& g) const {
+    // GreedyBot._danger: per unit (in g.units() order), how close it is to being eliminated in
+    // its enemy's next turn: the damage on it, FRESH_ARROW with an empty square beside it, the
+    // damage of free enemy ranged units that reach it; 1 past its defence, else a fraction.
+    const auto& units = g.units();
+    auto& reach = reach_;
+    auto& out = danger_;
+    reach.assign(units.size(), 0);
+    for (const Unit& u : units) {
+        const Kind& k = g.kind(u);
+        if (k.targets.empty() || u.n_attacks) continue;  // engaged ranged units cannot shoot
+        int x = sq_x(u.sq), y = sq_y(u.sq);
+        for (auto [dx, dy] : k.targets) {
+            int wi = g.unit_at(make_sq(x + dx, y + dy));
+            if (wi >= 0 && units[wi].owner != u.owner) reach[wi] += k.damage;
+        }
+    }
+    out.assign(units.size(), 0.0);
+    const bool bordered = g.variant().bordered;
+    uint64_t occupied = 0;  // the bordered mat, bit x * 6 + y
+    if (bordered) {
+        for (const Unit& u : units) occupied |= 1ULL << (sq_x(u.sq) * HEIGHT + sq_y(u.sq));
+    }
+    for (size_t i = 0; i < units.size(); ++i) {
+        const Unit& u = units[i];
+        int r = reach[i];
+        for (int e = 0; e < u.n_attacks; ++e) r += u.attack_val[e];
+        int x = sq_x(u.sq), y = sq_y(u.sq);
+        bool open = false;  // an empty square next to it: the enemy may deploy there
+        if (bordered) {
+            open = (NEIGHBOURS_ON_MAT[x * HEIGHT + y] & ~occupied) != 0;
+        } else {
+            for (int d = 0; d < 8 && !open; ++d) open = g.unit_at(make_sq(x + DX[d], y + DY[d])) < 0;
+        }
+        if (open) r += p_.fresh_arrow;
+        int defence = g.kind(u).defence;
+        out[i] = r > defence ? 1.0 : 0.25 * r / (defence + 1);
+    }
+}
+
+double Greedy::exposure(const Game& g, int me) const {
+    // GreedyBot._exposure: minus the value at risk of one's own units, plus enemy_weight times the enemy's.
+    danger(g);
+    const auto& d = danger_;
+    double total = 0;
+    const auto& units = g.units();
+    for (size_t i = 0; i < units.size(); ++i) {
+        double v = p_.values[(size_t)units[i].card] * d[i];
+        total += units[i].owner == me ? -v : p_.enemy_weight * v;
+    }
+    return total;
+}
+
+double Greedy::reinforcement_preference(const Game& view, const Action& a, int me) const {
+    // GreedyBot._reinforcement_preference: draw first; recall only when there is no draw, then
+    // the most valuable exposed unit.
+    if (a.kind == A_DRAW) return 3.0;
+    if (a.kind == A_PASS) return 1.0;
+    if (!view.deck(me).empty()) return 0.5;
+    danger(view);
+    int i = view.unit_at(a.from);
+    double at_risk = p_.values[(size_t)view.units()[i].card] * danger_[(size_t)i];
+    return 2.0 + at_risk / (at_risk + 1000.0);
+}
+
+double Greedy::rest_of_turn(Game& pos, int me, int turn) {
+    // GreedyBot._rest_of_turn: follow the turn greedily from ``pos`` (which ends where the line
+    // stops); the gain on the way, plus the thresholds' verdict where it stops.
+    double total = 0;
+    Game& child = pool_[1];
+    Game& best_child = pool_[2];
+    while (true) {
+        if (pos.over()) return total;
+        int decider = pos.decider();
+        if (pos.turn() != turn || (decider != me && pos.phase() != ADVANCE)) break;
+        if (pos.phase() == POST && !may_shoot_or_move(pos)) break;  // only the reinforcement is left
+        try {
+            pos.legal(options_);
+        } catch (const HiddenError&) {
+            break;
+        }
+        options_.erase(std::remove_if(options_.begin(), options_.end(), reinforcement), options_.end());
+        if (options_.empty() || budget_ <= 0) break;
+        bool optional = pos.phase() == POST;
+        bool maximise = decider == me;
+        bool found = false;
+        double best_key = 0, best_gain = 0;
+        int best_deploy = 0;
+        for (const Action& a : options_) {
+            if (budget_ <= 0) break;
+            --budget_;
+            child = pos;
+            try {
+                child.push(a, nullptr);
+            } catch (const HiddenError&) {
+                continue;
+            }
+            double g = gain(pos, child, me);
+            double key = maximise ? g : -g;
+            int deploy = a.kind == A_DEPLOY;  // before the deployment, a deploy beats a shot that gains as much
+            if (!found || key > best_key || (key == best_key && deploy > best_deploy)) {
+                found = true, best_key = key, best_gain = g, best_deploy = deploy;
+                std::swap(child, best_child);
+            }
+        }
+        if (!found) break;
+        if (optional && maximise && best_gain <= EPS) break;  // nothing more to gain: the reinforcement comes next
+        total += best_gain;
+        std::swap(pos, best_child);
+    }
+    return total + terminal(pos, me);
+}
+
+GreedyScore Greedy::evaluate(const Game& view, const Action& a, int me, double floor) {
+    GreedyScore s;
+    if (reinforcement(a)) {
+        s.score = terminal(view, me);
+        s.preference = reinforcement_preference(view, a, me);
+        return s;
+    }
+    Game& pos = scratch(0, view);
+    try {
+        pos.push(a, nullptr);
+    } catch (const HiddenError&) {
+        s.score = terminal(view, me);
+        s.preference = -1.0;
+        return s;
+    }
+    s.score = gain(view, pos, me);
+    budget_ = p_.rollout_pushes;
+    if (!pos.over()) s.score += rest_of_turn(pos, me, view.turn());
+    s.preference = a.kind == A_DEPLOY || a.kind == A_ADVANCE ? 1.0 : 0.0;
+    if (s.score >= floor - EPS) s.exposure = exposure(pos, me);
+    return s;
+}
+
+void Greedy::evaluate_all(Game& g, std::vector<Action>& actions, std::vector<GreedyScore>& scores) {
+    g.legal(actions);
+    if (pool_.size() < 3) pool_.assign(3, g);
+    int me = g.decider();
+    scores.clear();
+    for (const Action& a : actions) scores.push_back(evaluate(g, a, me, -1e300));
+}
+
+Action Greedy::choose(Game& g, Rng& rng) {
+    g.legal(legal_);
+    if (legal_.empty()) throw std::invalid_argument("the greedy bot was asked to act, but the game has no legal action");
+    if (legal_.size() == 1) return legal_[0];
+    if (pool_.size() < 3) pool_.assign(3, g);
+    int me = g.decider();
+    scores_.clear();
+    double best = -1e300;
+    for (const Action& a : legal_) {
+        scores_.push_back(evaluate(g, a, me, best));
+        best = std::max(best, scores_.back().score);
+    }
+    double best_pref = -1e300, best_exp = -1e300;
+    for (const auto& s : scores_) {
+        if (s.score < best - EPS) continue;
+        if (s.preference > best_pref || (s.preference == best_pref && s.exposure > best_exp)) {
+            best_pref = s.preference, best_exp = s.exposure;
+        }
+    }
+    finalists_.clear();
+    for (size_t i = 0; i < scores_.size(); ++i) {
+        const auto& s = scores_[i];
+        if (s.score >= best - EPS && s.preference == best_pref && s.exposure >= best_exp - EPS) finalists_.push_back((int)i);
+    }
+    return legal_[(size_t)finalists_[finalists_.size() == 1 ? 0 : rng.below((uint32_t)finalists_.size())]];
+}
+
+}  // namespace low

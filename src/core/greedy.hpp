@@ -1,0 +1,59 @@
+// The greedy bot (lordsofwar/bots/greedy.py), compiled: the same decision rule, for the batch's
+// opponents and for Game.greedy_action (docs/core.md, "The greedy bot").
+//
+// It reads only what its decider may know: the mat, its own hand, the sizes of the piles and
+// decks. It simulates its candidate actions on copies of the game, never a reinforcement, and
+// follows the rest of the turn greedily, as the Python bot does on its view.
+#pragma once
+
+#include "play.hpp"
+
+namespace low {
+
+// What greedy.py computes in Python and hands over: the value of eliminating each card of the
+// table (greedy.card_value, for the game's variant), and the bot's constants.
+struct GreedyParams {
+    std::vector<double> values;  // per card index
+    int fresh_arrow = 3;         // greedy.FRESH_ARROW
+    double enemy_weight = 0.25;  // GreedyBot.enemy_weight
+    int rollout_pushes = 150;    // greedy.ROLLOUT_PUSHES
+};
+
+// An action's score for the decider and its tie-break key, higher is better (GreedyBot.evaluate).
+struct GreedyScore {
+    double score = 0, preference = 0, exposure = 0;
+};
+
+class Greedy {
+   public:
+    explicit Greedy(GreedyParams p) : p_(std::move(p)) {}
+    const GreedyParams& params() const { return p_; }
+
+    // GreedyBot.choose: the action the bot plays at ``g`` for its decider (g must not be over and
+    // must have a legal action); among the equally best, one drawn by ``rng``.
+    Action choose(Game& g, Rng& rng);
+    // GreedyBot.evaluate of every legal action of ``g``, in the order of g.legal().
+    void evaluate_all(Game& g, std::vector<Action>& actions, std::vector<GreedyScore>& scores);
+
+   private:
+    GreedyParams p_;
+    int budget_ = 0;
+    std::vector<Action> legal_, options_;
+    std::vector<GreedyScore> scores_;
+    std::vector<int> finalists_;
+    mutable std::vector<int> reach_;
+    mutable std::vector<double> danger_;
+    std::vector<Game> pool_;  // scratch copies, reused (their vectors keep their capacity)
+
+    // ``floor``: a score below it minus EPS cannot be among the best, so its tie-break is not needed.
+    GreedyScore evaluate(const Game& view, const Action& a, int me, double floor);
+    double rest_of_turn(Game& pos, int me, int turn);
+    double gain(const Game& before, const Game& after, int me) const;
+    double terminal(const Game& g, int me) const;
+    void danger(const Game& g) const;  // into danger_
+    double exposure(const Game& g, int me) const;
+    double reinforcement_preference(const Game& view, const Action& a, int me) const;
+    Game& scratch(size_t i, const Game& from);
+};
+
+}  // namespace low

@@ -1,0 +1,132 @@
+"""The compiled greedy bot (src/core/greedy.cpp, ``Game.greedy_action``) and the batch's
+opponents (docs/core.md, "The greedy bot"): the same decision rule as lordsofwar/bots/greedy.py,
+held to it over thousands of decision points, reading nothing its decider may not know."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+
+from lordsofwar import core
+from lordsofwar.bots.greedy import GreedyBot
+from lordsofwar.core import _python
+from lordsofwar.rules import notation
+from lordsofwar.rules.cards import CORE, DECK_SIZE
+
+NATIVE = core.IMPLEMENTATION == "native"
+needs_native = pytest.mark.skipif(not NATIVE, reason="the compiled core is not built")
+ARMIES = [a for a in CORE.armies if len(CORE.army(a)) == DECK_SIZE]
+EPS = 1e-6
+
+
+def decision_points(games: int, seed: int) -> list[core.GameProtocol]:
+    """Copies of every decision point with more than one legal action in ``games`` games
+    between a uniformly random player and the compiled greedy bot (seats alternating)."""
+    rng = random.Random(seed)
+    points = []
+    for i in range(games):
+        decks = [CORE.standard_deck(rng.choice(ARMIES)) for _ in range(2)]
+        game = core.Game.deal(decks, rng.randrange(2**31))
+        greedy_seat = 1 + i % 2
+        while not game.is_over:
+            legal = game.legal()
+            if len(legal) > 1:
+                points.append(game.clone())
+            if game.decider == greedy_seat:
+                game.apply(game.greedy_action(rng.randrange(2**32)))
+            else:
+                game.apply(rng.choice(legal))
+    return points
+
+
+def best_of_python(game: core.GameProtocol) -> set[str]:
+    """The actions the Python greedy bot rates best (equal scores and tie-breaks), from the
+    decider's view: any of them is a choice it may make."""
+    view = notation.view(game.to_position(), game.decider)
+    bot = GreedyBot(0)
+    ranked = {str(a): bot.evaluate(view, a, view.decider) for a in view.legal_actions()}
+    best = max(score for score, _ in ranked.values())
+    top = {a: tie for a, (score, tie) in ranked.items() if score >= best - EPS}
+    pref, exposure = max(top.values())
+    return {a for a, tie in top.items() if tie[0] == pref and tie[1] >= exposure - EPS}
+
+
+@pytest.mark.slow  # about 2,100 decision points, each rated by the Python bot: 4 s
+@needs_native
+def test_the_compiled_greedy_bot_chooses_what_the_python_bot_rates_best() -> None:
+    points = decision_points(32, seed=5)
+    assert len(points) >= 2000
+    rng = random.Random(1)
+    for game in points:
+        choice = game.greedy_action(rng.randrange(2**32))
+        assert choice in best_of_python(game), (game.to_json(), choice)
+
+
+@needs_native
+def test_the_compiled_greedy_bot_reads_no_hidden_card() -> None:
+    """Its choice with a seed is the same in every world its decider cannot tell apart, and on
+    the view itself (the hidden cards unknown)."""
+    points = decision_points(6, seed=8)[::3]
+    assert len(points) > 50
+    for n, game in enumerate(points):
+        view = game.view(game.decider)
+        want = game.greedy_action(n)
+        assert view.greedy_action(n) == want
+        for k in range(3):
+            assert view.determinize(100 * n + k).greedy_action(n) == want
+
+
+def test_the_python_engine_plays_the_greedy_bot_of_lordsofwar_bots() -> None:
+    game = _python.Game.deal([CORE.standard_deck("orcs"), CORE.standard_deck("elves")], 2)
+    for _ in range(12):
+        pos = game.to_position()
+        want = GreedyBot(7).choose(notation.view(pos, pos.decider))
+        assert game.greedy_action(7) == str(want)
+        game.apply(str(want))
+    game = core.Game.deal([CORE.standard_deck("orcs"), CORE.standard_deck("elves")], 2)
+    while not game.is_over:
+        game.apply(game.greedy_action(0))
+    with pytest.raises(ValueError, match="the game is over"):
+        game.greedy_action(0)
+
+
+@pytest.mark.parametrize("batch_class", [core.Batch, _python.Batch], ids=["core", "python"])
+@pytest.mark.parametrize("opponent", ["random", "greedy"])
+def test_a_batch_opponent_plays_every_seat_but_the_learners(batch_class: type, opponent: str) -> None:
+    """Every row is a decision of the learner's seat (alternating by game); finished games give
+    the learner's result and are dealt again, the opponent moving first where it holds seat 1."""
+    native = batch_class is core.Batch and NATIVE
+    size, steps = (8, 400) if native else (2, 8 if opponent == "greedy" else 60)
+    batch = batch_class(size, seed=3, opponent=opponent)
+    assert batch.opponent == opponent and list(batch.seats) == [1 + i % 2 for i in range(size)]
+    assert np.array_equal(batch.to_play, batch.seats)
+    learner = np.zeros(2)
+    ended = 0
+    for _ in range(steps):
+        batch.step(batch.sample())
+        assert np.array_equal(batch.to_play, batch.seats)
+        for b in np.flatnonzero(batch.done):
+            ended += 1
+            result = batch.finished(int(b)).result
+            assert result is not None
+            mine = batch.rewards[b, batch.seats[b] - 1]
+            assert mine == (0 if result.winner is None else (1 if result.winner == batch.seats[b] else -1))
+            learner[int(mine > 0)] += 1
+    for b in range(size):  # the opponent played its seat
+        game = batch.game(b)
+        assert any(k.owner != batch.seats[b] for k in game.to_position().board.values()) or game.turn <= 2
+    if native:
+        assert ended >= 20
+        if opponent == "greedy":
+            assert learner[1] < 0.1 * ended  # a random learner against the greedy bot: nearly always lost
+
+
+def test_a_batch_refuses_an_unknown_opponent_or_seat() -> None:
+    with pytest.raises(ValueError, match="opponent 'veteran'"):
+        core.Batch(2, opponent="veteran")
+    with pytest.raises(ValueError, match="seats: one learner's seat"):
+        core.Batch(2, opponent="random", seats=[1, 3])
+    with pytest.raises(ValueError, match="seats: one learner's seat"):
+        core.Batch(2, opponent="random", seats=[1])
