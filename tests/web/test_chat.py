@@ -4,9 +4,11 @@ answer and keeping nothing (docs/community.md, "Chat")."""
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import json
 import re
+import sqlite3
 import time
 from collections.abc import Iterator
 from contextlib import ExitStack
@@ -26,6 +28,7 @@ from lordsofwar.web.problem import Problem
 from tests.web.conftest import Player, database, new_game, settings_for
 
 SQLITE_ONLY = pytest.mark.parametrize("db_url", ["sqlite"], indirect=True)
+POSTGRESQL_ONLY = pytest.mark.parametrize("db_url", ["postgresql"], indirect=True)
 _names = itertools.count()
 
 
@@ -105,6 +108,17 @@ def user_id(client: TestClient, name: str) -> int:
             return int(await db.scalar(select(User.id).where(User.name == name)) or 0)
 
     return int(client.portal.call(find))  # type: ignore[union-attr]
+
+
+def grant_moderator(client: TestClient, name: str) -> None:
+    uid = user_id(client, name)
+
+    async def grant() -> None:
+        async with client.app.state.services.sessions() as db:  # type: ignore[attr-defined]
+            db.add(Moderator(user_id=uid))
+            await db.commit()
+
+    client.portal.call(grant)  # type: ignore[union-attr]
 
 
 def test_players_and_spectators_rooms_are_kept_apart(
@@ -262,14 +276,7 @@ def test_refusals_change_nothing(client: TestClient, alice: Player, bob: Player,
 def test_muted_and_blocked_players_are_refused(client: TestClient, alice: Player, bob: Player, carol: Player) -> None:
     game = new_game(alice, bob)
     mod = player(client, "mod")
-    mod_id = user_id(client, mod.name)
-
-    async def grant() -> None:
-        async with client.app.state.services.sessions() as db:  # type: ignore[attr-defined]
-            db.add(Moderator(user_id=mod_id))
-            await db.commit()
-
-    client.portal.call(grant)  # type: ignore[union-attr]
+    grant_moderator(client, mod.name)
     r = mod.post("/api/moderation/actions", {"action": "mute", "player": carol.name, "reason": "insults", "hours": 2})
     assert r.status_code == 201, r.text
     r = say(carol, game, "hi all")
@@ -289,6 +296,55 @@ def test_muted_and_blocked_players_are_refused(client: TestClient, alice: Player
     assert say(carol, game, "sorry").status_code == 201  # the spectators' room has no pair to block
     assert bob.send("DELETE", f"/api/players/{alice.name}/block").status_code == 200
     assert say(alice, game, "hi bob").status_code == 201
+
+
+def test_a_post_waits_while_another_connection_writes(client: TestClient, alice: Player, bob: Player) -> None:
+    """On SQLite a post's checks and insert run in the event loop's thread and never wait inside
+    SQLite: while another connection holds the write lock the loop serves others, and the post
+    is kept once the lock is free."""
+    game = new_game(alice, bob)
+    app: Any = client.app
+    path = app.state.settings.database_url.removeprefix("sqlite:///")
+
+    async def scenario() -> tuple[str, bool]:
+        rt = await app.state.services.games.runtime(game)
+        async with app.state.services.sessions() as db:
+            user = await db.scalar(select(User).where(User.name == alice.name))
+            lock = sqlite3.connect(path, isolation_level=None)
+            lock.execute("BEGIN IMMEDIATE")
+            try:
+                task = asyncio.create_task(app.state.chat.post(db, rt, user, "after the lock", None))
+                await asyncio.sleep(0.1)  # the loop runs on while the post waits
+                waiting = not task.done()
+            finally:
+                lock.execute("ROLLBACK")
+                lock.close()
+            return (await task)["text"], waiting
+
+    assert client.portal.call(scenario) == ("after the lock", True)  # type: ignore[union-attr]
+    assert [m["text"] for m in chat(bob, game)["rooms"]["players"]] == ["after the lock"]
+
+
+@POSTGRESQL_ONLY
+def test_posting_on_postgresql(db_url: str) -> None:
+    """The same rules on PostgreSQL, where a post asks its checks and keeps the message through
+    the request's session: kept, the same again refused, a block and a mute refused."""
+    with TestClient(create_app(settings_for(db_url))) as c:
+        alice, bob, mod = (Player(c, name).signup() for name in ("alice", "bob", "mod"))
+        game = new_game(alice, bob)
+        sent = say(alice, game, "hello bob")
+        assert sent.status_code == 201, sent.text
+        assert say(bob, game, phrase="hello").status_code == 201
+        assert say(alice, game, " HELLO  bob").json()["code"] == "repeat"
+        assert bob.post(f"/api/players/{alice.name}/block").status_code in (200, 201)
+        assert say(alice, game, "why?").json()["code"] == "blocked"
+        assert bob.send("DELETE", f"/api/players/{alice.name}/block").status_code == 200
+        grant_moderator(c, "mod")
+        r = mod.post("/api/moderation/actions", {"action": "mute", "player": "alice", "reason": "spam", "hours": 1})
+        assert r.status_code == 201, r.text
+        assert say(alice, game, "still here").json()["code"] == "muted"
+        rooms = chat(bob, game)["rooms"]
+        assert [m["text"] for m in rooms["players"]] == ["hello bob", "Hello"] and rooms["players"][0] == sent.json()
 
 
 def test_messages_for_report(client: TestClient, alice: Player, bob: Player) -> None:
@@ -342,6 +398,16 @@ def test_across_processes_spectators_never_reach_players(db_url: str, redis_url:
             while app_b.state.chat.enabled.get(user_id(ca, "alice")) is not False:
                 assert time.monotonic() < deadline, "the setting did not reach server B"
                 time.sleep(0.02)
+        # a block or a mute given on A refuses the very next post on B
+        assert alice.post("/api/players/bob/block").status_code in (200, 201)
+        assert say(bob_b, game, "hello?").json()["code"] == "blocked"
+        assert alice.send("DELETE", "/api/players/bob/block").status_code == 200
+        assert say(bob_b, game, "hello?").status_code == 201
+        mod = Player(ca, "moderator").signup()
+        grant_moderator(ca, "moderator")
+        r = mod.post("/api/moderation/actions", {"action": "mute", "player": "bob", "reason": "spam", "hours": 1})
+        assert r.status_code == 201, r.text
+        assert say(bob_b, game, "hello again?").json()["code"] == "muted"
 
 
 def test_two_server_processes_keep_the_spectators_apart(tmp_path: Any, redis_url: str) -> None:

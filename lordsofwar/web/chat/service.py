@@ -24,23 +24,29 @@ which deliver it to theirs alike.
 
 from __future__ import annotations
 
+import asyncio
+import json
 import re
+import time
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 from babel.dates import format_datetime
 from limits import RateLimitItem, RateLimitItemPerMinute, RateLimitItemPerSecond
 from limits.aio.storage import Storage
-from limits.aio.strategies import MovingWindowRateLimiter
-from sqlalchemy import select
-from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
+from sqlalchemy import Connection as DbConnection
+from sqlalchemy import Engine, Integer, Row, Select, Table, bindparam, insert, select, true
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker
 
 from lordsofwar import i18n
 from lordsofwar.i18n import N_, _
-from lordsofwar.web.db import upsert
+from lordsofwar.web.accounts import limits
+from lordsofwar.web.db import sqlite_engine, upsert
 from lordsofwar.web.games.hub import Connection, Hub
 from lordsofwar.web.games.runtime import Runtime
-from lordsofwar.web.models import ChatMessage, ChatSettings, Game, User, utcnow
+from lordsofwar.web.models import ChatMessage, ChatSettings, Game, User, UTCDateTime, utcnow
 from lordsofwar.web.moderation import service as moderation
 from lordsofwar.web.problem import Problem
 from lordsofwar.web.social import service as social
@@ -71,6 +77,8 @@ ENABLED_CACHE = 100_000
 """Users whose setting a process remembers before it forgets them all (and reads them again)."""
 CHANNEL = "chat"
 """The hub's channel for messages and setting changes between processes."""
+LOCK_WAIT_S = 20.0
+"""On SQLite: how long a post waits for another connection's write lock before it fails."""
 
 STRIPPED = r"\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200b-\u200f\u202a-\u202e\u2060-\u2069\ufeff"
 """The characters a text loses (a regular expression's class): the control characters but the
@@ -131,18 +139,77 @@ def writable_room(seat: int | None) -> Room:
     return "players" if seat is not None else "spectators"
 
 
+_MESSAGES: Table = ChatMessage.__table__  # type: ignore[assignment]
+
+
+def post_checks() -> Select[Any]:
+    """One statement for the rules of a post that need the database: the end of the writer's
+    mute (moderation's ``mute_end``), whether the writer and the other player block each other
+    (social's ``block_between``; ``other`` is NULL in the spectators' room: no block), and the
+    writer's last :data:`REPEAT_LOOKBACK` messages in the game. One row per recent message (at
+    least one row), each carrying the mute and the block. Its parameters: ``user``, ``game``,
+    ``other``, ``now``; built once (:data:`POST_CHECKS`)."""
+    user = bindparam("user", type_=Integer)
+    game = bindparam("game", type_=Integer)
+    other = bindparam("other", type_=Integer)
+    now = bindparam("now", type_=UTCDateTime())
+    flags = select(
+        moderation.mute_end(user, now).scalar_subquery().label("muted"),
+        social.block_between(user, other).exists().label("blocked"),
+    ).subquery()
+    recent = (
+        select(ChatMessage.text, ChatMessage.phrase, ChatMessage.created_at)
+        .where(ChatMessage.game_id == game, ChatMessage.user_id == user)
+        .order_by(ChatMessage.id.desc())
+        .limit(REPEAT_LOOKBACK)
+        .subquery()
+    )
+    return select(flags.c.muted, flags.c.blocked, recent.c.text, recent.c.phrase, recent.c.created_at).select_from(
+        flags.outerjoin(recent, true())
+    )
+
+
+POST_CHECKS = post_checks()
+INSERT_MESSAGE = insert(_MESSAGES).returning(_MESSAGES.c.id)
+"""A message's insert (its columns as parameters), answering its id."""
+
+
+def refuse(rows: Sequence[Row[Any]], body: str, phrase: str | None, now: datetime) -> None:
+    """Refuse (raise a Problem) a post that :func:`post_checks` answered: muted (403, saying
+    until when), a block between the players (403), the same as one of the writer's last
+    messages within :data:`REPEAT_WINDOW` (409)."""
+    muted, blocked = rows[0].muted, rows[0].blocked
+    if muted is not None and muted > now:
+        when = format_datetime(muted, format="medium", tzinfo=UTC, locale=i18n.current())
+        raise Problem(403, _("you are muted until {until} (UTC)").format(until=when), "muted")
+    if blocked:
+        raise Problem(403, _("you cannot chat with this player"), "blocked")
+    key = _same_key(body)
+    since = now - REPEAT_WINDOW
+    for row in rows:
+        if row.text is not None and row.created_at >= since and row.phrase == phrase and _same_key(row.text) == key:
+            raise Problem(409, _("you sent this message a moment ago"), "repeat")
+
+
 class ChatService:
     """The chat of one server process: posting, history, settings and delivery."""
 
     def __init__(self, sessions: async_sessionmaker[AsyncSession], hub: Hub, storage: Storage):
         self.sessions = sessions
         self.hub = hub
-        self.limiter = MovingWindowRateLimiter(storage)
-        """Counts in the accounts' limiter storage (Redis when configured)."""
+        self.storage = storage
+        """The accounts' limiter storage (Redis when configured), where the rates are counted."""
+        bind = sessions.kw.get("bind")
+        self.local: Engine | None = None
+        """On SQLite: the chat's own synchronous engine, used in the event loop's thread (:meth:`_keep`)."""
+        if isinstance(bind, AsyncEngine) and bind.dialect.name == "sqlite":
+            self.local = sqlite_engine(bind.url.set(drivername="sqlite").render_as_string(hide_password=False))
+        self.local_conn: DbConnection | None = None
         self.enabled: dict[int, bool] = {}
         """Each user's chat setting as this process last read or heard it (Redis tells changes)."""
         self.chat_games: dict[int, bool] = {}
         """Whether each game has a chat (False: against a bot), as this process found it."""
+        self._tasks: set[asyncio.Task[None]] = set()
         hub.subscribe(CHANNEL, self._remote)
 
     # --- settings -----------------------------------------------------------------------------
@@ -185,7 +252,12 @@ class ChatService:
         self, db: AsyncSession, rt: Runtime, user: User, text: str | None, phrase: str | None
     ) -> dict[str, Any]:
         """Keep and deliver one message of ``user`` in the room of their seat; refused (Problem)
-        with nothing kept when a limit or rule says no."""
+        with nothing kept when a limit or rule says no.
+
+        The rules that need the database (a mute, a block between the two players, the same
+        message again) are asked in one statement, in the transaction that keeps the message
+        (:meth:`_keep`); the rates are counted in one step (``hit_all``: one round trip to
+        Redis); a game's chat and each writer's setting are known in the process."""
         seat = rt.seat_of(user.id)
         room = writable_room(seat)
         if phrase is not None:
@@ -204,46 +276,80 @@ class ChatService:
                     ),
                     "length",
                 )
-        for item in PER_PLAYER:
-            if not await self.limiter.hit(item, "chat-player", str(user.id)):
+        checks: list[tuple[RateLimitItem, tuple[str, ...]]] = [
+            (item, ("chat-player", str(user.id))) for item in PER_PLAYER
+        ]
+        checks.append((PER_ROOM, ("chat-room", str(rt.game.id), room)))
+        full = await limits.hit_all(self.storage, checks)
+        if full is not None:
+            if full < len(PER_PLAYER):
                 raise Problem(429, _("you are writing too fast: wait a little"), "rate")
-        if not await self.limiter.hit(PER_ROOM, "chat-room", str(rt.game.id), room):
             raise Problem(429, _("this chat is too busy: wait a little"), "rate")
         await self.check_game(db, rt)
         known = self.enabled.get(user.id)  # this process's copy (set here, or told through Redis)
         if not (await self.is_enabled(db, user.id) if known is None else known):
             raise Problem(409, _("you turned chat off: turn it on to write"), "off")
-        until = await moderation.muted_until(db, user.id)
-        if until is not None and until > datetime.now(UTC):
-            when = format_datetime(until, format="medium", tzinfo=UTC, locale=i18n.current())
-            raise Problem(403, _("you are muted until {until} (UTC)").format(until=when), "muted")
+        other = None
         if room == "players":
             other = rt.game.player2_id if seat == 1 else rt.game.player1_id
-            if other is not None and await social.blocked_either(db, user.id, other):
-                raise Problem(403, _("you cannot chat with this player"), "blocked")
-        since = datetime.now(UTC) - REPEAT_WINDOW
-        recent = (
-            await db.scalars(
-                select(ChatMessage)
-                .where(ChatMessage.game_id == rt.game.id, ChatMessage.user_id == user.id)
-                .order_by(ChatMessage.id.desc())
-                .limit(REPEAT_LOOKBACK)
-            )
-        ).all()
-        key = _same_key(body)
-        if any(m.created_at >= since and m.phrase == phrase and _same_key(m.text) == key for m in recent):
-            raise Problem(409, _("you sent this message a moment ago"), "repeat")
-        message = ChatMessage(
-            game_id=rt.game.id, user_id=user.id, room=room, text=body, phrase=phrase, created_at=utcnow()
-        )
-        db.add(message)
-        await db.commit()
-        doc = message_doc(message, user.name)
-        await self.deliver(rt.game.id, room, rt.game.status == "over", doc)
-        self.hub.publish(
-            CHANNEL, {"kind": "message", "game": rt.game.id, "over": rt.game.status == "over", "message": doc}
-        )
+        now = utcnow()
+        values = {
+            "game_id": rt.game.id,
+            "user_id": user.id,
+            "room": room,
+            "text": body,
+            "phrase": phrase,
+            "created_at": now,
+        }
+        asked = {"user": user.id, "game": rt.game.id, "other": other, "now": now}
+
+        def judge(rows: Sequence[Row[Any]]) -> None:
+            refuse(rows, body, phrase, now)
+
+        message_id = await self._keep(db, asked, judge, values)
+        doc = {"id": message_id, "room": room, "user": user.name, "text": body, "phrase": phrase, "at": _stamp(now)}
+        over = rt.game.status == "over"
+        self.deliver_known(rt.game.id, room, over, doc)
+        self.hub.publish(CHANNEL, {"kind": "message", "game": rt.game.id, "over": over, "message": doc})
         return doc
+
+    async def _keep(
+        self,
+        db: AsyncSession,
+        asked: dict[str, Any],
+        judge: Callable[[Sequence[Row[Any]]], None],
+        values: dict[str, Any],
+    ) -> int:
+        """Ask :data:`POST_CHECKS` (with ``asked``), let ``judge`` refuse (it raises), and insert
+        the message (``values``): one transaction; the new message's id.
+
+        On SQLite on a connection of the chat's own, in the event loop's thread, as the game
+        writer does (games.writer): both take a few tens of microseconds, less than a hop to a
+        driver thread, and the write lock is never held while the loop serves others (a
+        message's insert would otherwise hold it across a hop and make the game writer wait).
+        While another connection holds the lock, the loop gets a turn and it tries again."""
+        if self.local is None:
+            judge((await db.execute(POST_CHECKS, asked)).all())
+            message_id = int((await db.execute(INSERT_MESSAGE, values)).scalar_one())
+            await db.commit()
+            return message_id
+        deadline = time.monotonic() + LOCK_WAIT_S
+        pause = 0.001
+        while True:
+            if self.local_conn is None:
+                self.local_conn = self.local.connect()
+            conn = self.local_conn
+            try:
+                with conn.begin():
+                    judge(conn.execute(POST_CHECKS, asked).all())
+                    return int(conn.execute(INSERT_MESSAGE, values).scalar_one())
+            except OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() > deadline:
+                    self.local_conn = None
+                    conn.close()
+                    raise
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 0.05)
 
     # --- reading ------------------------------------------------------------------------------
 
@@ -268,11 +374,7 @@ class ChatService:
     async def deliver(self, game_id: int, room: Room, over: bool, doc: dict[str, Any]) -> None:
         """Send a message to this process's sockets of the game that may read its room and whose
         user has chat on (signed-out spectators read the spectators' room)."""
-        conns = [
-            c
-            for c in list(self.hub.games.get(game_id, ()))
-            if isinstance(c, Connection) and (c.seat is not None if room == "players" else c.seat is None or over)
-        ]
+        conns = self._readers(game_id, room, over)
         if len(self.enabled) > ENABLED_CACHE:
             self.enabled.clear()
         unknown = {c.user_id for c in conns if c.user_id is not None and c.user_id not in self.enabled}
@@ -284,7 +386,30 @@ class ChatService:
                 found = {int(uid): bool(on) for uid, on in rows}
             for uid in unknown:
                 self.enabled[uid] = bool(found.get(uid, True))
-        payload = {"type": "chat", "message": doc}
+        self._send(conns, doc)
+
+    def deliver_known(self, game_id: int, room: Room, over: bool, doc: dict[str, Any]) -> None:
+        """:meth:`deliver` without waiting: the readers whose setting this process does not know
+        yet (rare: one who opened the game's socket in this process and never read or changed
+        the setting) get the message once it is read, in a task of its own."""
+        conns = self._readers(game_id, room, over)
+        if any(c.user_id is not None and c.user_id not in self.enabled for c in conns):
+            task = asyncio.get_running_loop().create_task(self.deliver(game_id, room, over, doc))
+            self._tasks.add(task)
+            task.add_done_callback(self._tasks.discard)
+            return
+        self._send(conns, doc)
+
+    def _readers(self, game_id: int, room: Room, over: bool) -> list[Connection]:
+        return [
+            c
+            for c in list(self.hub.games.get(game_id, ()))
+            if isinstance(c, Connection) and (c.seat is not None if room == "players" else c.seat is None or over)
+        ]
+
+    def _send(self, conns: list[Connection], doc: dict[str, Any]) -> None:
+        """Queue the message for each reader with chat on, made JSON once for all."""
+        payload = json.dumps({"type": "chat", "message": doc}, separators=(",", ":"))
         for conn in conns:
             if conn.user_id is None or self.enabled.get(conn.user_id, True):
                 conn.send(payload)

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, func, or_, select, update
+from sqlalchemy import ColumnElement, Select, delete, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm import aliased
@@ -62,14 +62,18 @@ CONTEXT = 10
 # --- what other parts read ----------------------------------------------------------------------
 
 
+def mute_end(user_id: int | ColumnElement[int], now: datetime | ColumnElement[datetime]) -> Select[datetime | None]:
+    """The query of :func:`muted_until` (one value: the end of the mute in force, or NULL), for a
+    caller that asks it together with other questions in one statement (the chat's post, which
+    builds it once with bound parameters)."""
+    return select(func.max(ModerationAction.until)).where(
+        ModerationAction.target_id == user_id, ModerationAction.action == "mute", ModerationAction.until > now
+    )
+
+
 async def muted_until(db: AsyncSession, user_id: int, now: datetime | None = None) -> datetime | None:
     """Until when the player is muted (the chat refuses their messages), or None: they may talk."""
-    now = now or utcnow()
-    return await db.scalar(
-        select(func.max(ModerationAction.until)).where(
-            ModerationAction.target_id == user_id, ModerationAction.action == "mute", ModerationAction.until > now
-        )
-    )
+    return await db.scalar(mute_end(user_id, now or utcnow()))
 
 
 async def ban_of(db: AsyncSession, user_id: int, now: datetime | None = None) -> ModerationAction | None:
@@ -259,8 +263,23 @@ async def past_reports(db: AsyncSession, user_id: int, but: int | None = None) -
     return [PastReport(r.id, r.created_at, r.reason, r.status, name) for r, name in rows]
 
 
-async def queue(db: AsyncSession, limit: int = 50) -> tuple[list[QueueItem], int]:
-    """The open reports, oldest first (at most ``limit``), each with its context; and how many are open."""
+QUEUE_PAGE = 50
+"""Open reports on one page of the queue."""
+ORDERS = ("oldest", "newest")
+"""The queue's orders: the oldest report first (the default: the longest waiting), or the newest."""
+
+
+async def open_reports(db: AsyncSession) -> int:
+    """How many reports are open (the queue's length)."""
+    return await db.scalar(select(func.count()).select_from(Report).where(Report.status == "open")) or 0
+
+
+async def queue(db: AsyncSession, page: int = 1, order: str = "oldest") -> tuple[list[QueueItem], int]:
+    """One page (from 1; :data:`QUEUE_PAGE` reports) of the open reports, oldest or newest first
+    (``order``), each with its context; and how many are open. A page past the last is empty."""
+    per_page = QUEUE_PAGE
+    if order not in ORDERS:
+        raise Problem(400, _("the order is oldest or newest"), code="order")
     reporter, target = aliased(User), aliased(User)
     rows = (
         await db.execute(
@@ -268,11 +287,12 @@ async def queue(db: AsyncSession, limit: int = 50) -> tuple[list[QueueItem], int
             .join(reporter, reporter.id == Report.reporter_id)
             .join(target, target.id == Report.target_id)
             .where(Report.status == "open")
-            .order_by(Report.id)
-            .limit(limit)
+            .order_by(Report.id.desc() if order == "newest" else Report.id)
+            .offset((max(1, page) - 1) * per_page)
+            .limit(per_page)
         )
     ).all()
-    total = await db.scalar(select(func.count()).select_from(Report).where(Report.status == "open")) or 0
+    total = await open_reports(db)
     items: list[QueueItem] = []
     for report, reporter_name, target_name in rows:
         items.append(

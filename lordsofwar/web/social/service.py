@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import and_, delete, func, or_, select, update
+from sqlalchemy import ColumnElement, Select, and_, delete, func, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -19,10 +19,11 @@ from lordsofwar.web.problem import Problem
 from lordsofwar.web.social.presence import Presence
 
 
-async def blocked_either(db: AsyncSession, a: int, b: int) -> bool:
-    """Whether either of the users ``a`` and ``b`` (ids) blocks the other: then neither may
-    challenge or chat with the other. Reads only; the same answer whichever way round."""
-    found = await db.scalar(
+def block_between(a: int | ColumnElement[int], b: int | ColumnElement[int]) -> Select[int]:
+    """The query of :func:`blocked_either` (a row when either blocks the other), for a caller
+    that asks it together with other questions in one statement (the chat's post, which builds
+    it once with bound parameters)."""
+    return (
         select(Block.blocker_id)
         .where(
             or_(
@@ -32,7 +33,12 @@ async def blocked_either(db: AsyncSession, a: int, b: int) -> bool:
         )
         .limit(1)
     )
-    return found is not None
+
+
+async def blocked_either(db: AsyncSession, a: int, b: int) -> bool:
+    """Whether either of the users ``a`` and ``b`` (ids) blocks the other: then neither may
+    challenge or chat with the other. Reads only; the same answer whichever way round."""
+    return await db.scalar(block_between(a, b)) is not None
 
 
 FOLLOWS_MAX = 500
