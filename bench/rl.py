@@ -6,10 +6,17 @@
 - ``vector``: ``LordsOfWarVectorEnv(--envs, opponent="self")``: the observations and masks of
   every game written into NumPy arrays at every step, actions drawn by the batch's own sampler
   (``vector_raw``: the core's batch alone, its uint8 buffers, no float observation);
+- ``vector_random``, ``vector_greedy``: the same against the core's ``random`` and ``greedy``
+  opponents (played inside the batch): the learner's steps a second, its actions uniformly random
+  legal ids from the batch's sampler;
+- ``gym_random``, ``gym_greedy``: one Gymnasium environment (``lordsofwar/LordsOfWar-v0``) against
+  those bots, a uniformly random legal id from the mask at every step, resets counted in;
 - ``connect_four_v3`` and ``chess_v6`` from PettingZoo's classic games, driven by the same loop
   as ``single``, for comparison.
 
-``--seconds`` per measurement (default 5), ``--json`` for one object.
+``--seconds`` per measurement (default 5), ``--only NAME ...`` for some of them, ``--json`` for
+one object. The process pins itself to one core (``os.sched_setaffinity``, as ``taskset -c 0``);
+``--cpu-time`` times by its CPU time instead of the wall clock, for a machine busy with other work.
 """
 
 from __future__ import annotations
@@ -30,6 +37,9 @@ import numpy as np  # noqa: E402
 from bench.report import add_platform, show  # noqa: E402
 from lordsofwar.bots.play import derived_seed  # noqa: E402
 
+clock = time.perf_counter
+"""The clock the measurements read: the wall clock, or with ``--cpu-time`` the process's CPU time."""
+
 
 def aec_steps(make: Callable[[], Any], seconds: float, seed: int = 0) -> dict[str, float]:
     """Steps a second through the AEC API with the observation and mask read at every step."""
@@ -37,7 +47,7 @@ def aec_steps(make: Callable[[], Any], seconds: float, seed: int = 0) -> dict[st
     rng = np.random.default_rng(derived_seed(seed, "bot"))  # the choices: a stream apart from the deals'
     steps = games = 0
     env.reset(seed=seed)
-    start = time.perf_counter()
+    start = clock()
     deadline = start + seconds
     while True:
         for agent in env.agent_iter():
@@ -50,14 +60,37 @@ def aec_steps(make: Callable[[], Any], seconds: float, seed: int = 0) -> dict[st
             steps += 1
             del agent
         games += 1
-        if time.perf_counter() >= deadline:
+        if clock() >= deadline:
             break
         env.reset(seed=seed + games)
-    elapsed = time.perf_counter() - start
+    elapsed = clock() - start
     return {"steps_per_s": steps / elapsed, "steps": steps, "games": games, "steps_per_game": steps / games}
 
 
-def vector_steps(envs: int, seconds: float, raw: bool = False) -> dict[str, float]:
+def gym_steps(opponent: str, seconds: float, seed: int = 0) -> dict[str, float]:
+    """The learner's steps a second in one Gymnasium environment against ``opponent``."""
+    import gymnasium
+
+    import lordsofwar.rl as rl
+
+    env = gymnasium.make(rl.ENV_ID, opponent=opponent).unwrapped
+    rng = np.random.default_rng(derived_seed(seed, "bot"))
+    steps = games = 0
+    obs, _ = env.reset(seed=seed)
+    start = clock()
+    deadline = start + seconds
+    while clock() < deadline:
+        legal = np.flatnonzero(obs["action_mask"])
+        obs, _reward, terminated, truncated, _info = env.step(int(legal[rng.integers(legal.size)]))
+        steps += 1
+        if terminated or truncated:
+            games += 1
+            obs, _ = env.reset(seed=seed + games)
+    elapsed = clock() - start
+    return {"steps_per_s": steps / elapsed, "steps": steps, "games": games}
+
+
+def vector_steps(envs: int, seconds: float, raw: bool = False, opponent: str = "self") -> dict[str, float]:
     from lordsofwar import core
     from lordsofwar.rl.vector import LordsOfWarVectorEnv
 
@@ -65,7 +98,7 @@ def vector_steps(envs: int, seconds: float, raw: bool = False) -> dict[str, floa
         batch = core.Batch(envs, seed=1)
         step, sample = batch.step, batch.sample
     else:
-        env = LordsOfWarVectorEnv(envs, opponent="self", copy=False)
+        env = LordsOfWarVectorEnv(envs, opponent=opponent, copy=False)
         env.reset(seed=1)
         batch = env.batch
         sample = batch.sample
@@ -74,23 +107,46 @@ def vector_steps(envs: int, seconds: float, raw: bool = False) -> dict[str, floa
             return env.step(actions)
 
     calls = 0
-    start = time.perf_counter()
+    start = clock()
     deadline = start + seconds
-    while time.perf_counter() < deadline:
+    while clock() < deadline:
         step(sample())
         calls += 1
-    elapsed = time.perf_counter() - start
+    elapsed = clock() - start
     return {"steps_per_s": calls * envs / elapsed, "steps": calls * envs, "envs": envs}
+
+
+MEASUREMENTS = (
+    "single",
+    "vector",
+    "vector_raw",
+    "vector_random",
+    "vector_greedy",
+    "gym_random",
+    "gym_greedy",
+    "connect_four_v3",
+    "chess_v6",
+)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=5.0, help="per measurement")
     parser.add_argument("--envs", type=int, default=256, help="games in the vector environment")
+    parser.add_argument("--only", nargs="+", choices=MEASUREMENTS, help="these measurements only")
+    parser.add_argument(
+        "--cpu-time",
+        action="store_true",
+        help="time by the process's CPU time, not the wall clock (on a busy machine: about what an idle core gives)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
+    global clock
+    if args.cpu_time:
+        clock = time.process_time
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})  # one core
+    wanted = set(args.only or MEASUREMENTS)
 
     import lordsofwar.rl as rl
     from lordsofwar import core
@@ -100,16 +156,28 @@ def main(argv: list[str] | None = None) -> int:
         from pettingzoo.classic import chess_v6, connect_four_v3
 
     figures: dict[str, Any] = {"core": core.IMPLEMENTATION}
-    single = aec_steps(rl.env, args.seconds)
-    figures["single_steps_per_s"] = round(single["steps_per_s"])
-    figures["single_steps_per_game"] = round(single["steps_per_game"], 1)
-    vector = vector_steps(args.envs, args.seconds)
+    if "single" in wanted:
+        single = aec_steps(rl.env, args.seconds)
+        figures["single_steps_per_s"] = round(single["steps_per_s"])
+        figures["single_steps_per_game"] = round(single["steps_per_game"], 1)
     figures["vector_envs"] = args.envs
-    figures["vector_steps_per_s"] = round(vector["steps_per_s"])
-    figures["vector_raw_steps_per_s"] = round(vector_steps(args.envs, args.seconds, raw=True)["steps_per_s"])
-    figures["connect_four_v3_steps_per_s"] = round(aec_steps(connect_four_v3.env, args.seconds)["steps_per_s"])
-    figures["chess_v6_steps_per_s"] = round(aec_steps(chess_v6.env, args.seconds)["steps_per_s"])
+    if "vector" in wanted:
+        figures["vector_steps_per_s"] = round(vector_steps(args.envs, args.seconds)["steps_per_s"])
+    if "vector_raw" in wanted:
+        figures["vector_raw_steps_per_s"] = round(vector_steps(args.envs, args.seconds, raw=True)["steps_per_s"])
+    for opponent in ("random", "greedy"):
+        if f"vector_{opponent}" in wanted:
+            found = vector_steps(args.envs, args.seconds, opponent=opponent)
+            figures[f"vector_{opponent}_steps_per_s"] = round(found["steps_per_s"])
+    for opponent in ("random", "greedy"):
+        if f"gym_{opponent}" in wanted:
+            figures[f"gym_{opponent}_steps_per_s"] = round(gym_steps(opponent, args.seconds)["steps_per_s"])
+    if "connect_four_v3" in wanted:
+        figures["connect_four_v3_steps_per_s"] = round(aec_steps(connect_four_v3.env, args.seconds)["steps_per_s"])
+    if "chess_v6" in wanted:
+        figures["chess_v6_steps_per_s"] = round(aec_steps(chess_v6.env, args.seconds)["steps_per_s"])
     figures["cpu_cores"] = 1
+    figures["clock"] = "process CPU time" if args.cpu_time else "wall clock"
     add_platform(figures)
     show(figures, "RL environments: steps a second on one core", args.json)
     return 0
