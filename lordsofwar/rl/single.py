@@ -96,7 +96,9 @@ class LordsOfWarEnv(PicklesWithoutGameClass, gymnasium.Env):
         self._core_rng = np.random.default_rng(bot_seed)  # the core's bots draw their seeds here
         if self._policy_bot is not None:
             self.bot = self._policy_bot.reseeded(bot_seed)
-        elif self.opponent not in CORE_BOTS:
+        elif self.opponent in CORE_BOTS:
+            self.bot = None  # the core plays it
+        else:
             self.bot = make_bot(self.opponent, bot_seed)
         self.game = self._game_class.from_position(pos)
         self.events: list[Event] = []

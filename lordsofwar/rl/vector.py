@@ -199,13 +199,13 @@ class LordsOfWarVectorEnv(VectorEnv):
             seats=self.seats.tolist(),
         )
         self._steps = 0
+        self._reward[:] = 0
+        self._both[:] = 0
+        self._done[:] = False
+        self._truncated[:] = False
         if self._python_opponent is not None:
             if isinstance(self._python_opponent, PolicyOpponent):
                 self._python_opponent.rng = np.random.default_rng(seed)
-            self._reward[:] = 0
-            self._both[:] = 0
-            self._done[:] = False
-            self._truncated[:] = False
             self._python_opponent.begin(np.arange(self.num_envs))
             self._opponent_plays()
         if self.config.shaped_reward:
