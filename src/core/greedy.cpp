@@ -10,12 +10,13 @@ constexpr double EPS = 1e-9;
 bool reinforcement(const Action& a) { return a.kind == A_DRAW || a.kind == A_RECALL || a.kind == A_PASS; }
 
 // 8.2 (Game::threshold_result, winner only): 1 or 2, 0 for a draw, -1 while no threshold is reached.
-int threshold_winner(const Game& g) {
+// ``commands_lost[p]``: the command units player p has lost (Game::commands_eliminated(3 - p)).
+int threshold_winner(const Game& g, const int commands_lost[3]) {
     const Variant& v = g.variant();
     int U = v.units_to_win, C = v.commands_to_win;
     int u[3] = {0, (int)g.lost(2).size(), (int)g.lost(1).size()};
     if (u[1] < U && u[2] < U && u[1] < C && u[2] < C) return -1;
-    int c[3] = {0, g.commands_eliminated(1), g.commands_eliminated(2)};
+    int c[3] = {0, commands_lost[2], commands_lost[1]};
     bool cmd[3] = {false, c[1] >= C, c[2] >= C};
     bool reached[3] = {false, cmd[1] || u[1] >= U, cmd[2] || u[2] >= U};
     if (reached[1] != reached[2]) return reached[1] ? 1 : 2;
@@ -46,27 +47,6 @@ struct NeighbourMasks {
 };
 const NeighbourMasks NEIGHBOURS_ON_MAT;
 
-// greedy._may_shoot_or_move: whether the player to move might still shoot or move this turn (a
-// cheap first test, as engine.can_shoot and the moves read it; the engine's legal actions decide).
-bool may_shoot_or_move(const Game& g) {
-    int mover = g.to_move();
-    const auto& units = g.units();
-    for (const Unit& u : units) {
-        if (u.owner != mover) continue;
-        const Kind& k = g.kind(u);
-        if (k.n_moves) return true;
-        if (k.targets.empty() || g.turn() <= 2 || u.n_attacks) continue;
-        if (u.flags & (SHOT | TOOK_PART | ENGAGED_AT_START)) continue;
-        if ((u.flags & DEPLOYED) && !(u.flags & SUPPORTED)) continue;
-        int x = sq_x(u.sq), y = sq_y(u.sq);
-        for (auto [dx, dy] : k.targets) {
-            int wi = g.unit_at(make_sq(x + dx, y + dy));
-            if (wi >= 0 && units[wi].owner != mover) return true;
-        }
-    }
-    return false;
-}
-
 }  // namespace
 
 Game& Greedy::scratch(size_t i, const Game& from) {
@@ -92,29 +72,59 @@ double Greedy::gain(const Game& before, const Game& after, int me) const {
 double Greedy::terminal(const Game& g, int me) const {
     // GreedyBot._terminal: WIN (or minus it) when the thresholds decide the game at the end of this turn.
     if (g.over()) return 0.0;
-    int w = threshold_winner(g);
+    // The lost piles only grow along a simulated line: the root's command units lost, plus the new ones.
+    int commands_lost[3] = {0, root_commands_[1], root_commands_[2]};
+    for (int p = 1; p <= 2; ++p) {
+        const auto& lost = g.lost(p);
+        for (size_t i = root_lost_[p]; i < lost.size(); ++i) commands_lost[p] += command_[(size_t)lost[i]];
+    }
+    int w = threshold_winner(g, commands_lost);
     if (w <= 0) return 0.0;
     return w == me ? WIN : -WIN;
 }
 
-void Greedy::danger(const Game& g) const {
+void Greedy::tables(const Game& g) const {
+    // The traits the loops below read per card, flat (made again for another card table).
+    const CardTable* t = &g.cards();
+    if (t == table_) return;
+    table_ = t;
+    size_t n = t->ids.size();
+    ranged_.assign(n, 0), moves_.assign(n, 0), command_.assign(n, 0), defence_.assign(n, 0);
+    for (size_t c = 0; c < n; ++c) {
+        const Kind& k = t->kinds[1][c];
+        ranged_[c] = !k.targets.empty(), moves_[c] = k.n_moves > 0, command_[c] = k.command;
+        defence_[c] = k.defence;
+    }
+}
+
+void Greedy::set_root(const Game& g) {
+    tables(g);
+    for (int p = 1; p <= 2; ++p) {
+        const auto& lost = g.lost(p);
+        root_lost_[p] = lost.size();
+        root_commands_[p] = 0;
+        for (int16_t c : lost) root_commands_[p] += command_[(size_t)c];
+    }
+}
+
+template <typename F>
+void Greedy::each_danger(const Game& g, F&& f) const {
     // GreedyBot._danger: per unit (in g.units() order), how close it is to being eliminated in
     // its enemy's next turn: the damage on it, FRESH_ARROW with an empty square beside it, the
     // damage of free enemy ranged units that reach it; 1 past its defence, else a fraction.
+    tables(g);
     const auto& units = g.units();
     auto& reach = reach_;
-    auto& out = danger_;
     reach.assign(units.size(), 0);
     for (const Unit& u : units) {
+        if (!ranged_[(size_t)u.card] || u.n_attacks) continue;  // engaged ranged units cannot shoot
         const Kind& k = g.kind(u);
-        if (k.targets.empty() || u.n_attacks) continue;  // engaged ranged units cannot shoot
         int x = sq_x(u.sq), y = sq_y(u.sq);
         for (auto [dx, dy] : k.targets) {
             int wi = g.unit_at(make_sq(x + dx, y + dy));
             if (wi >= 0 && units[wi].owner != u.owner) reach[wi] += k.damage;
         }
     }
-    out.assign(units.size(), 0.0);
     const bool bordered = g.variant().bordered;
     uint64_t occupied = 0;  // the bordered mat, bit x * 6 + y
     if (bordered) {
@@ -132,22 +142,42 @@ void Greedy::danger(const Game& g) const {
             for (int d = 0; d < 8 && !open; ++d) open = g.unit_at(make_sq(x + DX[d], y + DY[d])) < 0;
         }
         if (open) r += p_.fresh_arrow;
-        int defence = g.kind(u).defence;
-        out[i] = r > defence ? 1.0 : 0.25 * r / (defence + 1);
+        int defence = defence_[(size_t)u.card];
+        f(i, r > defence ? 1.0 : 0.25 * r / (defence + 1));
     }
 }
 
 double Greedy::exposure(const Game& g, int me) const {
     // GreedyBot._exposure: minus the value at risk of one's own units, plus enemy_weight times the enemy's.
-    danger(g);
-    const auto& d = danger_;
     double total = 0;
     const auto& units = g.units();
-    for (size_t i = 0; i < units.size(); ++i) {
-        double v = p_.values[(size_t)units[i].card] * d[i];
+    each_danger(g, [&](size_t i, double danger) {
+        double v = p_.values[(size_t)units[i].card] * danger;
         total += units[i].owner == me ? -v : p_.enemy_weight * v;
-    }
+    });
     return total;
+}
+
+bool Greedy::may_shoot_or_move(const Game& g) const {
+    // greedy._may_shoot_or_move: whether the player to move might still shoot or move this turn
+    // (a cheap first test, as engine.can_shoot and the moves read it; the legal actions decide).
+    tables(g);
+    int mover = g.to_move();
+    const auto& units = g.units();
+    for (const Unit& u : units) {
+        if (u.owner != mover) continue;
+        size_t c = (size_t)u.card;
+        if (moves_[c]) return true;
+        if (!ranged_[c] || g.turn() <= 2 || u.n_attacks) continue;
+        if (u.flags & (SHOT | TOOK_PART | ENGAGED_AT_START)) continue;
+        if ((u.flags & DEPLOYED) && !(u.flags & SUPPORTED)) continue;
+        int x = sq_x(u.sq), y = sq_y(u.sq);
+        for (auto [dx, dy] : g.kind(u).targets) {
+            int wi = g.unit_at(make_sq(x + dx, y + dy));
+            if (wi >= 0 && units[wi].owner != mover) return true;
+        }
+    }
+    return false;
 }
 
 double Greedy::reinforcement_preference(const Game& view, const Action& a, int me) const {
@@ -156,20 +186,22 @@ double Greedy::reinforcement_preference(const Game& view, const Action& a, int m
     if (a.kind == A_DRAW) return 3.0;
     if (a.kind == A_PASS) return 1.0;
     if (!view.deck(me).empty()) return 0.5;
-    danger(view);
-    int i = view.unit_at(a.from);
-    double at_risk = p_.values[(size_t)view.units()[i].card] * danger_[(size_t)i];
+    size_t i = (size_t)view.unit_at(a.from);
+    double at_risk = 0;
+    each_danger(view, [&](size_t j, double danger) {
+        if (j == i) at_risk = p_.values[(size_t)view.units()[i].card] * danger;
+    });
     return 2.0 + at_risk / (at_risk + 1000.0);
 }
 
-double Greedy::rest_of_turn(Game& pos, int me, int turn) {
-    // GreedyBot._rest_of_turn: follow the turn greedily from ``pos`` (which ends where the line
-    // stops); the gain on the way, plus the thresholds' verdict where it stops.
-    double total = 0;
-    Game& child = pool_[1];
-    Game& best_child = pool_[2];
+int Greedy::rest_of_turn(int at, int me, int turn, double& total) {
+    // GreedyBot._rest_of_turn: follow the turn greedily from pool_[at]; adds the gain on the way,
+    // plus the thresholds' verdict where the line stops, to ``total``, and returns the pool index
+    // of the position where it stops (indices move, not games: a game is costly to swap).
+    int child = (at + 1) % 3, best = (at + 2) % 3;
     while (true) {
-        if (pos.over()) return total;
+        Game& pos = pool_[(size_t)at];
+        if (pos.over()) return at;
         int decider = pos.decider();
         if (pos.turn() != turn || (decider != me && pos.phase() != ADVANCE)) break;
         if (pos.phase() == POST && !may_shoot_or_move(pos)) break;  // only the reinforcement is left
@@ -188,26 +220,28 @@ double Greedy::rest_of_turn(Game& pos, int me, int turn) {
         for (const Action& a : options_) {
             if (budget_ <= 0) break;
             --budget_;
-            child = pos;
+            Game& next = pool_[(size_t)child];
+            next = pos;
             try {
-                child.push(a, nullptr);
+                next.push(a, nullptr);
             } catch (const HiddenError&) {
                 continue;
             }
-            double g = gain(pos, child, me);
+            double g = gain(pos, next, me);
             double key = maximise ? g : -g;
             int deploy = a.kind == A_DEPLOY;  // before the deployment, a deploy beats a shot that gains as much
             if (!found || key > best_key || (key == best_key && deploy > best_deploy)) {
                 found = true, best_key = key, best_gain = g, best_deploy = deploy;
-                std::swap(child, best_child);
+                std::swap(child, best);
             }
         }
         if (!found) break;
         if (optional && maximise && best_gain <= EPS) break;  // nothing more to gain: the reinforcement comes next
         total += best_gain;
-        std::swap(pos, best_child);
+        std::swap(at, best);
     }
-    return total + terminal(pos, me);
+    total += terminal(pool_[(size_t)at], me);
+    return at;
 }
 
 GreedyScore Greedy::evaluate(const Game& view, const Action& a, int me, double floor) {
@@ -227,15 +261,18 @@ GreedyScore Greedy::evaluate(const Game& view, const Action& a, int me, double f
     }
     s.score = gain(view, pos, me);
     budget_ = p_.rollout_pushes;
-    if (!pos.over()) s.score += rest_of_turn(pos, me, view.turn());
+    double rest = 0;
+    int end = pos.over() ? 0 : rest_of_turn(0, me, view.turn(), rest);
+    s.score += rest;
     s.preference = a.kind == A_DEPLOY || a.kind == A_ADVANCE ? 1.0 : 0.0;
-    if (s.score >= floor - EPS) s.exposure = exposure(pos, me);
+    if (s.score >= floor - EPS) s.exposure = exposure(pool_[(size_t)end], me);
     return s;
 }
 
 void Greedy::evaluate_all(Game& g, std::vector<Action>& actions, std::vector<GreedyScore>& scores) {
     g.legal(actions);
     if (pool_.size() < 3) pool_.assign(3, g);
+    set_root(g);
     int me = g.decider();
     scores.clear();
     for (const Action& a : actions) scores.push_back(evaluate(g, a, me, -1e300));
@@ -246,6 +283,7 @@ Action Greedy::choose(Game& g, Rng& rng) {
     if (legal_.empty()) throw std::invalid_argument("the greedy bot was asked to act, but the game has no legal action");
     if (legal_.size() == 1) return legal_[0];
     if (pool_.size() < 3) pool_.assign(3, g);
+    set_root(g);
     int me = g.decider();
     scores_.clear();
     double best = -1e300;

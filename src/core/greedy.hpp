@@ -42,15 +42,23 @@ class Greedy {
     std::vector<GreedyScore> scores_;
     std::vector<int> finalists_;
     mutable std::vector<int> reach_;
-    mutable std::vector<double> danger_;
+    mutable const CardTable* table_ = nullptr;  // the card table the flat traits below are of
+    mutable std::vector<uint8_t> ranged_, moves_, command_;
+    size_t root_lost_[3] = {};  // the lost piles' sizes at the position being decided
+    int root_commands_[3] = {};  // the command units in them
+    void set_root(const Game& g);
+    mutable std::vector<int> defence_;
     std::vector<Game> pool_;  // scratch copies, reused (their vectors keep their capacity)
 
     // ``floor``: a score below it minus EPS cannot be among the best, so its tie-break is not needed.
     GreedyScore evaluate(const Game& view, const Action& a, int me, double floor);
-    double rest_of_turn(Game& pos, int me, int turn);
+    int rest_of_turn(int at, int me, int turn, double& total);
     double gain(const Game& before, const Game& after, int me) const;
     double terminal(const Game& g, int me) const;
-    void danger(const Game& g) const;  // into danger_
+    void tables(const Game& g) const;
+    template <typename F>
+    void each_danger(const Game& g, F&& f) const;  // f(unit index, danger) for every unit
+    bool may_shoot_or_move(const Game& g) const;
     double exposure(const Game& g, int me) const;
     double reinforcement_preference(const Game& view, const Action& a, int me) const;
     Game& scratch(size_t i, const Game& from);
