@@ -15,7 +15,7 @@ import pytest
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from tests.web.server import running_server
-from tests.web.test_browser import Api, shot, sign_in, visit
+from tests.web.test_browser import SHOTS, Api, shot, sign_in, visit
 
 PHONE = {"width": 390, "height": 844}
 
@@ -57,16 +57,26 @@ def test_a_report_from_a_profile_and_a_ban_that_ends_a_session(browser: Any, sit
     bad = alice.locator(f"#chat-players li[data-id='{site['said'][1]}']")
     bad.wait_for()
     assert alice.locator(f"#chat-players li[data-id='{site['said'][0]}'] .chat-report").count() == 0
-    thanked = "() => document.getElementById('chat-error').textContent.includes('Thank you')"
     for _ in range(3):  # the chat draws its lines again when the game's socket first sends the state
         bad.locator(".chat-report").focus()
         alice.keyboard.press("Enter")
         try:
-            alice.wait_for_function(thanked, timeout=3000)
+            alice.wait_for_selector("#chat-report-reason:focus", timeout=3000)
             break
         except PlaywrightTimeout:
             continue
-    alice.wait_for_function(thanked, timeout=1000)
+    # the Report button asks for the reason and the optional words, as the profile's form does
+    assert "you play like a goblin" in alice.inner_text("#chat-report-title")
+    reasons = alice.locator("#chat-report-reason option").evaluate_all("els => els.map(e => e.value)")
+    assert reasons == ["abuse", "cheating", "spam", "name", "other"]
+    alice.select_option("#chat-report-reason", "abuse")
+    alice.keyboard.press("Tab")
+    alice.keyboard.type("mocks my grandmother")
+    shot(alice, "chat-report-desktop.png")
+    alice.keyboard.press("Tab")
+    alice.keyboard.press("Enter")
+    alice.wait_for_function("() => document.getElementById('chat-error').textContent.includes('Thank you')")
+    assert alice.locator("#chat-report").is_hidden()
     shot(alice, "moderation-report-from-chat.png")
     alice_ctx.close()
 
@@ -88,6 +98,11 @@ def test_a_report_from_a_profile_and_a_ban_that_ends_a_session(browser: Any, sit
     dave.wait_for_function("() => document.getElementById('report-status').textContent.includes('Thank you')")
     dave.click("#report-form button")  # again: one open report per player
     dave.wait_for_function("() => document.getElementById('report-status').textContent.includes('already reported')")
+    visit(dave, base + "/settings")  # the chat's switch on the settings page
+    assert dave.inner_text("#settings-chat-state").startswith("Chat is on")
+    dave.locator("#chat-settings").scroll_into_view_if_needed()
+    if SHOTS is not None:
+        dave.screenshot(path=str(SHOTS / "settings-chat-desktop.png"))
 
     # bob plays, signed in, in his own browser
     bob_ctx = browser.new_context(viewport={"width": 1366, "height": 900})
@@ -95,6 +110,11 @@ def test_a_report_from_a_profile_and_a_ban_that_ends_a_session(browser: Any, sit
     sign_in(bob, base, "bob")
     visit(bob, f"{base}/games/{game}")
     assert bob.evaluate("fetch('/api/session').then(r => r.json())")["user"]["name"] == "bob"
+    with bob.expect_response(lambda r: "/api/moderation/notices" in r.url):
+        visit(bob, base + "/friends")
+    bob.wait_for_timeout(300)
+    assert bob.locator("#nav-moderation").count() == 0  # the link is for moderators only
+    visit(bob, f"{base}/games/{game}")
 
     # the moderator's queue shows both reports, as the API has them
     mod_ctx = browser.new_context(viewport={"width": 1366, "height": 900})
@@ -104,6 +124,9 @@ def test_a_report_from_a_profile_and_a_ban_that_ends_a_session(browser: Any, sit
     queue = carol.http.get("/api/moderation/reports").json()
     shown = [int(a) for a in mod.locator("article.report").evaluate_all("els => els.map(e => e.dataset.report)")]
     assert shown == [r["id"] for r in queue["reports"]] and len(shown) == 2
+    assert (queue["reports"][0]["reason"], queue["reports"][0]["text"]) == ("abuse", "mocks my grandmother")
+    assert mod.inner_text("#nav-moderation") == "Moderation (2)"  # the top bar's link, with the open reports
+    assert mod.inner_text("#queue-order a[aria-current=page]") == "oldest first"
     first = mod.locator(f"#report-{shown[0]}")
     assert first.locator(".reported").inner_text() == "bob: you play like a goblin's grandmother"
     assert first.locator(".report-chat li").all_inner_texts()[0] == "alice: good luck, have fun"
@@ -167,4 +190,52 @@ def test_a_warning_is_read_once_and_the_queue_fits_a_phone(browser: Any, site: d
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= PHONE["width"], width
     shot(page, "moderation-queue-phone.png", full_page=True)
+    ctx.close()
+
+
+def test_the_chat_report_form_and_the_chat_setting_fit_a_phone(browser: Any, site: dict[str, Any]) -> None:
+    """On a 390 px phone: the chat's report form opens for a message and Escape closes it (the
+    focus back on the button, nothing sent); the settings page turns chat off, and the game's
+    chat panel shows it off too (one setting, two places)."""
+    base, game, alice = site["base"], site["game"], site["alice"]
+    reports = len(site["carol"].http.get("/api/moderation/reports").json()["reports"])
+    ctx = browser.new_context(viewport=PHONE)
+    page = ctx.new_page()
+    sign_in(page, base, "alice")
+    visit(page, f"{base}/games/{game}")
+    line = page.locator(f"#chat-players li[data-id='{site['said'][1]}']")
+    line.wait_for()
+    for _ in range(3):  # the chat draws its lines again when the game's socket first sends the state
+        line.locator(".chat-report").click()
+        try:
+            page.wait_for_selector("#chat-report-reason:focus", timeout=3000)
+            break
+        except PlaywrightTimeout:
+            continue
+    page.select_option("#chat-report-reason", "other")
+    page.locator("#chat-report").scroll_into_view_if_needed()
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= PHONE["width"], width
+    if SHOTS is not None:
+        page.locator("#chat").screenshot(path=str(SHOTS / "chat-report-phone.png"))
+    page.keyboard.press("Escape")
+    assert page.locator("#chat-report").is_hidden()
+    assert page.evaluate("document.activeElement.classList.contains('chat-report')")
+    assert len(site["carol"].http.get("/api/moderation/reports").json()["reports"]) == reports
+
+    visit(page, base + "/settings")
+    assert page.inner_text("#settings-chat-submit") == "Turn chat off"
+    page.locator("#chat-settings").scroll_into_view_if_needed()
+    if SHOTS is not None:
+        page.screenshot(path=str(SHOTS / "settings-chat-phone.png"))
+    page.click("#settings-chat-submit")
+    page.wait_for_url("**/settings#chat-settings")
+    assert page.inner_text("#settings-chat-submit") == "Turn chat on"
+    assert alice.http.get("/api/chat/settings").json() == {"enabled": False}
+    visit(page, f"{base}/games/{game}")
+    page.wait_for_selector("#chat-off", state="visible")
+    page.click("#chat-on")  # the panel's switch: the settings page follows
+    page.wait_for_selector("#chat-off", state="hidden")
+    visit(page, base + "/settings")
+    assert page.inner_text("#settings-chat-submit") == "Turn chat off"
     ctx.close()

@@ -254,6 +254,38 @@ def test_chat_off_hides_and_sends_nothing(alice: Player, bob: Player) -> None:
     assert [m["text"] for m in chat(bob, game)["rooms"]["players"]] == ["are you there?", "now?"]
 
 
+def test_the_settings_page_switches_the_same_chat_setting(client: TestClient, alice: Player) -> None:
+    """One setting in two places: the settings page shows and changes what the chat panel's
+    switch (PUT /api/chat/settings) does."""
+
+    def settings_button() -> str:
+        page = alice.get("/settings", headers={"accept": "text/html"}).text
+        found = re.search(r'id="settings-chat-submit">([^<]+)<', page)
+        assert found is not None
+        return found.group(1)
+
+    def switch(value: str, csrf: str | None = None) -> Any:
+        r = alice.use().post(
+            "/settings/chat", data={"csrf": csrf or alice.csrf, "enabled": value}, follow_redirects=False
+        )
+        alice._keep()
+        return r
+
+    assert settings_button() == "Turn chat off"
+    r = switch("no")
+    assert r.status_code == 303 and r.headers["location"] == "/settings#chat-settings"
+    assert alice.get("/api/chat/settings").json() == {"enabled": False}
+    assert settings_button() == "Turn chat on"
+    assert switch("maybe").status_code == 400 and switch("yes", csrf="forged").status_code == 403
+    assert alice.get("/api/chat/settings").json() == {"enabled": False}  # refused: nothing changed
+    assert alice.send("PUT", "/api/chat/settings", {"enabled": True}).status_code == 200  # the panel's switch
+    assert settings_button() == "Turn chat off"
+    anonymous = Player(client, "nobody")
+    anonymous.refresh()
+    r = anonymous.use().post("/settings/chat", data={"csrf": anonymous.csrf, "enabled": "no"}, follow_redirects=False)
+    assert r.status_code == 401
+
+
 def test_games_against_bots_have_no_chat(client: TestClient, alice: Player) -> None:
     r = alice.post("/api/invitations", {"bot": "random", "options": {"creator_side": "1"}})
     game = r.json()["game"]

@@ -104,6 +104,24 @@ def test_a_reported_message_is_handled_by_each_action(client: TestClient, monkey
     assert [r["reporter"] for r in item["reports"]] == ["dave"]  # the other report about bob
     page = mod.get("/moderation", headers={"accept": "text/html"})
     assert page.status_code == 200 and "you are a fool" in page.text and f"/games/{game}" in page.text
+    assert mod.get("/api/moderation/notices").json()["open_reports"] == 2  # beside the top bar's link
+    assert alice.get("/api/moderation/notices").json()["open_reports"] is None
+
+    # the queue pages, oldest or newest first
+    monkeypatch.setattr(moderation, "QUEUE_PAGE", 1)
+    queue = _queue(mod)
+    assert (queue["page"], queue["pages"], queue["order"]) == (1, 2, "oldest")
+    assert [r["reporter"] for r in queue["reports"]] == ["alice"]
+    newest = mod.get("/api/moderation/reports?order=newest").json()
+    assert [r["reporter"] for r in newest["reports"]] == ["dave"] and newest["pages"] == 2
+    second = mod.get("/api/moderation/reports?page=2").json()
+    assert [r["reporter"] for r in second["reports"]] == ["dave"] and second["page"] == 2
+    assert mod.get("/api/moderation/reports?page=3").json()["reports"] == []
+    assert mod.get("/api/moderation/reports?order=random").status_code == 422
+    assert mod.get("/api/moderation/reports?page=0").status_code == 422
+    page = mod.get("/moderation?order=newest&page=1", headers={"accept": "text/html"}).text
+    assert 'href="/moderation?order=newest&page=2"' in page and "good luck" not in page  # dave's report only
+    monkeypatch.setattr(moderation, "QUEUE_PAGE", 50)
 
     # bad actions change nothing
     assert _act(mod, action="warn", player="carol", reason="me").json()["code"] == "self"

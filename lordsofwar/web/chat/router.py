@@ -6,9 +6,12 @@ chat setting (/api/chat/settings). New messages reach the game's sockets as ``ch
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends, Path
+from fastapi import APIRouter, Depends, Path, Request
+from fastapi.responses import RedirectResponse, Response
 from starlette.requests import HTTPConnection
 
+from lordsofwar.i18n import _
+from lordsofwar.web import pages
 from lordsofwar.web.chat.schemas import (
     ChatHistory,
     ChatMessageOut,
@@ -18,7 +21,7 @@ from lordsofwar.web.chat.schemas import (
     ChatText,
 )
 from lordsofwar.web.chat.service import MAX_LENGTH, PHRASES, ChatService, writable_room
-from lordsofwar.web.deps import Csrf, Db, MaybeUser, SignedIn, Svc
+from lordsofwar.web.deps import Csrf, Db, MaybeUser, SignedIn, Svc, signed_in_form
 from lordsofwar.web.errors import COMMON, refusals
 from lordsofwar.web.games.router import visible
 from lordsofwar.web.problem import Problem
@@ -91,3 +94,15 @@ async def api_chat_settings(db: Db, user: SignedIn, chat: Chat) -> dict[str, Any
 async def api_chat_settings_put(body: ChatSettingsBody, db: Db, user: SignedIn, chat: Chat) -> dict[str, Any]:
     """Turn chat on or off for yourself, in every game: off, no chat is shown or sent to you."""
     return {"enabled": await chat.set_enabled(db, user.id, body.enabled)}
+
+
+@router.post("/settings/chat", include_in_schema=False)
+async def settings_chat_form(request: Request, user: MaybeUser, db: Db, chat: Chat) -> Response:
+    """The settings page's chat switch: the same setting as the chat panel's (``enabled``: yes
+    or no), back to the settings page."""
+    form, user = await signed_in_form(request, user)
+    choice = pages.field(form, "enabled", 10)
+    if choice not in ("yes", "no"):
+        raise Problem(400, _("turn chat on or off: yes or no"))
+    await chat.set_enabled(db, user.id, choice == "yes")
+    return RedirectResponse("/settings#chat-settings", 303)

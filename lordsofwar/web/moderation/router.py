@@ -3,10 +3,10 @@
 # no `from __future__ import annotations`: FastAPI reads the route annotations
 
 from datetime import UTC, datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from babel.dates import format_datetime
-from fastapi import APIRouter, Path, Request
+from fastapi import APIRouter, Path, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from lordsofwar import i18n
@@ -37,6 +37,9 @@ from lordsofwar.web.moderation.schemas import (
 
 router = APIRouter(responses=COMMON)
 Id = Annotated[int, Path(ge=1, le=2**31 - 1)]
+Order = Literal["oldest", "newest"]
+Page = Annotated[int, Query(ge=1, le=100_000, description="the page of the queue, from 1 (50 reports a page)")]
+OrderQuery = Annotated[Order, Query(description="oldest: the longest waiting report first; newest: the newest first")]
 
 
 @router.post("/api/reports", dependencies=[Csrf], status_code=201, responses=refusals(401, 403, 404, 409))
@@ -61,9 +64,12 @@ def _context(doc: dict[str, Any] | None) -> MessageContext | None:
     )
 
 
-def _queue_out(items: list[moderation.QueueItem], total: int) -> QueueOut:
+def _queue_out(items: list[moderation.QueueItem], total: int, page: int, order: Order) -> QueueOut:
     return QueueOut(
         open=total,
+        page=page,
+        pages=max(1, -(-total // moderation.QUEUE_PAGE)),
+        order=order,
         reports=[
             QueueItemOut(
                 id=i.id, at=i.at, reporter=i.reporter, player=i.target, reason=i.reason, text=i.text,  # type: ignore[arg-type]
@@ -79,10 +85,12 @@ def _queue_out(items: list[moderation.QueueItem], total: int) -> QueueOut:
 
 
 @router.get("/api/moderation/reports", responses=refusals(401, 403))
-async def api_queue(user: SignedIn, db: Db) -> QueueOut:
-    """The open reports, oldest first, each with its context and the player's history (moderators only)."""
+async def api_queue(user: SignedIn, db: Db, page: Page = 1, order: OrderQuery = "oldest") -> QueueOut:
+    """The open reports, 50 a page, oldest first (``order=newest``: the newest first), each with
+    its context and the player's history (moderators only)."""
     await moderation.require_moderator(db, user)
-    return _queue_out(*await moderation.queue(db))
+    items, total = await moderation.queue(db, page, order)
+    return _queue_out(items, total, page, order)
 
 
 @router.post("/api/moderation/actions", dependencies=[Csrf], status_code=201, responses=refusals(401, 403, 404, 409))
@@ -99,12 +107,14 @@ async def api_act(body: ActionIn, user: SignedIn, db: Db, svc: Svc) -> ActionOut
 
 async def _notices(db: Db, user: User) -> NoticesOut:
     rows = await moderation.notices(db, user.id)
-    return NoticesOut(notices=[NoticeOut(id=n.id, at=n.created_at, reason=n.reason) for n in rows])
+    waiting = await moderation.open_reports(db) if await moderation.is_moderator(db, user.id) else None
+    return NoticesOut(notices=[NoticeOut(id=n.id, at=n.created_at, reason=n.reason) for n in rows], open_reports=waiting)
 
 
 @router.get("/api/moderation/notices", responses=refusals(401))
 async def api_notices(user: SignedIn, db: Db) -> NoticesOut:
-    """The moderators' warnings to you that you have not acknowledged yet."""
+    """The moderators' warnings to you that you have not acknowledged yet; for a moderator also
+    how many reports are open (every page shows it beside the *Moderation* link)."""
     return await _notices(db, user)
 
 
@@ -116,13 +126,15 @@ async def api_notice_seen(notice_id: Id, user: SignedIn, db: Db) -> NoticesOut:
 
 
 @router.get("/moderation", response_class=HTMLResponse, include_in_schema=False)
-async def moderation_page(request: Request, db: Db, user: MaybeUser) -> Response:
+async def moderation_page(
+    request: Request, db: Db, user: MaybeUser, page: Page = 1, order: OrderQuery = "oldest"
+) -> Response:
     if user is None:
         return RedirectResponse("/signin?next=/moderation", 303)
     await moderation.require_moderator(db, user)
-    items, total = await moderation.queue(db)
+    items, total = await moderation.queue(db, page, order)
     ctx = {
-        "queue": _queue_out(items, total),
+        "queue": _queue_out(items, total, page, order),
         "reasons": moderation.REASONS,
         "mute_hours": MUTE_CHOICES,
         "ban_days": BAN_CHOICES,

@@ -97,8 +97,11 @@ class QueueItemOut(BaseModel):
 
 class QueueOut(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    reports: list[QueueItemOut] = Field(description="open reports, oldest first")
+    reports: list[QueueItemOut] = Field(description="one page of the open reports, in the order asked")
     open: int = Field(description="how many reports are open in all")
+    page: int = Field(description="this page's number, from 1")
+    pages: int = Field(description="how many pages the open reports fill (at least 1)")
+    order: Literal["oldest", "newest"] = Field(description="the order of the reports: the oldest or the newest first")
 
 
 class _Action(BaseModel):
@@ -160,3 +163,6 @@ class NoticeOut(BaseModel):
 class NoticesOut(BaseModel):
     model_config = ConfigDict(extra="forbid")
     notices: list[NoticeOut] = Field(description="warnings not yet acknowledged, oldest first")
+    open_reports: int | None = Field(
+        default=None, description="for a moderator: how many reports wait in the queue (null for anyone else)"
+    )

@@ -49,6 +49,7 @@ async def _page(
     row = await notify.settings_of(db, user.id)
     ctx = {"mail": notify.describe(row, mailer(request).available), "message": message, "error": error, "typed": typed}
     ctx["security"] = await security_context(request, db, user)
+    ctx["chat_enabled"] = await request.app.state.chat.is_enabled(db, user.id)  # the chat panel's switch too
     return pages.render(request, "settings.html", ctx, user, status)
 
 

@@ -1270,7 +1270,8 @@ export interface paths {
         };
         /**
          * Api Notices
-         * @description The moderators' warnings to you that you have not acknowledged yet.
+         * @description The moderators' warnings to you that you have not acknowledged yet; for a moderator also
+         *     how many reports are open (every page shows it beside the *Moderation* link).
          */
         get: operations["api_notices_api_moderation_notices_get"];
         put?: never;
@@ -1310,7 +1311,8 @@ export interface paths {
         };
         /**
          * Api Queue
-         * @description The open reports, oldest first, each with its context and the player's history (moderators only).
+         * @description The open reports, 50 a page, oldest first (``order=newest``: the newest first), each with
+         *     its context and the player's history (moderators only).
          */
         get: operations["api_queue_api_moderation_reports_get"];
         put?: never;
@@ -4142,6 +4144,11 @@ export interface components {
              * @description warnings not yet acknowledged, oldest first
              */
             notices: components["schemas"]["NoticeOut"][];
+            /**
+             * Open Reports
+             * @description for a moderator: how many reports wait in the queue (null for anyone else)
+             */
+            open_reports?: number | null;
         };
         /** Online */
         Online: {
@@ -4613,8 +4620,24 @@ export interface components {
              */
             open: number;
             /**
+             * Order
+             * @description the order of the reports: the oldest or the newest first
+             * @enum {string}
+             */
+            order: "oldest" | "newest";
+            /**
+             * Page
+             * @description this page's number, from 1
+             */
+            page: number;
+            /**
+             * Pages
+             * @description how many pages the open reports fill (at least 1)
+             */
+            pages: number;
+            /**
              * Reports
-             * @description open reports, oldest first
+             * @description one page of the open reports, in the order asked
              */
             reports: components["schemas"]["QueueItemOut"][];
         };
@@ -11330,7 +11353,12 @@ export interface operations {
     };
     api_queue_api_moderation_reports_get: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description the page of the queue, from 1 (50 reports a page) */
+                page?: number;
+                /** @description oldest: the longest waiting report first; newest: the newest first */
+                order?: "oldest" | "newest";
+            };
             header?: never;
             path?: never;
             cookie?: never;

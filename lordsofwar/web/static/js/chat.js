@@ -94,19 +94,63 @@ function start(root) {
     );
   }
 
-  /** A message's Report button: it goes to the moderators with its neighbours (docs/community.md). @param {ChatMessage} m */
+  /** A message's Report button: it opens the report form for that message (docs/community.md). @param {ChatMessage} m */
   function reportButton(m) {
     const button = h('button', {
       class: 'link chat-report', type: 'button', text: _('Report'),
       'aria-label': _('Report this message of {name} to the moderators', { name: m.user }),
     });
-    button.addEventListener('click', async () => {
-      button.setAttribute('disabled', '');
-      const said = await sendReport({ reason: 'abuse', text: '', message: m.id });
-      showError(said.text);
-      if (!said.ok) button.removeAttribute('disabled');
-    });
+    button.addEventListener('click', () => openReport(m, button));
     return button;
+  }
+
+  // the report form: one for the panel, filled with the message whose Report button was pressed
+  const reportForm = /** @type {HTMLFormElement | null} */ (root.querySelector('#chat-report'));
+  /** @type {{message: ChatMessage, button: HTMLElement} | null} */
+  let reporting = null;
+
+  /** @param {ChatMessage} m @param {HTMLElement} button */
+  function openReport(m, button) {
+    if (!reportForm) return;
+    reporting = { message: m, button };
+    reportForm.reset();
+    $('#chat-report-title', reportForm).textContent = _('Report the message of {name} to the moderators: “{text}”', { name: m.user, text: messageText(m) });
+    reportForm.hidden = false;
+    showError('');
+    /** @type {HTMLElement} */ ($('#chat-report-reason', reportForm)).focus();
+  }
+
+  function closeReport() {
+    if (!reportForm || !reporting) return;
+    reportForm.hidden = true;
+    reporting.button.focus();
+    reporting = null;
+  }
+
+  if (reportForm) {
+    reportForm.addEventListener('submit', async (e) => {
+      e.preventDefault();
+      if (!reporting) return;
+      const { message, button } = reporting;
+      const data = new FormData(reportForm);
+      const send = /** @type {HTMLButtonElement} */ (reportForm.querySelector('button[type=submit]'));
+      send.disabled = true;
+      const said = await sendReport({
+        reason: /** @type {import('./api-types').components['schemas']['MessageReport']['reason']} */ (String(data.get('reason'))),
+        text: String(data.get('text') || ''),
+        message: message.id,
+      });
+      send.disabled = false;
+      if (said.ok) {
+        button.setAttribute('disabled', '');
+        closeReport();
+      }
+      showError(said.text);
+    });
+    $('#chat-report-cancel', reportForm).addEventListener('click', closeReport);
+    reportForm.addEventListener('keydown', (e) => {
+      if (e.key === 'Escape') closeReport();
+    });
   }
 
   /** @param {ChatMessage} m */
