@@ -103,7 +103,7 @@ def test_the_console_commands_run_from_a_clean_install(installed: Path, tmp_path
     from lordsofwar.rules.cards import CORE
     from lordsofwar.rules.state import Variant
 
-    match = json.loads(run(low, "match", "recruit", "random", "--games", "2", "--json", cwd=tmp_path))
+    match = json.loads(run(low, "match", "recruit", "random", "--games", "2", "--workers", "1", "--json", cwd=tmp_path))
     assert match["games"] == 2 and match["wins"] + match["draws"] + match["losses"] == 2
     decks = [CORE.standard_deck(a) for a in ("orcs", "dwarves")]
     record = notation.GameRecord(decks, 3, Variant(), ["a", "b"], [], None)

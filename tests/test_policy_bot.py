@@ -95,7 +95,7 @@ def test_files_that_are_not_policies_are_refused(tmp_path: Path) -> None:
 def test_the_command_line_plays_a_policy(tmp_path: Path) -> None:
     path = random_policy(tmp_path / "p.npz")
     runner = CliRunner()
-    result = runner.invoke(cli, ["match", f"policy:{path}", "random", "--games", "2", "--json"])
+    result = runner.invoke(cli, ["match", f"policy:{path}", "random", "--games", "2", "--workers", "1", "--json"])
     assert result.exit_code == 0, result.output
     doc = json.loads(result.output)
     assert doc["wins"] + doc["draws"] + doc["losses"] == 2
