@@ -423,14 +423,14 @@ NB_MODULE(_core, m) {
             "search",
             [](const State& s, int iterations, double seconds, uint64_t seed, double explore, int playout_turns,
                int policy, double scale, int widen, bool relative, std::vector<float> value, std::vector<int16_t> pool1,
-               std::vector<int16_t> pool2, const NetHandle* net, double c_puct, double mix) {
+               std::vector<int16_t> pool2, const NetHandle* net, double c_puct, double mix, double hit_prior) {
                 SearchSpec spec;
                 if (net) {
-                    if (!(c_puct > 0) || !(mix >= 0 && mix <= 1))
-                        throw nb::value_error("search: c_puct above 0 and mix from 0 to 1");
+                    if (!(c_puct > 0) || !(mix >= 0 && mix <= 1) || !(hit_prior >= 0))
+                        throw nb::value_error("search: c_puct above 0, mix from 0 to 1, hit_prior 0 or more");
                     if (s.frame(net->net->width(), net->net->height()).num_actions() != net->net->num_actions())
                         throw nb::value_error("search: the network's action ids are not this game's");
-                    spec.net = net->net, spec.c_puct = c_puct, spec.mix = mix;
+                    spec.net = net->net, spec.c_puct = c_puct, spec.mix = mix, spec.hit_prior = hit_prior;
                 }
                 spec.iterations = iterations, spec.seconds = seconds, spec.seed = seed, spec.explore = explore;
                 spec.playout_turns = playout_turns, spec.policy = policy, spec.scale = scale, spec.widen = widen;
@@ -462,7 +462,7 @@ NB_MODULE(_core, m) {
             },
             nb::arg("iterations"), nb::arg("seconds"), nb::arg("seed"), nb::arg("explore"), nb::arg("playout_turns"),
             nb::arg("policy"), nb::arg("scale"), nb::arg("widen"), nb::arg("relative"), nb::arg("value"), nb::arg("pool1"),
-            nb::arg("pool2"), nb::arg("net").none() = nb::none(), nb::arg("c_puct") = 1.5, nb::arg("mix") = 0.0,
+            nb::arg("pool2"), nb::arg("net").none() = nb::none(), nb::arg("c_puct") = 1.5, nb::arg("mix") = 0.0, nb::arg("hit_prior") = 0.0,
             "Information-set MCTS from this view for its decider (src/core/search.hpp): per legal action "
             "(text, visits, mean result for the decider), then iterations, nodes, seconds.")
         .def(

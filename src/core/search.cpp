@@ -51,17 +51,19 @@ float prior_of(const Node& n, uint64_t key) {
 }
 
 // The network's judgement of ``g`` (its start of the turn settled, ``legal`` its listing):
-// player 1's win probability, and the node's priors over ``legal`` when it has none yet.
-double net_leaf(const Net& net, const Game& g, const std::vector<Action>& legal, Node* node) {
+// player 1's win probability, and the node's priors over ``legal`` when it has none yet (an
+// action that eliminates at once gets ``hit_prior`` more, the largest prior weight being 1).
+double net_leaf(const Net& net, const Game& g, const std::vector<Action>& legal, Node* node, float hit_prior) {
     thread_local std::vector<int> ids;
     thread_local std::vector<uint64_t> keys;
     thread_local std::vector<float> logits;
-    ids.clear(), keys.clear();
+    thread_local std::vector<uint8_t> kills;
+    ids.clear(), keys.clear(), kills.clear();
     if (node && !node->evaluated) {
         Frame f = frame_of(g, net.width(), net.height());
         for (const Action& a : legal) {
             int id = encode(g, f, a);
-            if (id >= 0) ids.push_back(id), keys.push_back(key_of(a));  // outside the frame: the mean prior
+            if (id >= 0) ids.push_back(id), keys.push_back(key_of(a)), kills.push_back(hit_prior > 0 && hits(g, a));
         }
     }
     logits.resize(ids.size());
@@ -73,7 +75,7 @@ double net_leaf(const Net& net, const Game& g, const std::vector<Action>& legal,
         double sum = 0;
         node->prior.clear();
         for (size_t i = 0; i < ids.size(); ++i) {
-            float w = std::exp(logits[i] - top);
+            float w = std::exp(logits[i] - top) + (kills[i] ? hit_prior : 0.0f);
             node->prior.emplace_back(keys[i], w);
             sum += w;
         }
@@ -156,7 +158,7 @@ SearchOut search(const Game& view, const SearchSpec& spec) {
                 if (buf.empty()) break;  // cannot happen in a legal position; stop the descent
                 Node& node = nodes[at];
                 if (!node.evaluated) {
-                    double r1 = net_leaf(*spec.net, g, buf, &node);
+                    double r1 = net_leaf(*spec.net, g, buf, &node, (float)spec.hit_prior);
                     if (at == 0) root_q = me == 1 ? r1 : 1 - r1;
                 }
                 double q_parent = at == 0 ? (player == me ? root_q : 1 - root_q)
@@ -327,7 +329,7 @@ SearchOut search(const Game& view, const SearchSpec& spec) {
             // blended with ``mix`` of the playout's evaluation.
             if (g.phase() == PRE) g.resolve_start();
             g.legal(buf);
-            r1 = net_leaf(*spec.net, g, buf, &nodes[at]);
+            r1 = net_leaf(*spec.net, g, buf, &nodes[at], (float)spec.hit_prior);
             if (spec.mix > 0) {
                 playout(g, rng, spec.policy, spec.playout_turns, buf);
                 r1 = (1 - spec.mix) * r1 + spec.mix * evaluate(g, judge);
