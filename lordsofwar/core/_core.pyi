@@ -397,7 +397,7 @@ class State:
 
     def playout(self, seed: int, policy: int = 0, max_turns: int = -1) -> int: ...
 
-    def search(self, iterations: int, seconds: float, seed: int, explore: float, playout_turns: int, policy: int, scale: float, widen: int, relative: bool, value: Sequence[float], pool1: Sequence[int], pool2: Sequence[int], net: Net | None = None, c_puct: float = 1.5, mix: float = 0.0) -> tuple:
+    def search(self, iterations: int, seconds: float, seed: int, explore: float, playout_turns: int, policy: int, scale: float, widen: int, relative: bool, value: Sequence[float], pool1: Sequence[int], pool2: Sequence[int], net: Net | None = None, c_puct: float = 1.5, mix: float = 0.0, hit_prior: float = 0.0) -> tuple:
         """
         Information-set MCTS from this view for its decider (src/core/search.hpp): per legal action (text, visits, mean result for the decider), then iterations, nodes, seconds.
         """
