@@ -98,7 +98,8 @@ async def send(bodies: list[Post]) -> tuple[list[float], dict[int, int]]:
 
 async def against_server(args: argparse.Namespace, server: Server) -> dict[str, Any]:
     def client() -> httpx.AsyncClient:
-        return httpx.AsyncClient(base_url=server.base, timeout=60)
+        # a connection idle for 4 s is dropped here before the server's keep-alive (5 s) closes it
+        return httpx.AsyncClient(base_url=server.base, timeout=60, limits=httpx.Limits(keepalive_expiry=4.0))
 
     pairs, bodies = await setup(args.posts, client)
     received = 0
