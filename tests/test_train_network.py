@@ -164,3 +164,30 @@ def test_the_search_visits_land_on_the_ids_of_the_actions_searched() -> None:
             checked[player] += 1
         pos.push(rng.choice(pos.legal_actions()))
     assert checked[1] >= 5 and checked[2] >= 5
+
+
+def test_the_shipped_network_is_a_version_3_network_within_10_mb() -> None:
+    from lordsofwar.bots.policy import SHIPPED, shipped_network
+
+    assert SHIPPED.stat().st_size <= 10 * 1024 * 1024
+    net = shipped_network()
+    assert net.version == 3 and net.has_value and net.mat == "bordered"
+    assert (net.observation_size, net.num_actions) == (SIZE, ACTIONS)
+    assert net.meta["training"]["steps"] > 0 and net.meta["training"]["decisions"] > 0
+
+
+def test_scout_plays_legal_games_and_the_greedy_bot_on_a_mat_it_was_not_trained_for() -> None:
+    from lordsofwar.bots import make_bot
+    from lordsofwar.bots.play import play_game
+    from lordsofwar.bots.policy import ScoutBot
+    from lordsofwar.rules.position import Variant
+
+    scout = make_bot("scout", 1)
+    assert isinstance(scout, ScoutBot)
+    out = play_game({1: scout, 2: make_bot("random", 2)}, seed=4)  # play_game refuses an illegal action
+    assert out.winner == 1
+    unbordered = Variant(mat="unbordered")
+    out = play_game({1: make_bot("random", 3), 2: make_bot("scout", 4)}, seed=5, variant=unbordered)
+    assert len(out.actions) > 10
+    again = play_game({1: make_bot("random", 3), 2: make_bot("greedy", 4)}, seed=5, variant=unbordered)
+    assert out.actions == again.actions  # there it plays exactly as the greedy bot seeded alike

@@ -51,6 +51,12 @@ def _greedy_bot(seed: int | None) -> Bot:
     return GreedyBot(seed)
 
 
+def _scout_bot(seed: int | None) -> Bot:
+    from lordsofwar.bots.policy import ScoutBot
+
+    return ScoutBot(seed)
+
+
 def _search_bot(name: str) -> BotFactory:
     def factory(seed: int | None) -> Bot:
         from lordsofwar.bots.search import LEVELS, SearchBot
@@ -81,6 +87,7 @@ class BotLevel:
 
 BOT_LEVELS: tuple[BotLevel, ...] = (
     BotLevel("random", _random_bot, N_("Random bot"), N_("Random"), N_("plays random legal actions")),
+    BotLevel("scout", _scout_bot, N_("Scout bot"), N_("Scout"), N_("a trained network's instinct, no search")),
     BotLevel(
         "recruit",
         _search_bot("recruit"),
@@ -116,7 +123,8 @@ BOT_LEVELS: tuple[BotLevel, ...] = (
     ),
 )
 """The built-in bots, weakest first (the ladder measured by bench/bots.py, docs/bots.md):
-``random`` (uniformly random legal actions), ``recruit`` (a small search), ``greedy`` (the action
+``random`` (uniformly random legal actions), ``scout`` (a trained network's policy alone,
+:class:`lordsofwar.bots.policy.ScoutBot`), ``recruit`` (a small search), ``greedy`` (the action
 that eliminates the most value this turn, see :mod:`lordsofwar.bots.greedy`), then the search
 levels ``veteran``, ``elite`` and ``general``. The one list of them: everything else (the CLI's
 choices, the web's bot accounts, the lobby, the pages' scripts) is derived from it."""

@@ -89,6 +89,19 @@ _snapshot = click.option(
     show_default=True,
     help="Export the network every this many steps into DIR/snapshots (0: never).",
 )
+_lr = click.option(
+    "--lr", type=click.FloatRange(min=0, min_open=True), default=1e-3, show_default=True, help="Adam's learning rate."
+)
+_value_weight = click.option(
+    "--value-weight",
+    type=click.FloatRange(min=0),
+    default=1.0,
+    show_default=True,
+    help="The value loss's weight beside the policy's.",
+)
+_weight_decay = click.option(
+    "--weight-decay", type=click.FloatRange(min=0), default=1e-5, show_default=True, help="Adam's weight decay (L2)."
+)
 _out = click.option(
     "--out",
     default="net.npz",
@@ -109,11 +122,23 @@ def _generate(data: str, games: int, seed: int, iterations: int) -> None:
     click.echo(f"{n:,} new decisions in {data}")
 
 
-def _fit(data: str, run_dir: str, steps: int, resume: bool, threads: int | None, snapshot_every: int) -> Any:
+def _fit(
+    data: str,
+    run_dir: str,
+    steps: int,
+    resume: bool,
+    threads: int | None,
+    snapshot_every: int,
+    lr: float = 1e-3,
+    value_weight: float = 1.0,
+    weight_decay: float = 1e-5,
+) -> Any:
     _need_torch()
     from lordsofwar.train.fit import FitConfig, fit
 
-    config = FitConfig(steps=steps, snapshot_every=snapshot_every)
+    config = FitConfig(
+        steps=steps, snapshot_every=snapshot_every, lr=lr, value_weight=value_weight, weight_decay=weight_decay
+    )
     try:
         return fit([data], run_dir, config, resume=resume, threads=threads, say=lambda s: click.echo(s, err=True))
     except (ValueError, FileNotFoundError, FileExistsError) as exc:
@@ -148,9 +173,23 @@ def generate_command(data: str, games: int, seed: int, iterations: int) -> None:
 @click.option("--resume", is_flag=True, help="Continue the run's checkpoint (its settings and data).")
 @_threads
 @_snapshot
-def fit_command(data: str, run_dir: str, steps: int, resume: bool, threads: int | None, snapshot_every: int) -> None:
-    """Fit the network to the shards in DIR, checkpointing into the run's directory."""
-    _fit(data, run_dir, steps, resume, threads, snapshot_every)
+@_lr
+@_value_weight
+@_weight_decay
+def fit_command(
+    data: str,
+    run_dir: str,
+    steps: int,
+    resume: bool,
+    threads: int | None,
+    snapshot_every: int,
+    lr: float,
+    value_weight: float,
+    weight_decay: float,
+) -> None:
+    """Fit the network to the shards in DIR, checkpointing into the run's directory (a resumed
+    run keeps its settings but --steps)."""
+    _fit(data, run_dir, steps, resume, threads, snapshot_every, lr, value_weight, weight_decay)
 
 
 @train_group.command("export")
@@ -170,6 +209,9 @@ def export_command(run_dir: str, out: str) -> None:
 @_steps
 @_threads
 @_snapshot
+@_lr
+@_value_weight
+@_weight_decay
 @_out
 def all_command(
     data: str,
@@ -180,13 +222,16 @@ def all_command(
     steps: int,
     threads: int | None,
     snapshot_every: int,
+    lr: float,
+    value_weight: float,
+    weight_decay: float,
     out: str,
 ) -> None:
     """Generate, fit and export in turn; run again after a stop, it continues each step."""
     _need_torch()
     _generate(data, games, seed, iterations)
     resume = (Path(run_dir) / "checkpoint.pt").exists()
-    _fit(data, run_dir, steps, resume, threads, snapshot_every)
+    _fit(data, run_dir, steps, resume, threads, snapshot_every, lr, value_weight, weight_decay)
     _export(run_dir, out)
 
 
