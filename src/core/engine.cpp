@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstring>
+#include <type_traits>
 
 namespace low {
 
@@ -149,6 +151,71 @@ std::string Game::action_to_string(const Action& a) const {
     }
 }
 
+namespace {
+
+void copy_text(std::string& to, const std::string& from) {
+    if (!(to.empty() && from.empty())) to = from;
+}
+
+// A vector of plain values copied: in place when the sizes agree (the usual case between a game
+// and its scratch copies), else as std::vector copies.
+template <typename T>
+inline void copy_values(std::vector<T>& to, const std::vector<T>& from) {
+    static_assert(std::is_trivially_copyable_v<T>);
+    if (to.size() != from.size()) {
+        to = from;
+    } else if (!from.empty()) {
+        std::memcpy(to.data(), from.data(), from.size() * sizeof(T));
+    }
+}
+
+}  // namespace
+
+Game& Game::operator=(const Game& o) {
+    // Every member as the default copy does, but: the card table (a shared pointer) only when it
+    // differs, the result's texts and the advance round only when either side has some, and
+    // not the stamps of neighbour_squares: they are this object's scratch, read only against its
+    // own stamp_now_, so they only need the window's size.
+    if (this == &o) return *this;
+    if (cards_ != o.cards_) cards_ = o.cards_;
+    v_ = o.v_;
+    turn_ = o.turn_, to_move_ = o.to_move_, quiet_turns_ = o.quiet_turns_;
+    for (int p = 0; p < 3; ++p) {
+        copy_values(hands_[p], o.hands_[p]);
+        copy_values(decks_[p], o.decks_[p]);
+        copy_values(lost_[p], o.lost_[p]);
+    }
+    over_ = o.over_;
+    winner_ = o.winner_;
+    copy_text(outcome_.termination, o.outcome_.termination);
+    copy_text(outcome_.threshold, o.outcome_.threshold);
+    copy_text(outcome_.ending, o.outcome_.ending);
+    outcome_.count = o.outcome_.count, outcome_.player = o.outcome_.player;
+    phase_ = o.phase_;
+    generals_lost_ = o.generals_lost_;
+    eliminated_ = o.eliminated_, forced_ = o.forced_, in_turn_ = o.in_turn_;
+    has_advance_ = o.has_advance_;
+    auto idle = [](const AdvanceRound& r) {
+        return r.owners.empty() && r.candidates.empty() && r.taken.empty() && !r.advanced;
+    };
+    if (!(idle(adv_) && idle(o.adv_))) adv_ = o.adv_;
+    copy_values(units_, o.units_);
+    copy_values(cells_, o.cells_);
+    for (int p = 0; p < 3; ++p) copy_values(near_[p], o.near_[p]);
+    for (int p = 0; p < 3; ++p) occ_[p] = o.occ_[p];
+    plan_ = o.plan_;
+    copy_values(deploys_, o.deploys_);
+    deploy_count_ = o.deploy_count_;
+    deploys_valid_ = o.deploys_valid_;
+    ox_ = o.ox_, oy_ = o.oy_, w_ = o.w_, h_ = o.h_;
+    next_seq_ = o.next_seq_;
+    if (stamp_.size() != o.stamp_.size()) {
+        stamp_.assign(o.stamp_.size(), 0);
+        stamp_now_ = 0;
+    }
+    return *this;
+}
+
 void Game::reveal(int player, const int16_t* cards) {
     for (auto* place : {&hands_[player], &decks_[player]}) {
         for (int16_t& c : *place) {
@@ -182,13 +249,14 @@ void Game::cover(Sq s) {
 
 void Game::mark_near(Sq s, int owner, bool on) {
     // Each neighbour ``t`` of ``s`` gets (or loses) the bit of the direction from ``t`` back to ``s``.
+    const int x = sq_x(s) - ox_, y = sq_y(s) - oy_;
+    uint8_t* near = near_[owner].data();
     for (int d = 0; d < 8; ++d) {
-        Sq t = step(s, d);
-        unsigned i = (unsigned)(sq_x(t) - ox_), j = (unsigned)(sq_y(t) - oy_);
+        unsigned i = (unsigned)(x + DX[d]), j = (unsigned)(y + DY[d]);
         if (i >= (unsigned)w_ || j >= (unsigned)h_) continue;
         uint8_t bit = (uint8_t)(1 << ((d + 4) % 8));
-        if (on) near_[owner][i * h_ + j] |= bit;
-        else near_[owner][i * h_ + j] &= (uint8_t)~bit;
+        if (on) near[i * h_ + j] |= bit;
+        else near[i * h_ + j] &= (uint8_t)~bit;
     }
 }
 
@@ -200,8 +268,9 @@ void Game::place(Sq s, int card, int owner) {
     u.owner = (uint8_t)owner;
     u.seq = next_seq_++;
     const Kind& k = cards_->kinds[owner][card];
+    const int x = sq_x(s), y = sq_y(s);
     for (int a = 0; a < k.n_attacks; ++a) {
-        int wi = unit_at(step(s, k.attack_dir[a]));
+        int wi = unit_at_xy(x + DX[k.attack_dir[a]], y + DY[k.attack_dir[a]]);
         if (wi >= 0 && units_[wi].owner != owner) {
             Unit& w = units_[wi];
             w.attack_sq[w.n_attacks] = s;
@@ -210,12 +279,11 @@ void Game::place(Sq s, int card, int owner) {
         }
     }
     for (int d = 0; d < 8; ++d) {
-        Sq n = step(s, d);
-        int wi = unit_at(n);
+        int wi = unit_at_xy(x + DX[d], y + DY[d]);
         if (wi >= 0 && units_[wi].owner != owner) {
             int value = kind(units_[wi]).attack_at[(d + 4) % 8];
             if (value) {
-                u.attack_sq[u.n_attacks] = n;
+                u.attack_sq[u.n_attacks] = make_sq(x + DX[d], y + DY[d]);
                 u.attack_val[u.n_attacks] = value;
                 ++u.n_attacks;
             }
@@ -231,8 +299,9 @@ void Game::place(Sq s, int card, int owner) {
 void Game::remove(Sq s) {
     int i = unit_at(s);
     const Kind& k = kind(units_[i]);
+    const int x = sq_x(s), y = sq_y(s);
     for (int a = 0; a < k.n_attacks; ++a) {
-        int wi = unit_at(step(s, k.attack_dir[a]));
+        int wi = unit_at_xy(x + DX[k.attack_dir[a]], y + DY[k.attack_dir[a]]);
         if (wi < 0) continue;
         Unit& w = units_[wi];
         int n = 0;
@@ -723,12 +792,40 @@ void Game::after_check(std::vector<std::pair<Sq, std::vector<Sq>>>&& candidates)
 
 // --- combat (4) --------------------------------------------------------------------------------
 
+namespace {
+
+// A list of squares held on the stack while it is short (a check's lists: no allocation for
+// the usual few units), on the heap past that.
+class SquareList {
+   public:
+    void push_back(Sq s) {
+        if (n_ < SMALL) {
+            small_[n_] = s;
+        } else {
+            if (n_ == SMALL) big_.assign(small_, small_ + SMALL);
+            big_.push_back(s);
+        }
+        ++n_;
+    }
+    Sq* begin() { return n_ <= SMALL ? small_ : big_.data(); }
+    Sq* end() { return begin() + n_; }
+    bool empty() const { return n_ == 0; }
+
+   private:
+    static constexpr size_t SMALL = 64;
+    Sq small_[SMALL];
+    std::vector<Sq> big_;
+    size_t n_ = 0;
+};
+
+}  // namespace
+
 std::vector<std::pair<Sq, std::vector<Sq>>> Game::check(std::vector<Event>* ev) {
     // 4.1-4.5: eliminate, all at once, every unit whose damage exceeds its defence.
     std::vector<std::pair<Sq, std::vector<Sq>>> candidates;
     bool shooters = false;
     for (const Unit& u : units_) shooters |= (u.flags & SHOT) != 0;
-    std::vector<Sq> dl;
+    SquareList dl, part;
     for (const Unit& u : units_) {
         int total = u.shot_damage > 0 ? u.shot_damage : 0;
         for (int e = 0; e < u.n_attacks; ++e) {
@@ -740,7 +837,6 @@ std::vector<std::pair<Sq, std::vector<Sq>>> Game::check(std::vector<Event>* ev) 
     if (dl.empty()) return candidates;
     std::sort(dl.begin(), dl.end());
     auto is_doomed = [&](Sq s) { return std::binary_search(dl.begin(), dl.end(), s); };
-    std::vector<Sq> part;
     for (Sq t : dl) {
         const Unit& ut = units_[unit_at(t)];
         for (int e = 0; e < ut.n_attacks; ++e) {

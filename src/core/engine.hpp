@@ -192,6 +192,13 @@ struct Record {
 class Game {
    public:
     Game(std::shared_ptr<const CardTable> cards, const Variant& v);
+    Game(const Game&) = default;
+    Game(Game&&) = default;
+    Game& operator=(Game&&) = default;
+    // A copy into a game whose vectors keep their capacity (the bots' scratch positions): as
+    // the default copy, less the work that changes nothing (engine.cpp). A new member of Game
+    // must be copied there too.
+    Game& operator=(const Game& o);
 
     // --- the state, read only (set with load, deal and the rules)
     const CardTable& cards() const { return *cards_; }
@@ -230,7 +237,15 @@ class Game {
         if (i >= (unsigned)w_ || j >= (unsigned)h_) return -1;
         return cells_[i * h_ + j];
     }
+    // unit_at of the square (x, y), without building the square.
+    int unit_at_xy(int x, int y) const {
+        unsigned i = (unsigned)(x - ox_), j = (unsigned)(y - oy_);
+        if (i >= (unsigned)w_ || j >= (unsigned)h_) return -1;
+        return cells_[i * h_ + j];
+    }
     const std::vector<Unit>& units() const { return units_; }
+    // The bordered mat's squares that hold a unit of ``player`` (bit x * 6 + y; 0 on the unbordered mat).
+    uint64_t occupied(int player) const { return occ_[player]; }
     bool on_mat(Sq s) const {
         int x = sq_x(s), y = sq_y(s);
         if (v_.bordered) return x >= 0 && x < WIDTH && y >= 0 && y < HEIGHT;

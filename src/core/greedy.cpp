@@ -83,10 +83,9 @@ double Greedy::terminal(const Game& g, int me) const {
     return w == me ? WIN : -WIN;
 }
 
-void Greedy::tables(const Game& g) const {
+void Greedy::make_tables(const Game& g) const {
     // The traits the loops below read per card, flat (made again for another card table).
     const CardTable* t = &g.cards();
-    if (t == table_) return;
     table_ = t;
     size_t n = t->ids.size();
     ranged_.assign(n, 0), moves_.assign(n, 0), command_.assign(n, 0), defence_.assign(n, 0);
@@ -121,15 +120,12 @@ void Greedy::each_danger(const Game& g, F&& f) const {
         const Kind& k = g.kind(u);
         int x = sq_x(u.sq), y = sq_y(u.sq);
         for (auto [dx, dy] : k.targets) {
-            int wi = g.unit_at(make_sq(x + dx, y + dy));
+            int wi = g.unit_at_xy(x + dx, y + dy);
             if (wi >= 0 && units[wi].owner != u.owner) reach[wi] += k.damage;
         }
     }
     const bool bordered = g.variant().bordered;
-    uint64_t occupied = 0;  // the bordered mat, bit x * 6 + y
-    if (bordered) {
-        for (const Unit& u : units) occupied |= 1ULL << (sq_x(u.sq) * HEIGHT + sq_y(u.sq));
-    }
+    const uint64_t occupied = g.occupied(1) | g.occupied(2);  // the bordered mat, bit x * 6 + y
     for (size_t i = 0; i < units.size(); ++i) {
         const Unit& u = units[i];
         int r = reach[i];
@@ -139,7 +135,7 @@ void Greedy::each_danger(const Game& g, F&& f) const {
         if (bordered) {
             open = (NEIGHBOURS_ON_MAT[x * HEIGHT + y] & ~occupied) != 0;
         } else {
-            for (int d = 0; d < 8 && !open; ++d) open = g.unit_at(make_sq(x + DX[d], y + DY[d])) < 0;
+            for (int d = 0; d < 8 && !open; ++d) open = g.unit_at_xy(x + DX[d], y + DY[d]) < 0;
         }
         if (open) r += p_.fresh_arrow;
         int defence = defence_[(size_t)u.card];
@@ -173,7 +169,7 @@ bool Greedy::may_shoot_or_move(const Game& g) const {
         if ((u.flags & DEPLOYED) && !(u.flags & SUPPORTED)) continue;
         int x = sq_x(u.sq), y = sq_y(u.sq);
         for (auto [dx, dy] : g.kind(u).targets) {
-            int wi = g.unit_at(make_sq(x + dx, y + dy));
+            int wi = g.unit_at_xy(x + dx, y + dy);
             if (wi >= 0 && units[wi].owner != mover) return true;
         }
     }
@@ -244,6 +240,25 @@ int Greedy::rest_of_turn(int at, int me, int turn, double& total) {
     return at;
 }
 
+bool Greedy::dominated(double score, double preference) const {
+    // An action another one beats on the tie-break with a score at least as high is never among
+    // the best (if it reaches the best score, so does the other), so its exposure is not needed.
+    for (const auto& [pref, top] : top_score_) {
+        if (pref > preference && top >= score) return true;
+    }
+    return false;
+}
+
+void Greedy::note(const GreedyScore& s) {
+    for (auto& [pref, top] : top_score_) {
+        if (pref == s.preference) {
+            top = std::max(top, s.score);
+            return;
+        }
+    }
+    top_score_.emplace_back(s.preference, s.score);
+}
+
 GreedyScore Greedy::evaluate(const Game& view, const Action& a, int me, double floor) {
     GreedyScore s;
     if (reinforcement(a)) {
@@ -265,7 +280,7 @@ GreedyScore Greedy::evaluate(const Game& view, const Action& a, int me, double f
     int end = pos.over() ? 0 : rest_of_turn(0, me, view.turn(), rest);
     s.score += rest;
     s.preference = a.kind == A_DEPLOY || a.kind == A_ADVANCE ? 1.0 : 0.0;
-    if (s.score >= floor - EPS) s.exposure = exposure(pool_[(size_t)end], me);
+    if (s.score >= floor - EPS && !dominated(s.score, s.preference)) s.exposure = exposure(pool_[(size_t)end], me);
     return s;
 }
 
@@ -275,6 +290,7 @@ void Greedy::evaluate_all(Game& g, std::vector<Action>& actions, std::vector<Gre
     set_root(g);
     int me = g.decider();
     scores.clear();
+    top_score_.clear();  // every exposure wanted
     for (const Action& a : actions) scores.push_back(evaluate(g, a, me, -1e300));
 }
 
@@ -285,11 +301,20 @@ Action Greedy::choose(Game& g, Rng& rng) {
     if (pool_.size() < 3) pool_.assign(3, g);
     set_root(g);
     int me = g.decider();
-    scores_.clear();
+    // The reinforcements first: they are judged without a simulation, and their scores and
+    // tie-breaks spare the exposure of the actions they beat. The order of judging changes no
+    // score: each is of the action alone.
+    scores_.assign(legal_.size(), GreedyScore{});
+    top_score_.clear();
     double best = -1e300;
-    for (const Action& a : legal_) {
-        scores_.push_back(evaluate(g, a, me, best));
-        best = std::max(best, scores_.back().score);
+    for (int pass = 0; pass < 2; ++pass) {
+        for (size_t i = 0; i < legal_.size(); ++i) {
+            if (reinforcement(legal_[i]) != (pass == 0)) continue;
+            GreedyScore& s = scores_[i];
+            s = evaluate(g, legal_[i], me, best);
+            best = std::max(best, s.score);
+            note(s);
+        }
     }
     double best_pref = -1e300, best_exp = -1e300;
     for (const auto& s : scores_) {

@@ -41,6 +41,10 @@ class Greedy {
     std::vector<Action> legal_, options_;
     std::vector<GreedyScore> scores_;
     std::vector<int> finalists_;
+    // Per tie-break preference met so far in a decision, the highest score with it.
+    std::vector<std::pair<double, double>> top_score_;
+    bool dominated(double score, double preference) const;
+    void note(const GreedyScore& s);
     mutable std::vector<int> reach_;
     mutable const CardTable* table_ = nullptr;  // the card table the flat traits below are of
     mutable std::vector<uint8_t> ranged_, moves_, command_;
@@ -55,7 +59,10 @@ class Greedy {
     int rest_of_turn(int at, int me, int turn, double& total);
     double gain(const Game& before, const Game& after, int me) const;
     double terminal(const Game& g, int me) const;
-    void tables(const Game& g) const;
+    void tables(const Game& g) const {
+        if (&g.cards() != table_) make_tables(g);
+    }
+    void make_tables(const Game& g) const;
     template <typename F>
     void each_danger(const Game& g, F&& f) const;  // f(unit index, danger) for every unit
     bool may_shoot_or_move(const Game& g) const;
