@@ -5,6 +5,7 @@ extra to install."""
 from __future__ import annotations
 
 import importlib.util
+import json
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +44,7 @@ def train_group() -> None:
 _games = click.option(
     "--games",
     type=click.IntRange(1, 10_000_000),
-    default=1500,
+    default=1350,
     show_default=True,
     help="Self-play games in all (a run already there is continued up to this many).",
 )
@@ -75,12 +76,16 @@ _run = click.option(
 _steps = click.option(
     "--steps",
     type=click.IntRange(1, 100_000_000),
-    default=12000,
+    default=3000,
     show_default=True,
     help="Training steps (minibatches) in all.",
 )
 _threads = click.option(
-    "--threads", type=click.IntRange(1, 256), default=None, help="PyTorch's threads [default: its own choice]."
+    "--threads",
+    type=click.IntRange(1, 256),
+    default=1,
+    show_default=True,
+    help="PyTorch's threads (on a busy 2-core machine two were 6 times slower than one).",
 )
 _snapshot = click.option(
     "--snapshot-every",
@@ -90,17 +95,17 @@ _snapshot = click.option(
     help="Export the network every this many steps into DIR/snapshots (0: never).",
 )
 _lr = click.option(
-    "--lr", type=click.FloatRange(min=0, min_open=True), default=1e-3, show_default=True, help="Adam's learning rate."
+    "--lr", type=click.FloatRange(min=0, min_open=True), default=5e-4, show_default=True, help="Adam's learning rate."
 )
 _value_weight = click.option(
     "--value-weight",
     type=click.FloatRange(min=0),
-    default=1.0,
+    default=0.25,
     show_default=True,
     help="The value loss's weight beside the policy's.",
 )
 _weight_decay = click.option(
-    "--weight-decay", type=click.FloatRange(min=0), default=1e-5, show_default=True, help="Adam's weight decay (L2)."
+    "--weight-decay", type=click.FloatRange(min=0), default=1e-4, show_default=True, help="Adam's weight decay (L2)."
 )
 _out = click.option(
     "--out",
@@ -127,11 +132,11 @@ def _fit(
     run_dir: str,
     steps: int,
     resume: bool,
-    threads: int | None,
+    threads: int,
     snapshot_every: int,
-    lr: float = 1e-3,
-    value_weight: float = 1.0,
-    weight_decay: float = 1e-5,
+    lr: float = 5e-4,
+    value_weight: float = 0.25,
+    weight_decay: float = 1e-4,
 ) -> Any:
     _need_torch()
     from lordsofwar.train.fit import FitConfig, fit
@@ -181,7 +186,7 @@ def fit_command(
     run_dir: str,
     steps: int,
     resume: bool,
-    threads: int | None,
+    threads: int,
     snapshot_every: int,
     lr: float,
     value_weight: float,
@@ -220,7 +225,7 @@ def all_command(
     seed: int,
     iterations: int,
     steps: int,
-    threads: int | None,
+    threads: int,
     snapshot_every: int,
     lr: float,
     value_weight: float,
@@ -242,7 +247,8 @@ def all_command(
 @click.option("--every", type=click.IntRange(1, 1000), default=1, show_default=True, help="Every this many snapshots.")
 @click.option("--plot", "plot_file", default=None, metavar="FILE", help="Draw the curve into this PNG (matplotlib).")
 def curve_command(run_dir: str, opponent: str, games: int, every: int, plot_file: str | None) -> None:
-    """The strength of the run's snapshots (their policy alone) against a bot, by training time."""
+    """The strength of the run's snapshots (their policy alone) against a bot, by training time
+    (kept in DIR/curve-OPPONENT.json; the plot draws every opponent measured so)."""
     _need_core()
     from lordsofwar.bots import make_bot
     from lordsofwar.train.evaluate import curve, plot
@@ -260,5 +266,6 @@ def curve_command(run_dir: str, opponent: str, games: int, every: int, plot_file
     if plot_file:
         if importlib.util.find_spec("matplotlib") is None:
             raise _bad("the plot needs matplotlib: pip install 'lordsofwar[dev]'")
-        plot(points, plot_file, f"the network's policy alone against {opponent}")
+        curves = [json.loads(f.read_text()) for f in sorted(Path(run_dir).glob("curve-*.json"))]
+        plot([c for c in curves if c], plot_file, "the network's policy alone, by training time")
         click.echo(f"wrote {plot_file}")

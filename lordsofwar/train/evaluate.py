@@ -96,26 +96,26 @@ def curve(
     return points
 
 
-def plot(points: list[dict[str, Any]], out: str | Path, title: str) -> None:
-    """A PNG of the score against training minutes (matplotlib: the dev extra)."""
+def plot(curves: list[list[dict[str, Any]]], out: str | Path, title: str) -> None:
+    """A PNG of the score against training minutes, one line per opponent (matplotlib: the dev extra)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    xs = [p["seconds"] / 60 for p in points]
-    ys = [100 * p["score"] for p in points]
-    lo = [100 * (p["score"] - p["interval"][0]) for p in points]
-    hi = [100 * (p["interval"][1] - p["score"]) for p in points]
     fig, ax = plt.subplots(figsize=(6.4, 3.6), dpi=100)
-    ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", capsize=3)
-    ax.axhline(50, color="grey", lw=0.8, ls=":")
+    for points in curves:
+        xs = [p["seconds"] / 60 for p in points]
+        ys = [100 * p["score"] for p in points]
+        lo = [100 * (p["score"] - p["interval"][0]) for p in points]
+        hi = [100 * (p["interval"][1] - p["score"]) for p in points]
+        ax.errorbar(xs, ys, yerr=[lo, hi], marker="o", capsize=3, label=f"against {points[0]['opponent']}")
     ax.axhline(75, color="tab:red", lw=0.8, ls="--", label="75%")
-    ax.set_xlabel("training time (minutes, 2 cores)")
-    ax.set_ylabel(f"score against {points[0]['opponent']} (%)")
+    ax.set_xlabel("training time (minutes, one core)")
+    ax.set_ylabel("score (%), 95% interval")
     ax.set_ylim(0, 100)
     ax.set_title(title)
-    ax.legend(loc="lower right")
+    ax.legend(loc="upper right")
     fig.tight_layout()
     fig.savefig(out)
     plt.close(fig)

@@ -39,11 +39,11 @@ from lordsofwar.train.selfplay import SHARD_FORMAT, shard_paths
 class FitConfig:
     """The settings of a training run (stored in its checkpoint; a resumed run keeps them)."""
 
-    steps: int = 20000
+    steps: int = 3000
     batch: int = 256
-    lr: float = 1e-3
-    weight_decay: float = 1e-5
-    value_weight: float = 1.0
+    lr: float = 5e-4
+    weight_decay: float = 1e-4
+    value_weight: float = 0.25
     root_mix: float = 0.5
     trunk: tuple[int, ...] = (512, 256)
     value_hidden: tuple[int, ...] = (64,)
