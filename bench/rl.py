@@ -12,7 +12,11 @@
 - ``gym_random``, ``gym_greedy``: one Gymnasium environment (``lordsofwar/LordsOfWar-v0``) against
   those bots, a uniformly random legal id from the mask at every step, resets counted in;
 - ``connect_four_v3`` and ``chess_v6`` from PettingZoo's classic games, driven by the same loop
-  as ``single``, for comparison.
+  as ``single``, for comparison;
+- ``greedy_decision``: microseconds per decision of the compiled greedy bot
+  (``Game.greedy_action``, binding included) over the decision points with more than one legal
+  action of 12 games between a random player and the greedy bot (those of
+  tests/test_core_greedy.py's ``decision_points(12, seed=3)``), the best of repeated passes.
 
 ``--seconds`` per measurement (default 5), ``--only NAME ...`` for some of them, ``--json`` for
 one object. The process pins itself to one core (``os.sched_setaffinity``, as ``taskset -c 0``);
@@ -116,6 +120,39 @@ def vector_steps(envs: int, seconds: float, raw: bool = False, opponent: str = "
     return {"steps_per_s": calls * envs / elapsed, "steps": calls * envs, "envs": envs}
 
 
+def greedy_decisions(seconds: float, games: int = 12, seed: int = 3) -> dict[str, float]:
+    """Microseconds per ``greedy_action`` over the decision points of ``games`` games between a
+    uniformly random player and the greedy bot (seats alternating), the best pass of those that
+    fit in ``seconds``."""
+    import random
+
+    from lordsofwar import core
+    from lordsofwar.rules.cards import CORE, DECK_SIZE
+
+    armies = [a for a in CORE.armies if len(CORE.army(a)) == DECK_SIZE]
+    rng = random.Random(seed)
+    points = []
+    for i in range(games):
+        decks = [CORE.standard_deck(rng.choice(armies)) for _ in range(2)]
+        game = core.Game.deal(decks, rng.randrange(2**31))
+        while not game.is_over:
+            legal = game.legal()
+            if len(legal) > 1:
+                points.append(game.clone())
+            if game.decider == 1 + i % 2:
+                game.apply(game.greedy_action(rng.randrange(2**32)))
+            else:
+                game.apply(rng.choice(legal))
+    best = float("inf")
+    deadline = clock() + seconds
+    while best == float("inf") or clock() < deadline:
+        start = clock()
+        for n, point in enumerate(points):
+            point.greedy_action(n)
+        best = min(best, clock() - start)
+    return {"us_per_decision": best / len(points) * 1e6, "decisions": len(points)}
+
+
 MEASUREMENTS = (
     "single",
     "vector",
@@ -126,6 +163,7 @@ MEASUREMENTS = (
     "gym_greedy",
     "connect_four_v3",
     "chess_v6",
+    "greedy_decision",
 )
 
 
@@ -176,6 +214,10 @@ def main(argv: list[str] | None = None) -> int:
         figures["connect_four_v3_steps_per_s"] = round(aec_steps(connect_four_v3.env, args.seconds)["steps_per_s"])
     if "chess_v6" in wanted:
         figures["chess_v6_steps_per_s"] = round(aec_steps(chess_v6.env, args.seconds)["steps_per_s"])
+    if "greedy_decision" in wanted:
+        found = greedy_decisions(args.seconds)
+        figures["greedy_us_per_decision"] = round(found["us_per_decision"], 2)
+        figures["greedy_decisions"] = found["decisions"]
     figures["cpu_cores"] = 1
     figures["clock"] = "process CPU time" if args.cpu_time else "wall clock"
     add_platform(figures)
