@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import shutil
 from pathlib import Path
 
 import numpy as np
@@ -60,6 +61,10 @@ def test_self_play_shards_hold_consistent_decisions(data: Path) -> None:
 
 def test_a_generated_run_continues_and_refuses_other_settings(data: Path, tmp_path: Path) -> None:
     assert generate(data, 3, seed=1, iterations=30, shard_games=2) == 0  # nothing left to play
+    more = tmp_path / "more"
+    shutil.copytree(data, more)
+    assert generate(more, 4, seed=1, iterations=30, shard_games=2) > 0  # game 3, in a shard of its own
+    assert [s["games"].tolist() for s in iter_shards(more)] == [[0, 1], [2], [3]]
     with pytest.raises(ValueError, match="use another directory"):
         generate(data, 4, seed=2, iterations=30, shard_games=2)
 

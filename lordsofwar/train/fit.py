@@ -258,8 +258,8 @@ def fit(
                 p_sum += float(p) * len(rows)
                 v_sum += float(v) * len(rows)
         net.train()
-        n = max(1, len(held_rows))
-        return p_sum / n, v_sum / n
+        n = len(held_rows)
+        return (p_sum / n, v_sum / n) if n else (float("nan"), float("nan"))
 
     def training_facts() -> dict[str, Any]:
         return {

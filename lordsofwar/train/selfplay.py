@@ -207,6 +207,7 @@ def generate(
             raise ValueError(f"{path} was generated with {theirs}, not {settings}: use another directory")
         done = max(done, int(meta["last_game"]) + 1)
     written = 0
+    index = len(existing)  # shards are numbered in the order they were written
     for first in range(done, games, shard_games):
         start = time.perf_counter()
         records = [
@@ -221,7 +222,8 @@ def generate(
             "variant": "default (intermediate, hidden hands, bordered, 20/4)",
         }
         arrays = pack(records, meta)
-        path = out / f"shard-{first // shard_games:05d}.npz"
+        path = out / f"shard-{index:05d}.npz"
+        index += 1
         tmp = path.with_suffix(".tmp")
         with open(tmp, "wb") as f:
             np.savez_compressed(f, **arrays)  # type: ignore[arg-type]
