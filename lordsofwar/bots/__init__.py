@@ -114,6 +114,14 @@ BOT_LEVELS: tuple[BotLevel, ...] = (
         searches=True,
     ),
     BotLevel(
+        "marshal",
+        _search_bot("marshal"),
+        N_("Marshal bot"),
+        N_("Marshal"),
+        N_("a search guided by a trained network"),
+        searches=True,
+    ),
+    BotLevel(
         "general",
         _search_bot("general"),
         N_("General bot"),
@@ -126,8 +134,9 @@ BOT_LEVELS: tuple[BotLevel, ...] = (
 ``random`` (uniformly random legal actions), ``scout`` (a trained network's policy alone,
 :class:`lordsofwar.bots.policy.ScoutBot`), ``recruit`` (a small search), ``greedy`` (the action
 that eliminates the most value this turn, see :mod:`lordsofwar.bots.greedy`), then the search
-levels ``veteran``, ``elite`` and ``general``. The one list of them: everything else (the CLI's
-choices, the web's bot accounts, the lobby, the pages' scripts) is derived from it."""
+levels ``veteran``, ``elite``, ``marshal`` (the search guided by a trained network) and
+``general``. The one list of them: everything else (the CLI's choices, the web's bot accounts, the
+lobby, the pages' scripts) is derived from it."""
 
 BOTS: dict[str, BotFactory] = {level.name: level.factory for level in BOT_LEVELS}
 """The bots a user can pick by name (``lordsofwar play --opponent NAME``), each built from a seed,

@@ -21,6 +21,10 @@ several decisions in a row by the same player, each a level of the tree. Its bre
 deployment decision has 50 to 330 choices) is met with a playout policy that finds eliminations,
 an expansion order that tries eliminating actions first, and a playout that runs only a few
 turns past the leaf before a material evaluation (docs/bots.md says why).
+
+The ``marshal`` level searches the same tree guided by a trained network (:func:`load_network`,
+the shipped ``data/net.npz``): the network's policy gives each child a prior in a PUCT selection
+and its value judges a new leaf in place of the playout (docs/bots.md, "`marshal`").
 """
 
 from __future__ import annotations
@@ -29,6 +33,8 @@ import random
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from lordsofwar.bots.greedy import card_value
@@ -37,6 +43,10 @@ from lordsofwar.rules.errors import HiddenInformationError
 from lordsofwar.rules.state import Action, Position, Variant
 
 POLICIES = {"uniform": 0, "greedy": 1}
+
+DATA = Path(__file__).parent / "data"
+"""Where the shipped network files are (package data: installed with the package, so the bot
+pool's worker processes and remote workers find them)."""
 
 UNCAPPED = 1_000_000
 """An iteration cap above this (with a time budget) means none: the time budget alone ends the search."""
@@ -57,6 +67,16 @@ class SearchLevel:
     scale: float = 30.0
     widen: int = 0
     relative: bool = False
+    network: str | None = None
+    """A network file in :data:`DATA` (version 3, :mod:`lordsofwar.bots.policy`): the search then
+    takes its priors and leaf values from it (:func:`network_for`); None: the playouts alone."""
+    c_puct: float = 1.5
+    """With a network: the weight of the prior in the selection (PUCT)."""
+    mix: float = 0.0
+    """With a network: the share of the playout's evaluation in a leaf's value (0: the network's alone)."""
+    hit_prior: float = 0.0
+    """With a network: added to the prior weight of an action that eliminates at once (the
+    network's largest weight is 1): the greedy heuristic beside the network's policy."""
 
 
 @dataclass
@@ -165,6 +185,50 @@ def sampling_spec(
     return settle_generals(pos, pools, rng)
 
 
+@dataclass(frozen=True)
+class Network:
+    """A network file loaded into the core, for the mat and frame it was trained for."""
+
+    path: Path
+    mat: str
+    frame: tuple[int, int]
+    net: Any
+    """The core's evaluator (``lordsofwar.core._core.Net``)."""
+
+
+@lru_cache(maxsize=4)
+def load_network(path: str | Path) -> Network:
+    """The network of a version 3 file (:class:`lordsofwar.bots.policy.Policy` checks it),
+    loaded once per process. A file that is not such a network raises
+    :class:`lordsofwar.bots.policy.PolicyError` saying why."""
+    from lordsofwar.bots.policy import Policy, PolicyError
+    from lordsofwar.core import _core
+    from lordsofwar.rl.config import Config, observation_scale
+
+    policy = Policy(path)
+    if not policy.has_value:
+        raise PolicyError(f"network file {str(path)!r} (version {policy.version}) has no value head")
+    config = Config.of(mat=policy.mat, frame=policy.frame)
+    net = _core.Net(
+        policy.layers,
+        policy.value_layers,
+        policy.value_from,
+        config.width,
+        config.height,
+        observation_scale(config.planes_size).tolist(),
+    )
+    return Network(Path(path), policy.mat, policy.frame, net)
+
+
+def network_for(level: SearchLevel, variant: Variant) -> Network | None:
+    """The network ``level`` searches with in ``variant``: its file's, when the file was trained
+    for the variant's mat; None (the search without a network, as the levels below) for the other mat."""
+    if level.network is None:
+        return None
+    network = load_network(DATA / level.network)
+    return network if network.mat == variant.mat else None
+
+
 class SearchBot:
     """A bot that searches (see the module text); ``level`` sets its strength."""
 
@@ -174,6 +238,8 @@ class SearchBot:
         self.seed = seed
         self.rng = random.Random(seed)
         self._values: dict[tuple[int, Variant], list[float]] = {}
+        if level.network is not None:
+            load_network(DATA / level.network)  # once per process, before the first decision's clock
 
     def choose(
         self,
@@ -213,6 +279,7 @@ class SearchBot:
         tab = table(view.cards)
         game = Game.from_position(pos)
         values = self._value_table(view.cards, view.variant, tab.ids)
+        network = network_for(level, view.variant)
         try:
             cap = level.iterations if iterations is None else iterations
             budget = level.seconds if seconds is None else seconds
@@ -231,6 +298,10 @@ class SearchBot:
                 values,
                 [tab.index[c] for c in pools[1]],
                 [tab.index[c] for c in pools[2]],
+                network.net if network else None,
+                level.c_puct,
+                level.mix,
+                level.hit_prior,
             )
         except ValueError as exc:
             raise HiddenInformationError(f"the search could not sample the hidden cards: {exc}") from None
@@ -268,6 +339,7 @@ LEVELS: dict[str, SearchLevel] = {
         SearchLevel("veteran", 600, 0.25, **_STRONG),
         SearchLevel("elite", 3500, 0.5, **_STRONG),
         SearchLevel("general", 40000, 1.0, **_STRONG),
+        SearchLevel("marshal", 30000, 1.0, network="net.npz", c_puct=3.0, mix=1.0, hit_prior=1.0, **_STRONG),
     )
 }
 """The search levels' settings, weakest first (their names and words:
