@@ -911,7 +911,7 @@ void Game::start_turn() {
     }
 }
 
-void Game::legal(std::vector<Action>& out) {
+void Game::legal(std::vector<Action>& out, bool with_reinforcements) {
     out.clear();
     if (over_) return;
     if (phase_ == PRE) {
@@ -932,7 +932,7 @@ void Game::legal(std::vector<Action>& out) {
     }
     shots(out);
     moves(out);
-    reinforcements(out);
+    if (with_reinforcements) reinforcements(out);
 }
 
 void Game::push(const Action& a, std::vector<Event>* ev) {

@@ -265,7 +265,9 @@ class Game {
 
     // --- the rules (engine.py)
     void start_turn();
-    void legal(std::vector<Action>& out);
+    // engine.legal_actions; ``with_reinforcements`` false leaves out the draw, the recalls and the
+    // pass (the greedy bot's simulated turns never play them).
+    void legal(std::vector<Action>& out, bool with_reinforcements = true);
     void push(const Action& a, std::vector<Event>* events);  // the action must be legal
     void deploy_options(int player, int turn, std::vector<Action>& out, bool& forced_out) const;
     void deploy_plan(int player, int turn, DeployPlan& plan, bool& forced_out) const;

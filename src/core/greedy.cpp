@@ -202,11 +202,10 @@ int Greedy::rest_of_turn(int at, int me, int turn, double& total) {
         if (pos.turn() != turn || (decider != me && pos.phase() != ADVANCE)) break;
         if (pos.phase() == POST && !may_shoot_or_move(pos)) break;  // only the reinforcement is left
         try {
-            pos.legal(options_);
+            pos.legal(options_, false);  // no reinforcement: it would end the turn
         } catch (const HiddenError&) {
             break;
         }
-        options_.erase(std::remove_if(options_.begin(), options_.end(), reinforcement), options_.end());
         if (options_.empty() || budget_ <= 0) break;
         bool optional = pos.phase() == POST;
         bool maximise = decider == me;
