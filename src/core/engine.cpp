@@ -23,6 +23,7 @@ CardTable::CardTable(const std::vector<CardSpec>& specs) {
     for (int owner = 1; owner <= 2; ++owner) kinds[owner].reserve(specs.size());
     for (const CardSpec& c : specs) {
         ids.push_back(c.id);
+        min_defence = std::min(min_defence, c.defence);
         for (int owner = 1; owner <= 2; ++owner) {
             Kind k;
             k.defence = c.defence;
@@ -826,7 +827,10 @@ std::vector<std::pair<Sq, std::vector<Sq>>> Game::check(std::vector<Event>* ev) 
     bool shooters = false;
     for (const Unit& u : units_) shooters |= (u.flags & SHOT) != 0;
     SquareList dl, part;
+    const bool no_negative_defence = cards_->min_defence >= 0;
     for (const Unit& u : units_) {
+        // A unit nothing attacks or shoots at takes no damage: only a negative defence dooms it.
+        if (!u.n_attacks && u.shot_damage <= 0 && no_negative_defence) continue;
         int total = u.shot_damage > 0 ? u.shot_damage : 0;
         for (int e = 0; e < u.n_attacks; ++e) {
             if (shooters && (units_[unit_at(u.attack_sq[e])].flags & SHOT)) continue;

@@ -81,6 +81,7 @@ struct CardTable {
     std::vector<std::string> ids;
     std::vector<Kind> kinds[3];
     std::vector<std::pair<int, int>> shot_offsets;  // sorted union of every target offset
+    int min_defence = 0;  // the lowest defence of a card, or 0 when none is below it
     explicit CardTable(const std::vector<CardSpec>& specs);
     int offset_index(int right, int forward) const;
 };
