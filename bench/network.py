@@ -81,6 +81,7 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=3, help="greedy games the positions come from")
     parser.add_argument("--every", type=int, default=8, help="take every n-th decision")
     parser.add_argument("--seconds", type=float, default=1.0, help="the search's budget per position")
+    parser.add_argument("--mix", type=float, default=None, help="marshal's mix (default: the level's)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -98,7 +99,9 @@ def main() -> None:
         for i, pos in enumerate(found[:: max(1, len(found) // 12)]):
             view = notation.view(pos, pos.decider)
             for name in rates:
-                level = replace(LEVELS[name], network=str(path)) if name == "marshal" else LEVELS[name]
+                level = LEVELS[name]
+                if name == "marshal":
+                    level = replace(level, network=str(path), mix=level.mix if args.mix is None else args.mix)
                 cpu = time.process_time()
                 result = SearchBot(level, i).analyse(view, seconds=args.seconds, iterations=10**9)
                 rates[name].append(result.iterations / max(time.process_time() - cpu, 1e-9))
