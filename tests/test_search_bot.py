@@ -196,7 +196,7 @@ def test_wilson_interval() -> None:
 
 
 def test_match_command_prints_the_score_with_its_interval() -> None:
-    r = CliRunner().invoke(cli, ["match", "greedy", "random", "--games", "2", "--json"])
+    r = CliRunner().invoke(cli, ["match", "greedy", "random", "--games", "2", "--workers", "1", "--json"])
     assert r.exit_code == 0, r.output
     doc = json.loads(r.output)
     assert doc["games"] == 2 and doc["wins"] + doc["draws"] + doc["losses"] == 2
