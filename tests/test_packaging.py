@@ -44,8 +44,13 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def installed_without_core(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """As a machine without a C++ compiler gets it (the build's switch LOW_NATIVE=OFF)."""
-    return install(tmp_path_factory.mktemp("no-core-install"), "--config-settings=cmake.define.LOW_NATIVE=OFF")
+    """As a machine without a C++ compiler gets it (the build's switch LOW_NATIVE=OFF), built in a
+    folder of its own: configured in the tree's build folder, it would switch the developer's
+    incremental build of the core off."""
+    where = tmp_path_factory.mktemp("no-core-install")
+    return install(
+        where, "--config-settings=cmake.define.LOW_NATIVE=OFF", f"--config-settings=build-dir={where / 'build'}"
+    )
 
 
 USE_THE_CORE = """
