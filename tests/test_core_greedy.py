@@ -88,11 +88,11 @@ def test_the_python_engine_plays_the_greedy_bot_of_lordsofwar_bots() -> None:
         want = GreedyBot(7).choose(notation.view(pos, pos.decider))
         assert game.greedy_action(7) == str(want)
         game.apply(str(want))
-    game = core.Game.deal([CORE.standard_deck("orcs"), CORE.standard_deck("elves")], 2)
-    while not game.is_over:
-        game.apply(game.greedy_action(0))
+    native = core.Game.deal([CORE.standard_deck("orcs"), CORE.standard_deck("elves")], 2)
+    while not native.is_over:
+        native.apply(native.greedy_action(0))
     with pytest.raises(ValueError, match="the game is over"):
-        game.greedy_action(0)
+        native.greedy_action(0)
 
 
 @pytest.mark.parametrize("batch_class", [core.Batch, _python.Batch], ids=["core", "python"])
@@ -114,12 +114,12 @@ def test_a_batch_opponent_plays_every_seat_but_the_learners(batch_class: type, o
             ended += 1
             result = batch.finished(int(b)).result
             assert result is not None
-            mine = batch.rewards[b, batch.seats[b] - 1]
+            mine = int(batch.rewards[b, batch.seats[b] - 1])
             assert mine == (0 if result.winner is None else (1 if result.winner == batch.seats[b] else -1))
             learner[int(mine > 0)] += 1
-    for b in range(size):  # the opponent played its seat
-        game = batch.game(b)
-        assert any(k.owner != batch.seats[b] for k in game.to_position().board.values()) or game.turn <= 2
+    for g in range(size):  # the opponent played its seat
+        game = batch.game(g)
+        assert any(k.owner != batch.seats[g] for k in game.to_position().board.values()) or game.turn <= 2
     if native:
         assert ended >= 20
         if opponent == "greedy":

@@ -66,7 +66,7 @@ def core_net(policy: Policy) -> Any:
     )
 
 
-def positions(variant: Variant, games: int, seed: int) -> list[core.Game]:
+def positions(variant: Variant, games: int, seed: int) -> list[Any]:
     """Positions along random games (every decision of each, the deal's included)."""
     rng = np.random.default_rng(seed)
     out = []
@@ -110,6 +110,7 @@ def test_evaluator_reads_the_scaled_observation_and_computes_the_numpy_forward_p
         legal = game.legal_ids()
         assert ids == sorted(legal)
         ref_logits, ref_value = policy.evaluate(expected)
+        assert ref_value is not None
         np.testing.assert_allclose(logits, ref_logits[ids], rtol=1e-5, atol=1e-5)
         assert value == pytest.approx(float(ref_value), abs=1e-5)
         values.append(value)
@@ -134,6 +135,6 @@ def test_a_network_of_the_other_shape_is_refused_with_the_reason(tmp_path: Path)
     with pytest.raises(ValueError, match="one scale per observation number"):
         core._core.Net(layers, value, 1, 7, 6, scale[:-1])
     wide = Policy(random_network(tmp_path / "wide.npz", "unbordered", hidden=(4, 4)))
-    bordered = core.Game.from_position(deal_for(1)[1])
+    bordered: Any = core.Game.from_position(deal_for(1)[1])
     with pytest.raises(ValueError, match="action ids are not this game's"):
         core_net(wide).evaluate(bordered._s)

@@ -101,11 +101,11 @@ def test_a_tiny_network_learns_resumes_exports_and_plays(data: Path, tmp_path: P
     export(a, tmp_path / "net.npz", {"steps": 300})
     net = Policy(tmp_path / "net.npz")  # NumPy alone
     assert net.version == 3 and net.value_from == 0 and net.meta["training"] == {"steps": 300}
-    x = np.random.default_rng(0).random((5, net.observation_size)).astype(np.float32)
+    obs = np.random.default_rng(0).random((5, net.observation_size)).astype(np.float32)
     with torch.no_grad():
-        logits, v = a(torch.from_numpy(x))
-    np.testing.assert_allclose(net.logits(x), logits.numpy(), atol=1e-4)
-    np.testing.assert_allclose(net.value(x), np.tanh(v.numpy()), atol=1e-5)
+        logits, v = a(torch.from_numpy(obs))
+    np.testing.assert_allclose(net.logits(obs), logits.numpy(), atol=1e-4)
+    np.testing.assert_allclose(net.value(obs), np.tanh(v.numpy()), atol=1e-5)
     bot = PolicyBot(net, 1, temperature=0)
     out = play_game({1: bot, 2: make_bot("random", 2)}, seed=3)  # play_game refuses an illegal action
     assert len(out.actions) > 10

@@ -5,6 +5,7 @@ script, the same windows as the limits library's)."""
 from __future__ import annotations
 
 import asyncio
+import time
 import uuid
 from collections.abc import Awaitable, Callable
 
@@ -77,7 +78,7 @@ def test_hit_all_shares_the_librarys_windows(on_storage: Callable[[Scenario], No
 
 def test_local_windows_move_and_expired_ones_are_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
     now = [1000.0]
-    monkeypatch.setattr(limits.time, "time", lambda: now[0])
+    monkeypatch.setattr(time, "time", lambda: now[0])
     storage = LocalStorage()
 
     async def scenario() -> None:
