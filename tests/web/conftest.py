@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from playwright.sync_api import Error as PlaywrightError
 
 from lordsofwar.web.app import create_app
 from lordsofwar.web.settings import Settings
@@ -235,11 +236,23 @@ OPENING_JS = """async (game) => {
 }"""
 
 
+def _evaluate_opening(page: Any, game: int) -> str:
+    """One step of the opening from ``page``; 'wait' when the page was navigating (a tournament
+    page reloads itself when the tournament moves on)."""
+    try:
+        return str(page.evaluate(OPENING_JS, game))
+    except PlaywrightError as exc:
+        if "context was destroyed" not in str(exc) and "navigat" not in str(exc):
+            raise
+        page.wait_for_load_state()
+        return "wait"
+
+
 def play_opening_in_pages(game: int, *pages: Any) -> None:
     """:func:`play_opening` from the players' open pages (their own sessions)."""
     deadline = time.monotonic() + 20
     while time.monotonic() < deadline:
-        said = [page.evaluate(OPENING_JS, game) for page in pages]
+        said = [_evaluate_opening(page, game) for page in pages]
         assert not any(s.startswith("refused") for s in said), said
         if "done" in said:
             return
