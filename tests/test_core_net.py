@@ -13,6 +13,7 @@ import pytest
 from lordsofwar import core
 from lordsofwar.bots.play import deal_for
 from lordsofwar.bots.policy import Policy, save_network
+from lordsofwar.bots.search import core_network
 from lordsofwar.rl.config import Config, flat_observation, observation_scale
 from lordsofwar.rules.state import Variant
 
@@ -55,15 +56,7 @@ def random_network(
 
 
 def core_net(policy: Policy) -> Any:
-    config = Config.of(mat=policy.mat, frame=policy.frame)
-    return core._core.Net(
-        policy.layers,
-        policy.value_layers,
-        policy.value_from,
-        config.width,
-        config.height,
-        observation_scale(config.planes_size).tolist(),
-    )
+    return core_network(policy)
 
 
 def positions(variant: Variant, games: int, seed: int) -> list[Any]:

@@ -35,12 +35,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lordsofwar.bots.greedy import card_value
 from lordsofwar.rules.cards import RANK_COUNTS, CardSet
 from lordsofwar.rules.errors import HiddenInformationError
 from lordsofwar.rules.state import Action, Position, Variant
+
+if TYPE_CHECKING:
+    from lordsofwar.bots.policy import Policy
 
 POLICIES = {"uniform": 0, "greedy": 1}
 
@@ -202,14 +205,21 @@ def load_network(path: str | Path) -> Network:
     loaded once per process. A file that is not such a network raises
     :class:`lordsofwar.bots.policy.PolicyError` saying why."""
     from lordsofwar.bots.policy import Policy, PolicyError
-    from lordsofwar.core import _core
-    from lordsofwar.rl.config import Config, observation_scale
 
     policy = Policy(path)
     if not policy.has_value:
         raise PolicyError(f"network file {str(path)!r} (version {policy.version}) has no value head")
+    return Network(Path(path), policy.mat, policy.frame, core_network(policy))
+
+
+def core_network(policy: Policy) -> Any:
+    """The core's evaluator (``lordsofwar.core._core.Net``) of a network with a value head, for
+    the mat and frame it was trained for; a malformed one raises ``ValueError`` saying why."""
+    from lordsofwar.core import _core
+    from lordsofwar.rl.config import Config, observation_scale
+
     config = Config.of(mat=policy.mat, frame=policy.frame)
-    net = _core.Net(
+    return _core.Net(
         policy.layers,
         policy.value_layers,
         policy.value_from,
@@ -217,7 +227,6 @@ def load_network(path: str | Path) -> Network:
         config.height,
         observation_scale(config.planes_size).tolist(),
     )
-    return Network(Path(path), policy.mat, policy.frame, net)
 
 
 def network_for(level: SearchLevel, variant: Variant) -> Network | None:
