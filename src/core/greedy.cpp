@@ -47,6 +47,9 @@ struct NeighbourMasks {
 };
 const NeighbourMasks NEIGHBOURS_ON_MAT;
 
+// GreedyBot._danger of a unit from its sum (see each_danger) and defence.
+inline double danger(int r, int defence) { return r > defence ? 1.0 : 0.25 * r / (defence + 1); }
+
 }  // namespace
 
 Game& Greedy::scratch(size_t i, const Game& from) {
@@ -98,6 +101,7 @@ void Greedy::make_tables(const Game& g) const {
 
 void Greedy::set_root(const Game& g) {
     tables(g);
+    root_state_ = ROOT_UNKNOWN;
     for (int p = 1; p <= 2; ++p) {
         const auto& lost = g.lost(p);
         root_lost_[p] = lost.size();
@@ -138,9 +142,14 @@ void Greedy::each_danger(const Game& g, F&& f) const {
             for (int d = 0; d < 8 && !open; ++d) open = g.unit_at_xy(x + DX[d], y + DY[d]) < 0;
         }
         if (open) r += p_.fresh_arrow;
-        int defence = defence_[(size_t)u.card];
-        f(i, r > defence ? 1.0 : 0.25 * r / (defence + 1));
+        f(i, danger(r, defence_[(size_t)u.card]));
     }
+}
+
+double Greedy::term(int card, int owner, int r, int me) const {
+    // A unit's term of exposure(), as that sums it.
+    double v = p_.values[(size_t)card] * danger(r, defence_[(size_t)card]);
+    return owner == me ? -v : p_.enemy_weight * v;
 }
 
 double Greedy::exposure(const Game& g, int me) const {
@@ -258,8 +267,177 @@ void Greedy::note(const GreedyScore& s) {
     top_score_.emplace_back(s.preference, s.score);
 }
 
+bool Greedy::quiet_root(const Game& g, int me) {
+    // Whether ``g`` (the position being decided) lets quiet_deploy judge its deployments, and if
+    // so what it needs of g: each unit's margin before the check, its danger's sum and its term.
+    if (!g.variant().bordered || g.phase() != PRE || g.advance() || g.over() || g.to_move() != me) return false;
+    if (may_shoot_or_move(g)) return false;  // the simulated turn would go on past the deployment
+    const auto& units = g.units();
+    size_t n = units.size();
+    // Game::check's sums: a unit that shot deals no melee damage.
+    bool shooters = false;
+    for (const Unit& u : units) shooters |= (u.flags & SHOT) != 0;
+    margin_.resize(n);
+    for (size_t i = 0; i < n; ++i) {
+        const Unit& u = units[i];
+        int total = u.shot_damage > 0 ? u.shot_damage : 0;
+        for (int e = 0; e < u.n_attacks; ++e) {
+            if (shooters && (units[(size_t)g.unit_at(u.attack_sq[e])].flags & SHOT)) continue;
+            total += u.attack_val[e];
+        }
+        margin_[i] = defence_[(size_t)u.card] - total;
+        if (margin_[i] < 0) return false;  // the deployment's check eliminates it whatever is deployed
+    }
+    // each_danger's sums, exposure's terms and its running total.
+    r0_.assign(n, 0);
+    for (const Unit& u : units) {
+        if (!ranged_[(size_t)u.card] || u.n_attacks) continue;
+        const Kind& k = g.kind(u);
+        int x = sq_x(u.sq), y = sq_y(u.sq);
+        for (auto [dx, dy] : k.targets) {
+            int wi = g.unit_at_xy(x + dx, y + dy);
+            if (wi >= 0 && units[(size_t)wi].owner != u.owner) r0_[(size_t)wi] += k.damage;
+        }
+    }
+    const uint64_t occupied = g.occupied(1) | g.occupied(2);
+    c0_.resize(n);
+    prefix_.resize(n + 1);
+    double total = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const Unit& u = units[i];
+        for (int e = 0; e < u.n_attacks; ++e) r0_[i] += u.attack_val[e];
+        if (NEIGHBOURS_ON_MAT[sq_x(u.sq) * HEIGHT + sq_y(u.sq)] & ~occupied) r0_[i] += p_.fresh_arrow;
+        c0_[i] = term(u.card, u.owner, r0_[i], me);
+        prefix_[i] = total;
+        total += c0_[i];
+    }
+    prefix_[n] = total;
+    rr_ = r0_;
+    for (auto& q : squares_) q.known = false;
+    root_terminal_ = terminal(g, me);
+    return true;
+}
+
+const Greedy::SquareInfo& Greedy::square_info(const Game& g, int sq, int me) {
+    SquareInfo& q = squares_[sq];
+    if (q.known) return q;
+    q = SquareInfo{};
+    q.known = true;
+    const auto& units = g.units();
+    const int x = sq / HEIGHT, y = sq % HEIGHT;
+    const uint64_t before = g.occupied(1) | g.occupied(2), after = before | 1ULL << sq;
+    q.open = (NEIGHBOURS_ON_MAT[sq] & ~after) != 0;
+    for (int d = 0; d < 8; ++d) {
+        int wi = g.unit_at_xy(x + DX[d], y + DY[d]);
+        if (wi < 0) continue;
+        const Unit& w = units[(size_t)wi];
+        uint64_t around = NEIGHBOURS_ON_MAT[sq_x(w.sq) * HEIGHT + sq_y(w.sq)];
+        if ((around & ~before) && !(around & ~after)) q.closed[q.n_closed++] = (int8_t)wi;
+        if (w.owner == me) continue;
+        int value = g.kind(w).attack_at[(d + 4) % 8];
+        if (!value) continue;
+        ++q.n_in, q.in_all += value;
+        if (!(w.flags & SHOT)) q.in_check += value;
+    }
+    for (const Unit& u : units) {
+        if (u.owner == me || !ranged_[(size_t)u.card] || u.n_attacks) continue;
+        const Kind& k = g.kind(u);
+        int ux = sq_x(u.sq), uy = sq_y(u.sq);
+        for (auto [dx, dy] : k.targets) {
+            if (ux + dx == x && uy + dy == y) q.reach += k.damage;
+        }
+    }
+    return q;
+}
+
+bool Greedy::quiet_deploy(const Game& g, const Action& a, int me, double floor, GreedyScore& s) {
+    // evaluate() of the deployment ``a`` at a quiet root (quiet_root), without playing it, when it
+    // is quiet: its check eliminates nothing (so no advance follows) and its unit can neither
+    // move nor shoot, so rest_of_turn stops at once. The position it makes is g with the new unit
+    // last in the units' order; only the units next to it, those it engages and those in its
+    // target grid or that of an enemy ranged unit it engages have another danger.
+    const auto& units = g.units();
+    const Kind& k = g.cards().kinds[(size_t)me][(size_t)a.card];
+    const int x = sq_x(a.to), y = sq_y(a.to), sq = x * HEIGHT + y;
+    const int enemy = 3 - me;
+    const uint64_t enemies = g.occupied(enemy);
+    // The enemy units it attacks (Game::place): none may fall in the check.
+    int hit[8], hit_val[8], n_hit = 0;
+    for (int e = 0; e < k.n_attacks; ++e) {
+        int tx = x + DX[k.attack_dir[e]], ty = y + DY[k.attack_dir[e]];
+        if (tx < 0 || tx >= WIDTH || ty < 0 || ty >= HEIGHT || !(enemies >> (tx * HEIGHT + ty) & 1)) continue;
+        int wi = g.unit_at_xy(tx, ty);
+        if (k.attack_val[e] > margin_[(size_t)wi]) return false;
+        hit[n_hit] = wi, hit_val[n_hit] = k.attack_val[e], ++n_hit;
+    }
+    // The attacks on it: it may not fall either (those of a unit that shot do not count there).
+    const SquareInfo& q = square_info(g, sq, me);
+    if (q.in_check > k.defence) return false;
+    // may_shoot_or_move of the new unit (the others' is the root's: false).
+    const size_t c = (size_t)a.card;
+    if (moves_[c]) return false;
+    const bool free_ranged = ranged_[c] && q.n_in == 0;
+    if (free_ranged && g.turn() > 2 && (NEIGHBOURS_ON_MAT[sq] & g.occupied(me))) {
+        for (auto [dx, dy] : k.targets) {
+            int wi = g.unit_at_xy(x + dx, y + dy);
+            if (wi >= 0 && units[(size_t)wi].owner == enemy) return false;
+        }
+    }
+    s.score = root_terminal_;
+    s.preference = 1.0;
+    if (!(s.score >= floor - EPS && !dominated(s.score, s.preference))) return true;
+    // exposure() of the position the deployment makes: the root's running total up to the first
+    // unit whose sum changes, then term by term.
+    touched_.clear();
+    auto add = [&](int i, int delta) {
+        rr_[(size_t)i] += delta;
+        touched_.push_back(i);
+    };
+    int reach_new = q.reach;
+    for (int h = 0; h < n_hit; ++h) {
+        const Unit& w = units[(size_t)hit[h]];
+        add(hit[h], hit_val[h]);
+        if (!ranged_[(size_t)w.card] || w.n_attacks) continue;
+        // An enemy ranged unit engaged now reaches nothing any more.
+        const Kind& wk = g.kind(w);
+        int wx = sq_x(w.sq), wy = sq_y(w.sq);
+        for (auto [dx, dy] : wk.targets) {
+            int tx = wx + dx, ty = wy + dy;
+            if (tx == x && ty == y) {
+                reach_new -= wk.damage;
+                continue;
+            }
+            int ti = g.unit_at_xy(tx, ty);
+            if (ti >= 0 && units[(size_t)ti].owner != w.owner) add(ti, -wk.damage);
+        }
+    }
+    if (free_ranged) {
+        for (auto [dx, dy] : k.targets) {
+            int ti = g.unit_at_xy(x + dx, y + dy);
+            if (ti >= 0 && units[(size_t)ti].owner != me) add(ti, k.damage);
+        }
+    }
+    for (int j = 0; j < q.n_closed; ++j) add(q.closed[j], -p_.fresh_arrow);
+    const size_t n = units.size();
+    size_t first = n;
+    for (int i : touched_) first = std::min(first, (size_t)i);
+    double total = prefix_[first];
+    for (size_t i = first; i < n; ++i) {
+        total += rr_[i] == r0_[i] ? c0_[i] : term(units[i].card, units[i].owner, rr_[i], me);
+    }
+    for (int i : touched_) rr_[(size_t)i] = r0_[(size_t)i];
+    int r_new = reach_new + q.in_all + (q.open ? p_.fresh_arrow : 0);
+    total += term(a.card, me, r_new, me);
+    s.exposure = total;
+    return true;
+}
+
 GreedyScore Greedy::evaluate(const Game& view, const Action& a, int me, double floor) {
     GreedyScore s;
+    if (a.kind == A_DEPLOY) {
+        if (root_state_ == ROOT_UNKNOWN) root_state_ = quiet_root(view, me) ? ROOT_QUIET : ROOT_BUSY;
+        if (root_state_ == ROOT_QUIET && quiet_deploy(view, a, me, floor, s)) return s;
+    }
     if (reinforcement(a)) {
         s.score = terminal(view, me);
         s.preference = reinforcement_preference(view, a, me);

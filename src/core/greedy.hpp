@@ -69,6 +69,33 @@ class Greedy {
     double exposure(const Game& g, int me) const;
     double reinforcement_preference(const Game& view, const Action& a, int me) const;
     Game& scratch(size_t i, const Game& from);
+
+    // The quiet deployments: before the deployment, on the bordered mat, with nothing doomed and
+    // nothing of the mover's to shoot or move, a deployment that eliminates nothing and gives its
+    // unit no shot or move ends the simulated turn where it stands. Its score is the root's
+    // verdict and its exposure the root's, changed where the new unit touches: no copy, no push.
+    enum { ROOT_UNKNOWN, ROOT_QUIET, ROOT_BUSY } root_state_ = ROOT_UNKNOWN;
+    double root_terminal_ = 0;
+    std::vector<int> margin_;  // per unit: its defence less the damage the next check deals it
+    std::vector<int> r0_, rr_;  // per unit: the sum each_danger rates it by (at the root; scratch)
+    std::vector<double> prefix_;  // exposure()'s running total before each unit, at the root
+    std::vector<double> c0_;  // per unit: its term of the root's exposure
+    std::vector<int> touched_;
+    // Per square of the mat, what a unit of the decider deployed there meets whatever its card
+    // (made at the first need in a decision): the enemy attacks on it, all and those of units
+    // that have not shot, the free enemy ranged units' damage on it, whether a square beside it
+    // stays empty, and the units beside it that it leaves with no empty square beside them.
+    struct SquareInfo {
+        bool known = false, open = false;
+        int8_t n_in = 0, n_closed = 0;
+        int in_all = 0, in_check = 0, reach = 0;
+        int8_t closed[8] = {};
+    };
+    SquareInfo squares_[WIDTH * HEIGHT];
+    const SquareInfo& square_info(const Game& g, int sq, int me);
+    bool quiet_root(const Game& g, int me);
+    bool quiet_deploy(const Game& g, const Action& a, int me, double floor, GreedyScore& s);
+    double term(int card, int owner, int r, int me) const;
 };
 
 }  // namespace low
