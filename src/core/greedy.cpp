@@ -199,10 +199,84 @@ double Greedy::reinforcement_preference(const Game& view, const Action& a, int m
     return 2.0 + at_risk / (at_risk + 1000.0);
 }
 
+void Greedy::make_totals(const Game& pos) {
+    // Game::check's sums at pos: a unit that shot deals no melee damage.
+    const auto& units = pos.units();
+    shooters_ = false;
+    for (const Unit& u : units) shooters_ |= (u.flags & SHOT) != 0;
+    totals_.resize(units.size());
+    doomed_ = false;
+    for (size_t i = 0; i < units.size(); ++i) {
+        const Unit& u = units[i];
+        int total = u.shot_damage > 0 ? u.shot_damage : 0;
+        for (int e = 0; e < u.n_attacks; ++e) {
+            if (shooters_ && (units[(size_t)pos.unit_at(u.attack_sq[e])].flags & SHOT)) continue;
+            total += u.attack_val[e];
+        }
+        totals_[i] = total;
+        doomed_ |= total > defence_[(size_t)u.card];
+    }
+    totals_ready_ = true;
+}
+
+bool Greedy::quiet(const Game& pos, const Action& a) {
+    // A declared shot runs no check (Game::push). A deployment, a fired shot or a move runs one,
+    // which eliminates nothing if nothing at pos is doomed and no unit whose sum grows passes its
+    // defence: the units the new or moved unit attacks, itself, the shot's target (the shooter's
+    // own melee no longer counts, which only lowers sums).
+    if (a.kind == A_SHOOT && pos.phase() == PRE) return true;
+    if (a.kind != A_DEPLOY && a.kind != A_SHOOT && a.kind != A_MOVE) return false;
+    if (!totals_ready_) make_totals(pos);
+    if (doomed_) return false;
+    const auto& units = pos.units();
+    const int player = pos.to_move();
+    if (a.kind == A_SHOOT) {
+        int ui = pos.unit_at(a.from), ti = pos.unit_at(a.to);
+        const Unit& u = units[(size_t)ui];
+        const Unit& t = units[(size_t)ti];
+        int total = totals_[(size_t)ti] + pos.kind(u).damage;
+        if (!(shooters_ && (u.flags & SHOT))) {
+            for (int e = 0; e < t.n_attacks; ++e) {
+                if (t.attack_sq[e] == u.sq) total -= t.attack_val[e];
+            }
+        }
+        return total <= defence_[(size_t)t.card];
+    }
+    // The unit placed (Game::place): deployed, or moved with its flags and the shot damage on it.
+    int card, owner, total = 0;
+    bool counted = true;  // its melee damage counts in the check
+    if (a.kind == A_DEPLOY) {
+        card = a.card, owner = player;
+    } else {
+        const Unit& u = units[(size_t)pos.unit_at(a.from)];
+        card = u.card, owner = u.owner;
+        total = u.shot_damage > 0 ? u.shot_damage : 0;
+        counted = !(shooters_ && (u.flags & SHOT));
+    }
+    const Kind& k = pos.cards().kinds[(size_t)owner][(size_t)card];
+    const int x = sq_x(a.to), y = sq_y(a.to);
+    if (counted) {
+        for (int e = 0; e < k.n_attacks; ++e) {
+            int wi = pos.unit_at_xy(x + DX[k.attack_dir[e]], y + DY[k.attack_dir[e]]);
+            if (wi < 0 || units[(size_t)wi].owner == owner) continue;
+            if (totals_[(size_t)wi] + k.attack_val[e] > defence_[(size_t)units[(size_t)wi].card]) return false;
+        }
+    }
+    for (int d = 0; d < 8; ++d) {
+        int wi = pos.unit_at_xy(x + DX[d], y + DY[d]);
+        if (wi < 0) continue;
+        const Unit& w = units[(size_t)wi];
+        if (w.owner == owner || (shooters_ && (w.flags & SHOT))) continue;
+        total += pos.kind(w).attack_at[(d + 4) % 8];
+    }
+    return total <= k.defence;
+}
+
 int Greedy::rest_of_turn(int at, int me, int turn, double& total) {
     // GreedyBot._rest_of_turn: follow the turn greedily from pool_[at]; adds the gain on the way,
     // plus the thresholds' verdict where the line stops, to ``total``, and returns the pool index
-    // of the position where it stops (indices move, not games: a game is costly to swap).
+    // of the position where it stops (indices move, not games: a game is costly to swap). An
+    // option that surely eliminates nothing gains 0 unplayed; it is played only to go on with it.
     int child = (at + 1) % 3, best = (at + 2) % 3;
     while (true) {
         Game& pos = pool_[(size_t)at];
@@ -218,29 +292,42 @@ int Greedy::rest_of_turn(int at, int me, int turn, double& total) {
         if (options_.empty() || budget_ <= 0) break;
         bool optional = pos.phase() == POST;
         bool maximise = decider == me;
-        bool found = false;
+        bool found = false, best_played = false;
         double best_key = 0, best_gain = 0;
         int best_deploy = 0;
-        for (const Action& a : options_) {
+        size_t best_option = 0;
+        totals_ready_ = false;
+        for (size_t o = 0; o < options_.size(); ++o) {
+            const Action& a = options_[o];
             if (budget_ <= 0) break;
             --budget_;
-            Game& next = pool_[(size_t)child];
-            next = pos;
-            try {
-                next.push(a, nullptr);
-            } catch (const HiddenError&) {
-                continue;
+            double g = 0;
+            bool played = !quiet(pos, a);
+            if (played) {
+                Game& next = pool_[(size_t)child];
+                next = pos;
+                try {
+                    next.push(a, nullptr);
+                } catch (const HiddenError&) {
+                    continue;
+                }
+                g = gain(pos, next, me);
             }
-            double g = gain(pos, next, me);
             double key = maximise ? g : -g;
             int deploy = a.kind == A_DEPLOY;  // before the deployment, a deploy beats a shot that gains as much
             if (!found || key > best_key || (key == best_key && deploy > best_deploy)) {
                 found = true, best_key = key, best_gain = g, best_deploy = deploy;
-                std::swap(child, best);
+                best_option = o, best_played = played;
+                if (played) std::swap(child, best);
             }
         }
         if (!found) break;
         if (optional && maximise && best_gain <= EPS) break;  // nothing more to gain: the reinforcement comes next
+        if (!best_played) {
+            Game& next = pool_[(size_t)best];
+            next = pos;
+            next.push(options_[best_option], nullptr);
+        }
         total += best_gain;
         std::swap(at, best);
     }

@@ -57,6 +57,13 @@ class Greedy {
     // ``floor``: a score below it minus EPS cannot be among the best, so its tie-break is not needed.
     GreedyScore evaluate(const Game& view, const Action& a, int me, double floor);
     int rest_of_turn(int at, int me, int turn, double& total);
+    // Whether pushing ``a`` at ``pos`` surely eliminates nothing (its gain is 0): rest_of_turn
+    // plays only the options that may eliminate, and the one it goes on with. Game::check's sums
+    // at pos, made at the first need per position (totals_ready_ false).
+    bool quiet(const Game& pos, const Action& a);
+    void make_totals(const Game& pos);
+    bool totals_ready_ = false, shooters_ = false, doomed_ = false;
+    std::vector<int> totals_;
     double gain(const Game& before, const Game& after, int me) const;
     double terminal(const Game& g, int me) const;
     void tables(const Game& g) const {
