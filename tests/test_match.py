@@ -256,3 +256,10 @@ def test_match_refuses_bad_input_with_one_line_and_status_2(tmp_path: Path, bot_
         r = invoke(*args, "--workers", "1")
         assert r.exit_code == 2, (args, r.output)
         assert r.output.startswith("error: ") and said in r.output and len(r.output.strip().splitlines()) == 1, r.output
+
+
+def test_match_help_names_every_bot_weakest_first() -> None:
+    from lordsofwar.bots import BOTS
+
+    text = " ".join(CliRunner().invoke(cli, ["match", "--help"]).output.split())
+    assert ", ".join(BOTS) in text, text

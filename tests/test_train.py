@@ -15,6 +15,7 @@ from click.testing import CliRunner
 
 from lordsofwar import core
 from lordsofwar.bots import make_bot
+from lordsofwar.bots.features import NUM_FEATURES, features
 from lordsofwar.bots.play import play_game
 from lordsofwar.bots.policy import Policy, PolicyBot
 from lordsofwar.cli import cli
@@ -52,6 +53,8 @@ def test_self_play_shards_hold_consistent_decisions(data: Path) -> None:
             legal = set(s["legal_ids"][s["legal_ptr"][i] : s["legal_ptr"][i + 1]].tolist())
             visited = s["visit_ids"][s["visit_ptr"][i] : s["visit_ptr"][i + 1]].tolist()
             assert len(legal) > 1 and visited and set(visited) <= legal
+        assert s["greedy"].shape == (len(s["legal_ids"]), 3)  # the greedy bot's numbers of each legal id
+        assert np.all(s["greedy"][:, 1] >= -1) and np.all(s["greedy"][:, 1] <= 3)
         for g in np.unique(s["game"]):  # one result per game and decider, opposite for the two sides
             rows = s["game"] == g
             by_player = {int(p): set(s["result"][rows & (s["player"] == p)].tolist()) for p in (1, 2)}
@@ -69,6 +72,20 @@ def test_a_generated_run_continues_and_refuses_other_settings(data: Path, tmp_pa
         generate(data, 4, seed=2, iterations=30, shard_games=2)
 
 
+def test_against_the_greedy_bot_only_the_search_s_side_is_recorded(tmp_path: Path) -> None:
+    assert generate(tmp_path, 2, seed=7, iterations=30, shard_games=2, opponent="greedy") > 20
+    (s,) = iter_shards(tmp_path)
+    # The search takes seat 1 in even games and seat 2 in odd ones; the greedy bot's turns are not kept.
+    for g, seat in ((0, 1), (1, 2)):
+        rows = s["game"] == g
+        assert rows.any() and set(s["player"][rows].tolist()) == {seat}
+        assert len(set(s["result"][rows].tolist())) == 1
+    with pytest.raises(ValueError, match="use another directory"):
+        generate(tmp_path, 3, seed=7, iterations=30, shard_games=2)  # the same seed, another opponent
+    with pytest.raises(ValueError, match="opponent"):
+        generate(tmp_path / "x", 1, opponent="recruit")
+
+
 @pytest.mark.slow  # about 8 s on one busy core
 def test_a_tiny_network_learns_resumes_exports_and_plays(data: Path, tmp_path: Path) -> None:
     torch.set_num_threads(1)
@@ -80,7 +97,7 @@ def test_a_tiny_network_learns_resumes_exports_and_plays(data: Path, tmp_path: P
     # least a cross entropy can be) is less than half the untrained network's.
     d = load_data([data])
     rows = np.flatnonzero(d.game % 3 != 0)
-    x, legal, target, z = Batches(d, 0.5).get(rows)
+    x, legal, target, z, _ = Batches(d, 0.5).get(rows)
     entropy = float(-(target * torch.log(target.clamp(min=1e-12))).sum(dim=1).mean())
     torch.manual_seed(0)
     with torch.no_grad():
@@ -126,3 +143,52 @@ def test_the_command_exports_a_run_and_names_the_extra_without_torch(
     done = runner.invoke(cli, ["train", "fit", "--data", str(data), "--run", str(tmp_path / "r2")])
     assert done.exit_code == 2 and "pip install 'lordsofwar[train]'" in done.output
     assert not (tmp_path / "r2").exists()
+
+
+def tiny_with_head(steps: int) -> FitConfig:
+    config = tiny(steps)
+    config.action_head = True
+    return config
+
+
+@pytest.mark.slow  # about 6 s on one busy core
+def test_a_network_with_an_action_head_learns_exports_and_plays_as_numpy_computes_it(
+    data: Path, tmp_path: Path
+) -> None:
+    torch.set_num_threads(1)
+    d = load_data([data])
+    assert d.features is not None and d.features.shape == (len(d.legal_ids), NUM_FEATURES)
+    first = slice(int(d.legal_ptr[0]), int(d.legal_ptr[1]))
+    with np.load(sorted(data.glob("shard-*.npz"))[0]) as shard:
+        np.testing.assert_array_equal(d.features[first], features(shard["greedy"][first]))
+    fit([data], tmp_path / "h", tiny_with_head(300), say=lambda s: None)
+    log = [json.loads(line) for line in (tmp_path / "h" / "log.jsonl").read_text().splitlines()]
+    assert log[-1]["policy"] < log[0]["policy"], log
+    net, facts = load_checkpoint(tmp_path / "h")
+    assert net.features == NUM_FEATURES and facts["config"]["action_head"] is True
+    export(net, tmp_path / "scout.npz", {"steps": 300})
+    policy = Policy(tmp_path / "scout.npz")
+    assert policy.version == 4 and policy.features == NUM_FEATURES and policy.action_from == 0
+    # NumPy's logits of one decision's legal actions are the network's, head included.
+    batch = Batches(d, 0.5, action_head=True)
+    x, legal, _, _, entries = batch.get(np.array([0]))
+    assert entries is not None
+    with torch.no_grad():
+        logits, _ = net(x, entries)
+    ids = entries[1].numpy()
+    np.testing.assert_allclose(
+        policy.action_logits(x[0].numpy(), ids, entries[2].numpy()), logits[0, ids].numpy(), atol=1e-4
+    )
+    with pytest.raises(ValueError, match="action head"):
+        net(x)
+    bot = PolicyBot(policy, 1, temperature=0)
+    out = play_game({1: bot, 2: make_bot("random", 2)}, seed=3)  # play_game refuses an illegal action
+    assert len(out.actions) > 10
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    for f in data.glob("shard-*.npz"):  # a version 1 shard has no greedy numbers: an action head is refused
+        with np.load(f) as shard:
+            arrays = {k: shard[k] for k in shard.files if k != "greedy"}
+        np.savez(plain / f.name, **arrays)
+    with pytest.raises(ValueError, match="greedy bot's numbers"):
+        fit([plain], tmp_path / "p", tiny_with_head(10), say=lambda s: None)

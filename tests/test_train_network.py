@@ -153,9 +153,11 @@ def test_the_search_visits_land_on_the_ids_of_the_actions_searched() -> None:
         view = notation.view(pos, player)
         analysis = bot.analyse(view, deck=decks[player - 1])
         if len(analysis.actions) > 1:
-            planes, info, legal, ids, visits = search_targets(view, analysis)
+            planes, info, legal, ids, visits, greedy = search_targets(view, analysis)
             game = core.Game.from_position(view)
             assert legal.tolist() == game.legal_ids()
+            judged = {game.action_id(t): (s, p, e) for t, s, p, e in game.greedy_scores()}
+            np.testing.assert_allclose(greedy, [judged[int(i)] for i in legal], rtol=1e-6)
             visited = {str(a): n for a, n, _ in analysis.actions if n > 0}
             assert {game.action_text(int(i)): int(n) for i, n in zip(ids, visits, strict=True)} == visited
             assert sum(visited.values()) == analysis.iterations or analysis.iterations == 0
@@ -166,14 +168,18 @@ def test_the_search_visits_land_on_the_ids_of_the_actions_searched() -> None:
     assert checked[1] >= 5 and checked[2] >= 5
 
 
-def test_the_shipped_network_is_a_version_3_network_within_10_mb() -> None:
-    from lordsofwar.bots.policy import SHIPPED, shipped_network
+def test_the_shipped_networks_are_marshal_s_version_3_and_scout_s_version_4_within_10_mb() -> None:
+    from lordsofwar.bots.features import NUM_FEATURES
+    from lordsofwar.bots.policy import SCOUT, SHIPPED, shipped_network
 
-    assert SHIPPED.stat().st_size <= 10 * 1024 * 1024
+    assert SHIPPED.stat().st_size + SCOUT.stat().st_size <= 10 * 1024 * 1024
     net = shipped_network()
     assert net.version == 3 and net.has_value and net.mat == "bordered"
-    assert (net.observation_size, net.num_actions) == (SIZE, ACTIONS)
-    assert net.meta["training"]["steps"] > 0 and net.meta["training"]["decisions"] > 0
+    scout = shipped_network(SCOUT)
+    assert scout.version == 4 and scout.features == NUM_FEATURES and scout.mat == "bordered"
+    for n in (net, scout):
+        assert (n.observation_size, n.num_actions) == (SIZE, ACTIONS)
+        assert n.meta["training"]["steps"] > 0 and n.meta["training"]["decisions"] > 0
 
 
 def test_scout_plays_legal_games_and_the_greedy_bot_on_a_mat_it_was_not_trained_for() -> None:
@@ -191,3 +197,105 @@ def test_scout_plays_legal_games_and_the_greedy_bot_on_a_mat_it_was_not_trained_
     assert len(out.actions) > 10
     again = play_game({1: make_bot("random", 3), 2: make_bot("greedy", 4)}, seed=5, variant=unbordered)
     assert out.actions == again.actions  # there it plays exactly as the greedy bot seeded alike
+
+
+def head_network(path: Path, hidden: tuple[int, ...] = (12, 8), n_features: int = 11, **meta: Any) -> Path:
+    rng = np.random.default_rng(0)
+    policy = layers([SIZE, *hidden, ACTIONS], rng)
+    value = layers([hidden[-1], 5, 1], rng)
+    head = layers([n_features + hidden[-1], 6, 1], rng)
+    header: dict[str, Any] = {"mat": "bordered", "frame": [7, 6], "observation_size": SIZE, "num_actions": ACTIONS}
+    header.update(value_from=len(hidden) - 1, action_from=len(hidden) - 1, features=n_features)
+    header.update(meta)
+    save_network(path, policy, value, header, head)
+    return path
+
+
+def test_a_version_4_network_adds_its_action_head_s_score_to_the_legal_actions_logits(tmp_path: Path) -> None:
+    path = head_network(tmp_path / "n.npz")
+    net = Policy(path)
+    assert net.version == 4 and net.features == 11 and net.has_value
+    rng = np.random.default_rng(3)
+    x = rng.random(SIZE).astype(np.float32)
+    ids = np.array([5, 17, 900])
+    f = rng.random((3, 11)).astype(np.float32)
+    with np.load(path) as a:
+        h = np.maximum(np.maximum(x @ a["w0"] + a["b0"], 0) @ a["w1"] + a["b1"], 0)
+        logits = h @ a["w2"] + a["b2"]
+        extra = (
+            np.maximum(np.concatenate([f, np.tile(h, (3, 1))], axis=1) @ a["aw0"] + a["ab0"], 0) @ a["aw1"] + a["ab1"]
+        )
+    np.testing.assert_allclose(net.action_logits(x, ids, f), logits[ids] + extra[:, 0], rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(net.logits(x), logits, rtol=1e-5, atol=1e-5)  # the plain logits are unchanged
+    with pytest.raises(PolicyError, match="reads 11 features"):
+        net.action_logits(x, ids, f[:, :5])
+    plain = Policy(network(tmp_path / "v3.npz"))  # no head: the plain logits of the ids
+    np.testing.assert_allclose(plain.action_logits(x, ids, f), plain.logits(x)[ids], rtol=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("meta", "drop", "message"),
+    [
+        ({"action_from": 2}, (), "action_from 2 is not a hidden policy layer"),
+        ({"action_from": True}, (), "action_from True"),
+        ({"features": 0}, (), "features 0 is not a positive count"),
+        ({"features": 10}, (), "does not read 10 features and layer 1"),
+        ({}, ("aw1", "ab1"), "not two layers ending in one number"),
+    ],
+)
+def test_malformed_action_heads_are_refused(
+    tmp_path: Path, meta: dict[str, Any], drop: tuple[str, ...], message: str
+) -> None:
+    path = head_network(tmp_path / "n.npz", **meta)
+    if drop:
+        path = rewrite(path, tmp_path / "m.npz", drop)
+    with pytest.raises(PolicyError, match=message):
+        Policy(path)
+
+
+def test_the_greedy_features_rank_the_actions_of_a_decision() -> None:
+    from lordsofwar.bots.features import NUM_FEATURES, VALUE_SCALE, features
+    from lordsofwar.bots.greedy import WIN
+
+    raw = np.array(
+        [
+            [2.0, 1.0, -1.0],  # best score, deploy: greedy's pick (highest exposure among the tied)
+            [2.0, 1.0, -3.0],  # best score, worse exposure
+            [2.0, 0.0, 0.0],  # best score, a shot: a lower preference
+            [-5.0, 1.0, 0.0],
+            [WIN + 1.0, 3.0, 0.0],  # wins the game
+            [-WIN, 1.0, 0.0],  # loses it
+        ],
+        np.float32,
+    )
+    f = features(raw[:4])
+    assert f.shape == (4, NUM_FEATURES)
+    assert f[:, 8].tolist() == [1, 0, 0, 0] and f[:, 4].tolist() == [1, 1, 1, 0]
+    np.testing.assert_allclose(f[:, 3], [0, 0, 0, -7 / VALUE_SCALE])
+    np.testing.assert_allclose(f[:, 9], [0, 1 / 3, 2 / 3, 1])
+    np.testing.assert_allclose(f[:, 10], 0.25)
+    g = features(raw)
+    assert g[:, 0].tolist() == [0, 0, 0, 0, 1, 0] and g[:, 1].tolist() == [0, 0, 0, 0, 0, 1]
+    assert g[:, 8].tolist() == [0, 0, 0, 0, 1, 0]  # a win beats every score
+    np.testing.assert_allclose(g[4, 2], 1 / VALUE_SCALE)
+    assert np.all(g[:4, 3] == -3)  # far below a win
+    assert features(np.zeros((0, 3))).shape == (0, NUM_FEATURES)
+
+
+def test_the_python_engine_judges_every_legal_action_as_the_core_does() -> None:
+    from lordsofwar.core import _python
+
+    decks, pos = deal_for(8)
+    rng = random.Random(4)
+    compared = 0
+    for _ in range(50):
+        if pos.result is not None:
+            break
+        view = notation.view(pos, pos.decider)
+        native = sorted(core.Game.from_position(view).greedy_scores())
+        python = sorted(_python.Game.from_position(view).greedy_scores())
+        assert [t for t, *_ in native] == [t for t, *_ in python]
+        np.testing.assert_allclose([n[1:] for n in native], [p[1:] for p in python], rtol=1e-9, atol=1e-9)
+        compared += len(native)
+        pos.push(rng.choice(pos.legal_actions()))
+    assert compared > 100

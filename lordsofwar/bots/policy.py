@@ -22,6 +22,12 @@ that the ``scout`` level plays) adds a value head: the layers ``vw0``, ``vb0``, 
 the activation (after ReLU) of policy layer ``meta["value_from"]``, with ReLU between them; the
 last has one output, and ``tanh`` of it (:meth:`Policy.value`) is the expected result, from -1
 (lost) to +1 (won), for the player about to decide. Its policy layers are read as version 2's.
+
+A version 4 file (:func:`save_network` with an action head; the shipped
+``lordsofwar/bots/data/scout.npz`` that the ``scout`` level plays) adds to each legal action's
+logit a score of the action: ``aw1 @ ReLU(aw0 @ [f; h] + ab0) + ab1``, where ``f`` are the action's
+``meta["features"]`` numbers (:func:`lordsofwar.bots.features.features` of the greedy bot's
+judgement) and ``h`` the activation of policy layer ``meta["action_from"]``.
 """
 
 from __future__ import annotations
@@ -43,8 +49,10 @@ VERSION = 2
 """The version :func:`save_policy` writes: the network reads the scaled observation."""
 NETWORK_VERSION = 3
 """The version :func:`save_network` writes: a version 2 policy with a value head."""
-VERSIONS = (1, 2, 3)
-"""The versions read: 1 reads ``log1p`` of the unscaled observation; 3 adds a value head."""
+ACTION_HEAD_VERSION = 4
+"""The version :func:`save_network` writes with an action head."""
+VERSIONS = (1, 2, 3, 4)
+"""The versions read: 1 reads ``log1p`` of the unscaled observation; 3 adds a value head; 4 an action head."""
 MAX_LAYERS = 16
 MAX_BYTES = 200 * 1024 * 1024
 
@@ -71,17 +79,19 @@ def save_network(
     policy_layers: Sequence[tuple[np.ndarray, np.ndarray]],
     value_layers: Sequence[tuple[np.ndarray, np.ndarray]],
     meta: Mapping[str, Any],
+    action_layers: Sequence[tuple[np.ndarray, np.ndarray]] = (),
 ) -> None:
     """Write a network (version 3): the policy ``layers`` as :func:`save_policy` writes them, and
     the value head's ``value_layers`` reading the activation of policy layer
     ``meta["value_from"]``; ``meta`` also with ``mat``, ``frame``, ``observation_size``,
-    ``num_actions`` (and, free form, ``training``)."""
+    ``num_actions`` (and, free form, ``training``). With ``action_layers`` (the action head's two
+    layers; ``meta`` then with ``features`` and ``action_from``) the file is version 4."""
     arrays: dict[str, np.ndarray] = {}
-    for prefix, chain in (("", policy_layers), ("v", value_layers)):
+    for prefix, chain in (("", policy_layers), ("v", value_layers), ("a", action_layers)):
         for i, (w, b) in enumerate(chain):
             arrays[f"{prefix}w{i}"] = np.asarray(w, np.float32)
             arrays[f"{prefix}b{i}"] = np.asarray(b, np.float32)
-    header = {"format": FORMAT, **meta, "version": NETWORK_VERSION}
+    header = {"format": FORMAT, **meta, "version": ACTION_HEAD_VERSION if action_layers else NETWORK_VERSION}
     arrays["meta"] = np.frombuffer(json.dumps(header).encode(), np.uint8)
     with open(path, "wb") as f:
         np.savez_compressed(f, **arrays)  # type: ignore[arg-type]
@@ -149,7 +159,10 @@ class Policy:
         layers = _chain(arrays, "", where)
         self.value_layers: list[tuple[np.ndarray, np.ndarray]] = []
         self.value_from = -1
-        if self.version == NETWORK_VERSION:
+        self.action_layers: list[tuple[np.ndarray, np.ndarray]] = []
+        self.action_from = -1
+        self.features = 0
+        if self.version >= NETWORK_VERSION:
             value_from = meta.get("value_from")
             if isinstance(value_from, bool) or not isinstance(value_from, int) or not 0 <= value_from < len(layers) - 1:
                 raise PolicyError(
@@ -161,6 +174,22 @@ class Policy:
             if self.value_layers[-1][0].shape[1] != 1:
                 raise PolicyError(f"{where}: its value head does not end in one number")
             self.value_from = value_from
+        if self.version == ACTION_HEAD_VERSION:
+            action_from, features = meta.get("action_from"), meta.get("features")
+            if (
+                isinstance(action_from, bool)
+                or not isinstance(action_from, int)
+                or not 0 <= action_from < len(layers) - 1
+            ):
+                raise PolicyError(f"{where}: its action_from {action_from!r} is not a hidden policy layer")
+            if isinstance(features, bool) or not isinstance(features, int) or features < 1:
+                raise PolicyError(f"{where}: its features {features!r} is not a positive count")
+            self.action_layers = _chain(arrays, "a", where)
+            if len(self.action_layers) != 2 or self.action_layers[1][0].shape[1] != 1:
+                raise PolicyError(f"{where}: its action head is not two layers ending in one number")
+            if self.action_layers[0][0].shape[0] != features + layers[action_from][0].shape[1]:
+                raise PolicyError(f"{where}: its action head does not read {features} features and layer {action_from}")
+            self.action_from, self.features = action_from, features
         try:
             self.observation_size = int(meta["observation_size"])
             self.num_actions = int(meta["num_actions"])
@@ -215,8 +244,31 @@ class Policy:
 
     def evaluate(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray | None]:
         """The logits and (for a network with a value head, else None) the value of ``x``, in one pass."""
+        logits, value, _ = self._forward(x)
+        return logits, value
+
+    def action_logits(self, x: np.ndarray, ids: np.ndarray, features: np.ndarray) -> np.ndarray:
+        """For one input ``x``: the logits of the actions ``ids`` whose features (one row per
+        action, :func:`lordsofwar.bots.features.features`) are ``features``, with the action
+        head's score added (a network without one: the plain logits of ``ids``)."""
+        logits, _, hidden = self._forward(x)
+        out: np.ndarray = logits[ids].astype(np.float32)
+        if not self.action_layers:
+            return out
+        assert hidden is not None
+        (w0, b0), (w1, b1) = self.action_layers
+        f = np.asarray(features, np.float32)
+        if f.shape != (len(ids), self.features):
+            raise PolicyError(f"the action head reads {self.features} features per action, got {f.shape}")
+        h = np.maximum(f @ w0[: self.features] + (np.einsum("i,ij->j", hidden, w0[self.features :]) + b0), 0)
+        out += (h @ w1 + b1)[:, 0]
+        return out
+
+    def _forward(self, x: np.ndarray) -> tuple[np.ndarray, np.ndarray | None, np.ndarray | None]:
+        """The logits, the value (or None) and the action head's input layer (or None)."""
         x = np.asarray(x, np.float32)
         hidden: np.ndarray | None = None
+        action_input: np.ndarray | None = None
         last = len(self.layers) - 1
         for i, (w, b) in enumerate(self.layers):
             x = _dense(x, w, b)
@@ -224,14 +276,16 @@ class Policy:
                 np.maximum(x, 0, out=x)
             if i == self.value_from:
                 hidden = x
+            if i == self.action_from:
+                action_input = x
         if hidden is None:
-            return x, None
+            return x, None, action_input
         v = hidden
         for i, (w, b) in enumerate(self.value_layers):
             v = _dense(v, w, b)
             if i < len(self.value_layers) - 1:
                 np.maximum(v, 0, out=v)
-        return x, np.tanh(v[..., 0])
+        return x, np.tanh(v[..., 0]), action_input
 
 
 class PolicyBot:
@@ -274,16 +328,26 @@ class PolicyBot:
         game = game_class.from_position(view)
         if game.num_actions != policy.num_actions:
             raise PolicyError(f"{self.name} has {policy.num_actions} action ids, this game {game.num_actions}")
-        mask = game.legal_mask()
-        if not mask.any():
-            return self.rng.choice(view.legal_actions())
-        planes, info = game.observation()
-        logits = policy.logits(policy.observe(planes, info))
-        legal = np.flatnonzero(mask)
-        if self.temperature == 0:
-            choice = int(legal[np.argmax(logits[legal])])
+        if policy.action_layers:
+            # The action head reads the greedy bot's numbers of each legal action (bots/features.py).
+            from lordsofwar.bots.features import features, raw_scores
+
+            legal, raw = raw_scores(game)
+            if len(legal) == 0:
+                return self.rng.choice(view.legal_actions())
+            planes, info = game.observation()
+            scores = policy.action_logits(policy.observe(planes, info), legal, features(raw))
         else:
-            z = logits[legal] / self.temperature
+            mask = game.legal_mask()
+            if not mask.any():
+                return self.rng.choice(view.legal_actions())
+            planes, info = game.observation()
+            legal = np.flatnonzero(mask)
+            scores = policy.logits(policy.observe(planes, info))[legal]
+        if self.temperature == 0 or len(legal) == 1:
+            choice = int(legal[np.argmax(scores)])
+        else:
+            z = scores / self.temperature
             p = np.exp(z - z.max())
             choice = int(self.np_rng.choice(legal, p=p / p.sum()))
         return parse_action(game.action_text(choice), view)
@@ -293,29 +357,33 @@ class PolicyBot:
 
 
 SHIPPED = Path(__file__).parent / "data" / "net.npz"
-"""The network the ``scout`` level plays (docs/bots.md, "The network")."""
+"""The network ``marshal`` searches with (docs/bots.md, "The network")."""
+SCOUT = Path(__file__).parent / "data" / "scout.npz"
+"""The network the ``scout`` level plays: a version 4 file, with an action head."""
 
 SCOUT_TEMPERATURE = 0.0
 """The ``scout`` level plays the network's most likely legal action (docs/bots.md says why)."""
 
-_shipped: list[Policy] = []
+_shipped: dict[Path, Policy] = {}
 
 
-def shipped_network() -> Policy:
-    """The shipped network (:data:`SHIPPED`), read once."""
-    if not _shipped:
-        _shipped.append(Policy(SHIPPED))
-    return _shipped[0]
+def shipped_network(path: Path = SHIPPED) -> Policy:
+    """A shipped network (:data:`SHIPPED` or :data:`SCOUT`), read once."""
+    if path not in _shipped:
+        _shipped[path] = Policy(path)
+    return _shipped[path]
 
 
 class ScoutBot:
-    """The ``scout`` level: the shipped network's policy alone, no search. On a game the network
-    was not trained for (the unbordered mat, other cards) it plays as the greedy bot does."""
+    """The ``scout`` level: a shipped network's policy alone, no search (:data:`SCOUT`, with its
+    action head). On a game the network was not trained for (the unbordered mat, other cards) it
+    plays as the greedy bot does."""
 
     name = "scout"
 
-    def __init__(self, seed: int | None = None):
-        self.net = PolicyBot(shipped_network(), seed, SCOUT_TEMPERATURE, name=self.name)
+    def __init__(self, seed: int | None = None, network: Policy | None = None):
+        self.policy = network or shipped_network(SCOUT)
+        self.net = PolicyBot(self.policy, seed, SCOUT_TEMPERATURE, name=self.name)
         self.seed = seed
         self._greedy: Any = None
 
@@ -325,7 +393,7 @@ class ScoutBot:
         known: Mapping[int, Sequence[str]] | None = None,
         deck: Sequence[str] | None = None,
     ) -> Action:
-        if view.variant.mat == self.net.policy.mat:
+        if view.variant.mat == self.policy.mat:
             try:
                 return self.net.choose(view, known, deck)
             except PolicyError:

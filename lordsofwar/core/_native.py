@@ -412,6 +412,21 @@ class Game:
         except _core.Hidden as exc:
             raise HiddenInformationError(str(exc)) from None
 
+    def greedy_scores(self) -> list[tuple[str, float, float, float]]:
+        """The greedy bot's judgement of every legal action for the decider, in the order of the
+        legal actions: (notation text, score, tie-break preference, exposure), as
+        ``GreedyBot.evaluate`` gives them (docs/core.md, "The greedy bot")."""
+        if self._s.over:
+            raise ValueError("greedy_scores: the game is over")
+        values, fresh, weight, pushes = greedy_params(self.cards, self.variant)
+        try:
+            return [
+                (str(t), float(s), float(p), float(e))
+                for t, s, p, e in self._s.greedy_scores(values, fresh, weight, pushes)
+            ]
+        except _core.Hidden as exc:
+            raise HiddenInformationError(str(exc)) from None
+
     # --- views, hidden cards, playouts ---------------------------------------------------------
 
     def view(self, player: int) -> Game:

@@ -219,6 +219,23 @@ class Game:
             raise ValueError("greedy_action: the game is over")
         return str(GreedyBot(seed).choose(notation.view(pos, pos.decider)))
 
+    def greedy_scores(self) -> list[tuple[str, float, float, float]]:
+        """The greedy bot's judgement of every legal action for the decider, from the decider's
+        view, in the order of the legal actions: (notation text, score, tie-break preference,
+        exposure), as :meth:`lordsofwar.bots.greedy.GreedyBot.evaluate` gives them."""
+        from lordsofwar.bots.greedy import GreedyBot
+
+        pos = self._pos
+        if pos.result is not None:
+            raise ValueError("greedy_scores: the game is over")
+        view = notation.view(pos, pos.decider)
+        bot = GreedyBot(0)
+        out: list[tuple[str, float, float, float]] = []
+        for action in view.legal_actions():
+            score, (preference, exposure) = bot.evaluate(view, action, pos.decider)
+            out.append((str(action), float(score), float(preference), float(exposure)))
+        return out
+
     # --- views, hidden cards and playouts ----------------------------------------------------
 
     def view(self, player: int) -> Game:

@@ -93,6 +93,7 @@ class GameProtocol(Protocol):
 
     # --- the greedy bot
     def greedy_action(self, seed: int) -> str: ...
+    def greedy_scores(self) -> list[tuple[str, float, float, float]]: ...
 
 
 class BatchProtocol(Protocol):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +66,27 @@ _iterations = click.option(
 _data = click.option(
     "--data", default=DEFAULT_DATA, show_default=True, metavar="DIR", help="The directory of self-play shards."
 )
+_fit_data = click.option(
+    "--data",
+    multiple=True,
+    default=[DEFAULT_DATA],
+    show_default=True,
+    metavar="DIR",
+    help="A directory of self-play shards (repeat the option to train on several).",
+)
+_action_head = click.option(
+    "--action-head/--no-action-head",
+    default=False,
+    show_default=True,
+    help="Add the action head over the greedy bot's numbers (the network scout plays; shards of version 2).",
+)
+_trunk = click.option(
+    "--trunk",
+    default="512,256",
+    show_default=True,
+    metavar="N,N,...",
+    help="The hidden layers' sizes.",
+)
 _run = click.option(
     "--run",
     "run_dir",
@@ -116,19 +138,39 @@ _out = click.option(
 )
 
 
-def _generate(data: str, games: int, seed: int, iterations: int) -> None:
+_data_opponent = click.option(
+    "--opponent",
+    "data_opponent",
+    type=click.Choice(["self", "greedy"]),
+    default="self",
+    show_default=True,
+    help="Whom the search plays: itself (both sides recorded) or the greedy bot (its own side recorded).",
+)
+
+
+def _generate(data: str, games: int, seed: int, iterations: int, opponent: str = "self") -> None:
     _need_core()
     from lordsofwar.train.selfplay import generate
 
     try:
-        n = generate(data, games, seed, iterations, progress=lambda s: click.echo(s, err=True))
+        n = generate(data, games, seed, iterations, progress=lambda s: click.echo(s, err=True), opponent=opponent)
     except ValueError as exc:
         raise _bad(str(exc)) from None
     click.echo(f"{n:,} new decisions in {data}")
 
 
+def _trunk_sizes(text: str) -> tuple[int, ...]:
+    try:
+        sizes = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        raise _bad(f"--trunk: sizes separated by commas, got {text!r}") from None
+    if not sizes or not all(1 <= n <= 8192 for n in sizes):
+        raise _bad(f"--trunk: one to many sizes from 1 to 8192, got {text!r}")
+    return sizes
+
+
 def _fit(
-    data: str,
+    data: Sequence[str],
     run_dir: str,
     steps: int,
     resume: bool,
@@ -137,15 +179,23 @@ def _fit(
     lr: float = 5e-4,
     value_weight: float = 0.25,
     weight_decay: float = 1e-4,
+    action_head: bool = False,
+    trunk: str = "512,256",
 ) -> Any:
     _need_torch()
     from lordsofwar.train.fit import FitConfig, fit
 
     config = FitConfig(
-        steps=steps, snapshot_every=snapshot_every, lr=lr, value_weight=value_weight, weight_decay=weight_decay
+        steps=steps,
+        snapshot_every=snapshot_every,
+        lr=lr,
+        value_weight=value_weight,
+        weight_decay=weight_decay,
+        action_head=action_head,
+        trunk=_trunk_sizes(trunk),
     )
     try:
-        return fit([data], run_dir, config, resume=resume, threads=threads, say=lambda s: click.echo(s, err=True))
+        return fit(list(data), run_dir, config, resume=resume, threads=threads, say=lambda s: click.echo(s, err=True))
     except (ValueError, FileNotFoundError, FileExistsError) as exc:
         raise _bad(str(exc)) from None
 
@@ -166,13 +216,14 @@ def _export(run_dir: str, out: str) -> None:
 @_games
 @_seed
 @_iterations
-def generate_command(data: str, games: int, seed: int, iterations: int) -> None:
+@_data_opponent
+def generate_command(data: str, games: int, seed: int, iterations: int, data_opponent: str) -> None:
     """Play self-play games of the search into DIR, a shard every 10 games (continues a run there)."""
-    _generate(data, games, seed, iterations)
+    _generate(data, games, seed, iterations, data_opponent)
 
 
 @train_group.command("fit")
-@_data
+@_fit_data
 @_run
 @_steps
 @click.option("--resume", is_flag=True, help="Continue the run's checkpoint (its settings and data).")
@@ -181,8 +232,10 @@ def generate_command(data: str, games: int, seed: int, iterations: int) -> None:
 @_lr
 @_value_weight
 @_weight_decay
+@_action_head
+@_trunk
 def fit_command(
-    data: str,
+    data: tuple[str, ...],
     run_dir: str,
     steps: int,
     resume: bool,
@@ -191,10 +244,12 @@ def fit_command(
     lr: float,
     value_weight: float,
     weight_decay: float,
+    action_head: bool,
+    trunk: str,
 ) -> None:
     """Fit the network to the shards in DIR, checkpointing into the run's directory (a resumed
     run keeps its settings but --steps)."""
-    _fit(data, run_dir, steps, resume, threads, snapshot_every, lr, value_weight, weight_decay)
+    _fit(data, run_dir, steps, resume, threads, snapshot_every, lr, value_weight, weight_decay, action_head, trunk)
 
 
 @train_group.command("export")
@@ -217,6 +272,9 @@ def export_command(run_dir: str, out: str) -> None:
 @_lr
 @_value_weight
 @_weight_decay
+@_action_head
+@_trunk
+@_data_opponent
 @_out
 def all_command(
     data: str,
@@ -230,13 +288,16 @@ def all_command(
     lr: float,
     value_weight: float,
     weight_decay: float,
+    action_head: bool,
+    trunk: str,
+    data_opponent: str,
     out: str,
 ) -> None:
     """Generate, fit and export in turn; run again after a stop, it continues each step."""
     _need_torch()
-    _generate(data, games, seed, iterations)
+    _generate(data, games, seed, iterations, data_opponent)
     resume = (Path(run_dir) / "checkpoint.pt").exists()
-    _fit(data, run_dir, steps, resume, threads, snapshot_every, lr, value_weight, weight_decay)
+    _fit([data], run_dir, steps, resume, threads, snapshot_every, lr, value_weight, weight_decay, action_head, trunk)
     _export(run_dir, out)
 
 

@@ -47,6 +47,10 @@ class FitConfig:
     root_mix: float = 0.5
     trunk: tuple[int, ...] = (512, 256)
     value_hidden: tuple[int, ...] = (64,)
+    action_head: bool = False
+    """An action head over the greedy bot's numbers (:mod:`lordsofwar.bots.features`; the shards
+    must be version 2)."""
+    feature_hidden: int = 64
     holdout: int = 20
     """One game in ``holdout`` (game index modulo ``holdout`` == 0) is held out."""
     seed: int = 0
@@ -71,6 +75,9 @@ class Data:
     result: np.ndarray
     game: np.ndarray
     shards: list[str]
+    features: np.ndarray | None = None
+    """Per legal id (in the order of ``legal_ids``), its features (:func:`lordsofwar.bots.features.features`),
+    where every shard has the greedy bot's numbers."""
 
     def __len__(self) -> int:
         return len(self.value)
@@ -88,7 +95,10 @@ def load_data(paths: Sequence[str | Path]) -> Data:
             raise FileNotFoundError(f"no self-play data at {str(p)!r}")
     if not files:
         raise ValueError(f"no self-play shards in {', '.join(map(str, paths))}")
+    from lordsofwar.bots.features import NUM_FEATURES, features
+
     parts: dict[str, list[np.ndarray]] = {}
+    feature_parts: list[np.ndarray] | None = []
     legal_base = visit_base = 0
     for path in files:
         with np.load(path, allow_pickle=False) as data:
@@ -105,7 +115,16 @@ def load_data(paths: Sequence[str | Path]) -> Data:
         visit_base += int(arrays["visit_ptr"][-1])
         for key in ("legal_ids", "visit_ids", "visits", "value", "result", "game"):
             parts.setdefault(key, []).append(arrays[key])
-    joined = {k: np.concatenate(v) for k, v in parts.items()}
+        if "greedy" not in arrays:
+            feature_parts = None
+        elif feature_parts is not None:
+            ptr, raw = arrays["legal_ptr"], arrays["greedy"]
+            f = np.empty((len(raw), NUM_FEATURES), np.float32)
+            for i in range(n):
+                f[ptr[i] : ptr[i + 1]] = features(raw[ptr[i] : ptr[i + 1]])
+            feature_parts.append(f)
+    joined: dict[str, Any] = {k: np.concatenate(v) for k, v in parts.items()}
+    joined["features"] = np.concatenate(feature_parts) if feature_parts else None
     joined["legal_ptr"] = np.append(joined["legal_ptr"], legal_base)
     joined["visit_ptr"] = np.append(joined["visit_ptr"], visit_base)
     if joined["planes"].shape[1] + joined["info"].shape[1] != OBSERVATION_SIZE:
@@ -122,23 +141,36 @@ def _spans(ptr: np.ndarray, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return row_of, np.repeat(starts, lengths) + offsets
 
 
+Entries = tuple[torch.Tensor, torch.Tensor, torch.Tensor]
+"""Each legal action of a batch: its row, its id, its features (for the action head)."""
+
+
 class Batches:
     """Minibatches of :class:`Data` as tensors: the scaled observations, the legal mask, the
-    visit distribution, the value target."""
+    visit distribution, the value target, and (with ``action_head``) each legal action's
+    features."""
 
-    def __init__(self, data: Data, root_mix: float):
+    def __init__(self, data: Data, root_mix: float, action_head: bool = False):
+        if action_head and data.features is None:
+            raise ValueError("an action head needs the greedy bot's numbers: shards of version 2 (train generate)")
         self.data = data
         self.scale = torch.from_numpy(observation_scale())
         self.root_mix = root_mix
+        self.action_head = action_head
 
-    def get(self, rows: np.ndarray) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    def get(self, rows: np.ndarray) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, Entries | None]:
         d = self.data
         b = len(rows)
         x = torch.cat([torch.from_numpy(d.planes[rows]).float(), torch.from_numpy(d.info[rows])], dim=1)
         x = torch.clamp(x * self.scale, 0.0, 1.0)
         legal = torch.zeros(b, NUM_ACTIONS, dtype=torch.bool)
         r, i = _spans(d.legal_ptr, rows)
-        legal[torch.from_numpy(r), torch.from_numpy(d.legal_ids[i].astype(np.int64))] = True
+        legal_rows, legal_ids = torch.from_numpy(r), torch.from_numpy(d.legal_ids[i].astype(np.int64))
+        legal[legal_rows, legal_ids] = True
+        entries: Entries | None = None
+        if self.action_head:
+            assert d.features is not None
+            entries = (legal_rows, legal_ids, torch.from_numpy(d.features[i]))
         target = torch.zeros(b, NUM_ACTIONS)
         r, i = _spans(d.visit_ptr, rows)
         target[torch.from_numpy(r), torch.from_numpy(d.visit_ids[i].astype(np.int64))] = torch.from_numpy(
@@ -146,14 +178,19 @@ class Batches:
         )
         target /= target.sum(dim=1, keepdim=True).clamp(min=1.0)
         z = (1 - self.root_mix) * d.result[rows] + self.root_mix * d.value[rows]
-        return x, legal, target, torch.from_numpy(z.astype(np.float32))
+        return x, legal, target, torch.from_numpy(z.astype(np.float32)), entries
 
 
 def losses(
-    net: Network, x: torch.Tensor, legal: torch.Tensor, target: torch.Tensor, z: torch.Tensor
+    net: Network,
+    x: torch.Tensor,
+    legal: torch.Tensor,
+    target: torch.Tensor,
+    z: torch.Tensor,
+    entries: Entries | None = None,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """The policy loss (cross entropy over the legal ids) and the value loss (squared error) of a batch."""
-    logits, v = net(x)
+    logits, v = net(x, entries)
     logits = logits.masked_fill(~legal, -1e9)
     policy = -(target * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
     value = torch.mean((torch.tanh(v) - z) ** 2)
@@ -167,9 +204,10 @@ def _save_atomic(obj: Any, path: Path) -> None:
 
 
 def export(net: Network, path: str | Path, training: dict[str, Any]) -> None:
-    """Write ``net`` as a version 3 network file (:func:`lordsofwar.bots.policy.save_network`)."""
+    """Write ``net`` as a network file (:func:`lordsofwar.bots.policy.save_network`): version 3,
+    or 4 with an action head."""
     policy, value, value_from = net.export_layers()
-    meta = {
+    meta: dict[str, Any] = {
         "mat": "bordered",
         "frame": list(BORDERED_FRAME),
         "observation_size": OBSERVATION_SIZE,
@@ -177,7 +215,9 @@ def export(net: Network, path: str | Path, training: dict[str, Any]) -> None:
         "value_from": value_from,
         "training": training,
     }
-    save_network(path, policy, value, meta)
+    if net.features:
+        meta.update(features=net.features, action_from=len(policy) - 2)
+    save_network(path, policy, value, meta, net.export_action_head())
 
 
 def _config_of(stored: dict[str, Any]) -> FitConfig:
@@ -185,6 +225,17 @@ def _config_of(stored: dict[str, Any]) -> FitConfig:
     for key in ("trunk", "value_hidden"):
         stored[key] = tuple(stored[key])
     return FitConfig(**stored)
+
+
+def make_network(config: FitConfig) -> Network:
+    from lordsofwar.bots.features import NUM_FEATURES
+
+    return Network(
+        trunk=config.trunk,
+        value_hidden=config.value_hidden,
+        features=NUM_FEATURES if config.action_head else 0,
+        feature_hidden=config.feature_hidden,
+    )
 
 
 def fit(
@@ -221,7 +272,7 @@ def fit(
     run.mkdir(parents=True, exist_ok=True)
     torch.manual_seed(config.seed)
     random.seed(config.seed)
-    net = Network(trunk=config.trunk, value_hidden=config.value_hidden)
+    net = make_network(config)
     opt = torch.optim.Adam(net.parameters(), lr=config.lr, weight_decay=config.weight_decay)
     rng = np.random.default_rng(config.seed)
     held = data.game % config.holdout == 0
@@ -239,7 +290,7 @@ def fit(
         random.setstate(state["python_rng"])
         order, cursor, step, seconds = state["order"], state["cursor"], state["step"], state["seconds"]
         say(f"resumed at step {step} ({seconds:.0f} s of training)")
-    batches = Batches(data, config.root_mix)
+    batches = Batches(data, config.root_mix, config.action_head)
     say(
         f"{len(data):,} decisions from {len(data.shards)} shards: {len(train_rows):,} to train on, "
         f"{int(held.sum()):,} held out; network {net.shape}"
@@ -284,6 +335,7 @@ def fit(
                 "seconds": seconds,
                 "config": dataclasses.asdict(config),
                 "shards": data.shards,
+                "decisions": len(data),
                 "shape": net.shape,
             },
             ckpt_path,
@@ -341,10 +393,10 @@ def load_checkpoint(path: str | Path) -> tuple[Network, dict[str, Any]]:
         path = path / "checkpoint.pt"
     state = torch.load(path, weights_only=False)
     config = _config_of(state["config"])
-    net = Network(trunk=config.trunk, value_hidden=config.value_hidden)
+    net = make_network(config)
     net.load_state_dict(state["model"])
     facts = {
-        "decisions": None,
+        "decisions": state.get("decisions"),
         "shards": len(state["shards"]),
         "steps": state["step"],
         "seconds": round(state["seconds"], 1),

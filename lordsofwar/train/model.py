@@ -1,5 +1,7 @@
 """The network (PyTorch): a trunk of dense layers over the observation vector, a policy head
-with one logit per action id and a value head (docs/bots.md, "The network"; the file it is
+with one logit per action id and a value head, and optionally an action head that adds to each
+legal action's logit a score computed from the trunk's last layer and the greedy bot's numbers
+for that action (:mod:`lordsofwar.bots.features`) (docs/bots.md, "The network"; the file it is
 exported to: :func:`lordsofwar.bots.policy.save_network`)."""
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ class Network(nn.Module):
         trunk: Sequence[int] = (512, 256),
         actions: int = NUM_ACTIONS,
         value_hidden: Sequence[int] = (64,),
+        features: int = 0,
+        feature_hidden: int = 64,
     ):
         super().__init__()
         if not trunk:
@@ -48,12 +52,30 @@ class Network(nn.Module):
         vsizes = [sizes[-1], *value_hidden, 1]
         self.value = nn.ModuleList(nn.Linear(a, b) for a, b in zip(vsizes, vsizes[1:], strict=False))
         self.shape = {"inputs": inputs, "trunk": list(trunk), "actions": actions, "value_hidden": list(value_hidden)}
+        self.features = features
+        if features:
+            # The action head: ReLU(W [features; trunk]) then one number, per legal action.
+            self.action_hidden = nn.Linear(features + sizes[-1], feature_hidden)
+            self.action_out = nn.Linear(feature_hidden, 1)
+            self.shape.update(features=features, feature_hidden=feature_hidden)
 
-    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """The logits and the value before ``tanh`` of a batch of scaled observations."""
+    def forward(
+        self, x: torch.Tensor, entries: tuple[torch.Tensor, torch.Tensor, torch.Tensor] | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        """The logits and the value before ``tanh`` of a batch of scaled observations. With an
+        action head, ``entries`` (each legal action's batch row, its id and its features) adds
+        the head's score to those logits."""
         for layer in self.trunk:
             x = torch.relu(layer(x))
         logits = self.policy(x)
+        if self.features:
+            if entries is None:
+                raise ValueError("a network with an action head needs each legal action's features")
+            rows, ids, feats = entries
+            w = self.action_hidden.weight  # (hidden, features + trunk)
+            from_trunk = x @ w[:, self.features :].T  # (batch, hidden), once per position
+            h = torch.relu(feats @ w[:, : self.features].T + from_trunk[rows] + self.action_hidden.bias)
+            logits = logits.index_put((rows, ids), self.action_out(h)[:, 0], accumulate=True)
         v = x
         for i, layer in enumerate(self.value):
             v = layer(v)
@@ -63,7 +85,7 @@ class Network(nn.Module):
 
     def export_layers(self) -> tuple[list[tuple[np.ndarray, np.ndarray]], list[tuple[np.ndarray, np.ndarray]], int]:
         """The policy chain, the value head (weights as (inputs, outputs)) and ``value_from``, for
-        :func:`lordsofwar.bots.policy.save_network`."""
+        :func:`lordsofwar.bots.policy.save_network` (the action head: :meth:`export_action_head`)."""
 
         def pair(layer: nn.Module) -> tuple[np.ndarray, np.ndarray]:
             assert isinstance(layer, nn.Linear)
@@ -75,6 +97,19 @@ class Network(nn.Module):
         policy = [pair(layer) for layer in self.trunk] + [pair(self.policy)]
         value = [pair(layer) for layer in self.value]
         return policy, value, len(self.trunk) - 1
+
+    def export_action_head(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The action head's two layers (weights as (inputs, outputs); the first reads the
+        features, then the trunk's last layer), or none."""
+        if not self.features:
+            return []
+        return [
+            (
+                layer.weight.detach().cpu().numpy().T.astype(np.float32).copy(),
+                layer.bias.detach().cpu().numpy().astype(np.float32).copy(),
+            )
+            for layer in (self.action_hidden, self.action_out)
+        ]
 
 
 def parameter_count(net: nn.Module) -> int:

@@ -1,7 +1,9 @@
 """Training data from the search playing itself (expert iteration's first generation).
 
 Two search bots (the ``elite`` level's settings with an iteration cap of their own, so a run
-repeats) play whole games, each from its own view: its view, the hand cards its opponent showed
+repeats) play whole games (or, with ``opponent="greedy"``, one search bot plays the greedy bot,
+taking seat 1 in even games and seat 2 in odd ones, and only its decisions are recorded), each
+from its own view: its view, the hand cards its opponent showed
 and its own deck, exactly what :func:`lordsofwar.bots.play.ask` tells a bot. At every decision
 with more than one legal action the decider's search is recorded:
 
@@ -11,6 +13,9 @@ with more than one legal action the decider's search is recorded:
 - the search's visits per root action, each action mapped to its integer id in the decider's
   frame (``Game.action_id`` on the same view: docs/rl.md, "Actions");
 - the search's root value (its win estimate of the action it prefers, as -1 to +1);
+- the greedy bot's score, tie-break preference and exposure of every legal action
+  (:func:`lordsofwar.bots.features.raw_scores`, in the order of the legal ids), which the
+  ``scout`` network reads beside the position;
 - at the game's end, the result for that decider (+1 won, -1 lost, 0 drawn).
 
 The move played is drawn in proportion to the visits for the first ``sample_moves`` decisions
@@ -43,7 +48,9 @@ from lordsofwar.rules.knowledge import known_hands
 from lordsofwar.rules.state import Event, Position
 
 SHARD_FORMAT = "lordsofwar-selfplay"
-SHARD_VERSION = 1
+SHARD_VERSION = 2
+"""Version 2 adds the greedy bot's numbers per legal action (``greedy``) and the ``opponent`` setting."""
+OPPONENTS = ("self", "greedy")
 DEFAULT_ITERATIONS = 1200
 """The teacher's iteration cap: ``elite``'s settings (3,500 iterations) made 18 decisions a second
 on the loaded 2-core machine; 1,200 make about 40, enough for 100,000 decisions an hour."""
@@ -71,6 +78,8 @@ class Decision:
     """Their visits, in the order of ``ids``."""
     value: float
     player: int
+    greedy: np.ndarray
+    """The greedy bot's (score, preference, exposure) of each legal id, in the order of ``legal``."""
     result: float = 0.0
 
 
@@ -86,12 +95,14 @@ class GameRecord:
 
 def search_targets(
     view: Position, analysis: Analysis
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """What the network learns from one search of ``view``: the decider's observation
     (``planes``, ``info``), its legal ids, and the ids and visits of the root actions the search
-    weighed, each action's id read in the decider's frame. An action of the search that is not a
-    legal id of the view is an error (the two encodings disagree)."""
+    weighed, each action's id read in the decider's frame, and the greedy bot's numbers of each
+    legal id. An action of the search that is not a legal id of the view is an error (the two
+    encodings disagree)."""
     from lordsofwar import core
+    from lordsofwar.bots.features import raw_scores
 
     game = core.Game.from_position(view)
     planes, info = game.observation()
@@ -108,14 +119,26 @@ def search_targets(
         raise LordsOfWarError("the search weighed an action whose id is not legal in the decider's view")
     if len(set(ids)) != len(ids):
         raise LordsOfWarError("two root actions of the search have the same id")
-    return planes, info, legal, id_array, np.asarray(visits, np.int32)
+    greedy_ids, greedy = raw_scores(game)
+    if not np.array_equal(greedy_ids, legal):
+        raise LordsOfWarError("the greedy bot's legal actions are not the legal ids of the decider's view")
+    return planes, info, legal, id_array, np.asarray(visits, np.int32), greedy
 
 
-def play_selfplay_game(index: int, seed: int, level: SearchLevel, sample_moves: int) -> GameRecord:
-    """Game ``index`` of a run seeded ``seed`` between two bots searching with ``level``."""
+def play_selfplay_game(
+    index: int, seed: int, level: SearchLevel, sample_moves: int, opponent: str = "self"
+) -> GameRecord:
+    """Game ``index`` of a run seeded ``seed`` between two bots searching with ``level``, or
+    (``opponent="greedy"``) between one and the greedy bot."""
+    from lordsofwar.bots.greedy import GreedyBot
+
+    if opponent not in OPPONENTS:
+        raise ValueError(f"opponent: one of {', '.join(OPPONENTS)}, got {opponent!r}")
     game_seed = seed + index
     decks, pos = deal_for(derived_seed(game_seed, "deal"))
     bots = {seat: SearchBot(level, derived_seed(game_seed, "selfplay", seat)) for seat in (1, 2)}
+    teacher_seat = 1 + index % 2
+    greedy = GreedyBot(derived_seed(game_seed, "selfplay", 3 - teacher_seat)) if opponent == "greedy" else None
     rng = random.Random(derived_seed(game_seed, "sample"))
     events: list[Event] = []
     record = GameRecord(index, None, 0)
@@ -125,12 +148,16 @@ def play_selfplay_game(index: int, seed: int, level: SearchLevel, sample_moves: 
             raise LordsOfWarError(f"self-play game {index} did not end in {MAX_ACTIONS} actions")
         player = pos.decider
         view = notation.view(pos, player)
+        if greedy is not None and player != teacher_seat:
+            events.extend(pos.push(greedy.choose(view)))
+            actions += 1
+            continue
         analysis = bots[player].analyse(view, known_hands(events, player), decks[player - 1])
         action = analysis.choice
         if len(analysis.actions) > 1:
-            planes, info, legal, ids, visits = search_targets(view, analysis)
+            planes, info, legal, ids, visits, scores = search_targets(view, analysis)
             value = 2.0 * analysis.value - 1.0 if analysis.value == analysis.value else 0.0
-            record.decisions.append(Decision(planes, info, legal, ids, visits, value, player))
+            record.decisions.append(Decision(planes, info, legal, ids, visits, value, player, scores))
             if len(record.decisions) <= sample_moves:
                 tried = [(a, n) for a, n, _ in analysis.actions if n > 0]
                 action = rng.choices([a for a, _ in tried], weights=[n for _, n in tried])[0]
@@ -159,6 +186,7 @@ def pack(records: list[GameRecord], meta: dict[str, Any]) -> dict[str, np.ndarra
         "visit_ptr": visit_ptr,
         "visit_ids": np.concatenate([d.ids for d in rows]).astype(np.int16) if rows else empty_i.astype(np.int16),
         "visits": np.concatenate([d.visits for d in rows]).astype(np.int32) if rows else empty_i,
+        "greedy": np.concatenate([d.greedy for d in rows]).astype(np.float32) if rows else np.zeros((0, 3), np.float32),
         "value": np.asarray([d.value for d in rows], np.float32),
         "result": np.asarray([d.result for d in rows], np.float32),
         "player": np.asarray([d.player for d in rows], np.int8),
@@ -189,6 +217,7 @@ def generate(
     shard_games: int = 10,
     sample_moves: int = 12,
     progress: Callable[[str], None] | None = None,
+    opponent: str = "self",
 ) -> int:
     """Play self-play games ``0 .. games - 1`` of the run seeded ``seed`` into ``directory``,
     ``shard_games`` games a shard, continuing after the shards already there (a run stopped or
@@ -197,7 +226,16 @@ def generate(
     out = Path(directory)
     out.mkdir(parents=True, exist_ok=True)
     level = teacher(iterations)
-    settings = {"seed": seed, "iterations": iterations, "sample_moves": sample_moves, "shard_games": shard_games}
+    if opponent not in OPPONENTS:
+        raise ValueError(f"opponent: one of {', '.join(OPPONENTS)}, got {opponent!r}")
+    settings = {
+        "seed": seed,
+        "iterations": iterations,
+        "sample_moves": sample_moves,
+        "shard_games": shard_games,
+        "opponent": opponent,
+        "version": SHARD_VERSION,
+    }
     done = 0
     existing = shard_paths(out)
     for path in existing:
@@ -211,7 +249,8 @@ def generate(
     for first in range(done, games, shard_games):
         start = time.perf_counter()
         records = [
-            play_selfplay_game(g, seed, level, sample_moves) for g in range(first, min(first + shard_games, games))
+            play_selfplay_game(g, seed, level, sample_moves, opponent)
+            for g in range(first, min(first + shard_games, games))
         ]
         meta = {
             **settings,
