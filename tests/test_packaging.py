@@ -110,6 +110,9 @@ def test_the_console_commands_run_from_a_clean_install(installed: Path, tmp_path
 
     match = json.loads(run(low, "match", "recruit", "random", "--games", "2", "--workers", "1", "--json", cwd=tmp_path))
     assert match["games"] == 2 and match["wins"] + match["draws"] + match["losses"] == 2
+    # scout's and marshal's networks are in the wheel: scout plays from it with NumPy alone
+    match = json.loads(run(low, "match", "scout", "random", "--games", "1", "--workers", "1", "--json", cwd=tmp_path))
+    assert match["games"] == 1
     decks = [CORE.standard_deck(a) for a in ("orcs", "dwarves")]
     record = notation.GameRecord(decks, 3, Variant(), ["a", "b"], [], None)
     pos = notation.deal(decks, 3, Variant(), CORE)

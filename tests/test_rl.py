@@ -584,7 +584,9 @@ def test_action_masks_for_masking_learners() -> None:
     for _ in range(5):
         masks = v.action_masks()
         assert masks.dtype == bool and masks.shape == (4, 1724)
-        assert np.array_equal(masks, obs["action_mask"] == 1) and np.array_equal(infos["action_mask"], obs["action_mask"])
+        assert np.array_equal(masks, obs["action_mask"] == 1) and np.array_equal(
+            infos["action_mask"], obs["action_mask"]
+        )
         obs, _, _, _, infos = v.step(v.batch.sample().copy())
 
 
@@ -644,5 +646,29 @@ def test_a_trained_policy_as_the_gymnasium_opponent(tmp_path: Any) -> None:
         gymnasium.make(rl.ENV_ID, opponent=f"policy:{tmp_path / 'missing.npz'}")
     with pytest.raises(ValueError, match="trained for the bordered mat"):
         gymnasium.make(rl.ENV_ID, opponent=f"policy:{shipped}", mat="unbordered")
-    with pytest.raises(ValueError, match="or policy:FILE"):
+    with pytest.raises(ValueError, match="policy:FILE or python:MODULE:FACTORY"):
         gymnasium.make(rl.ENV_ID, opponent="grandmaster")
+
+
+def test_a_python_bot_as_the_gymnasium_opponent(tmp_path: Any) -> None:
+    (tmp_path / "firstbot.py").write_text(
+        "class First:\n"
+        "    def __init__(self, seed):\n"
+        "        self.seed = seed\n"
+        "    def choose(self, view, known=None, deck=None):\n"
+        "        return sorted(view.legal_actions(), key=str)[0]\n"
+        "def make(seed):\n"
+        "    return First(seed)\n"
+    )
+    name = f"python:{tmp_path / 'firstbot.py'}:make"
+    e = gymnasium.make(rl.ENV_ID, opponent=name, seat=2)
+    obs, _ = e.reset(seed=3)
+    game = e.unwrapped.game
+    assert game.to_position().board  # the bot opened the game as player 1
+    rng = np.random.default_rng(2)
+    done = False
+    while not done:
+        obs, reward, done, truncated, info = e.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert info["winner"] in (0, 1, 2)
+    with pytest.raises(ValueError, match="no file"):
+        gymnasium.make(rl.ENV_ID, opponent=f"python:{tmp_path / 'missing.py'}:make")

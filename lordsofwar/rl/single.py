@@ -36,9 +36,10 @@ CORE_BOTS = ("random", "greedy")
 
 
 class LordsOfWarEnv(PicklesWithoutGameClass, gymnasium.Env):
-    """One agent against ``opponent`` (a bot's name, weakest first: random, recruit, greedy,
-    veteran, elite, general; or ``policy:FILE``, a trained policy, checked against the mat when
-    the environment is made); see the module text."""
+    """One agent against ``opponent`` (a bot's name, weakest first: random, scout, recruit,
+    greedy, veteran, elite, marshal, general; ``policy:FILE``, a trained policy, checked against
+    the mat when the environment is made; or ``python:MODULE:FACTORY``, a bot written in Python,
+    made for each game from the game's bot seed); see the module text."""
 
     metadata: dict[str, Any] = {"render_modes": ["human", "ansi"], "render_fps": 1}
 
@@ -50,13 +51,15 @@ class LordsOfWarEnv(PicklesWithoutGameClass, gymnasium.Env):
         render_mode: str | None = None,
         **options: Any,
     ):
-        from lordsofwar.bots import BOTS, POLICY_PREFIX, make_bot
+        from lordsofwar.bots import BOTS, POLICY_PREFIX, PYTHON_PREFIX, make_bot
 
         self._policy_bot: Any = None
         if isinstance(opponent, str) and opponent.startswith(POLICY_PREFIX):
             self._policy_bot = make_bot(opponent, 0)  # the file read and checked now, once
+        elif isinstance(opponent, str) and opponent.startswith(PYTHON_PREFIX):
+            make_bot(opponent, 0)  # a name that makes no bot is refused now, saying why
         elif opponent not in BOTS:
-            raise ValueError(f"opponent {opponent!r}: one of {', '.join(BOTS)}, or policy:FILE")
+            raise ValueError(f"opponent {opponent!r}: one of {', '.join(BOTS)}, policy:FILE or python:MODULE:FACTORY")
         if seat not in (None, 1, 2):
             raise ValueError(f"seat {seat!r}: 1, 2 or None (drawn at every reset)")
         if illegal_action not in ("lose", "raise"):
