@@ -358,7 +358,6 @@ bool Greedy::quiet_root(const Game& g, int me) {
     // Whether ``g`` (the position being decided) lets quiet_deploy judge its deployments, and if
     // so what it needs of g: each unit's margin before the check, its danger's sum and its term.
     if (!g.variant().bordered || g.phase() != PRE || g.advance() || g.over() || g.to_move() != me) return false;
-    if (may_shoot_or_move(g)) return false;  // the simulated turn would go on past the deployment
     const auto& units = g.units();
     size_t n = units.size();
     // Game::check's sums: a unit that shot deals no melee damage.
@@ -375,6 +374,9 @@ bool Greedy::quiet_root(const Game& g, int me) {
         margin_[i] = defence_[(size_t)u.card] - total;
         if (margin_[i] < 0) return false;  // the deployment's check eliminates it whatever is deployed
     }
+    root_moves_ = may_shoot_or_move(g);  // the simulated turn goes on past the deployment
+    if (root_moves_ && !post_options(g, me, shooters)) return false;
+    added_.assign(n, 0);
     // each_danger's sums, exposure's terms and its running total.
     r0_.assign(n, 0);
     for (const Unit& u : units) {
@@ -402,6 +404,62 @@ bool Greedy::quiet_root(const Game& g, int me) {
     rr_ = r0_;
     for (auto& q : squares_) q.known = false;
     root_terminal_ = terminal(g, me);
+    return true;
+}
+
+bool Greedy::post_options(const Game& g, int me, bool shooters) {
+    // The shots and moves the mover may have after a deployment (Game::shots, Game::moves: the
+    // deployment changes none of its other units' flags or engagements), with what quiet() asks
+    // of each there; false when one of them may eliminate whatever is deployed.
+    const auto& units = g.units();
+    option_to_.clear(), option_end_.clear(), limits_.clear();
+    for (const Unit& u : units) {
+        if (u.owner != me) continue;
+        const Kind& k = g.kind(u);
+        const int x = sq_x(u.sq), y = sq_y(u.sq);
+        if (!k.targets.empty() && g.turn() > 2 && !(u.flags & (SHOT | TOOK_PART | ENGAGED_AT_START)) &&
+            !((u.flags & DEPLOYED) && !(u.flags & SUPPORTED)) && u.n_attacks == 0) {
+            for (auto [dx, dy] : k.targets) {
+                int ti = g.unit_at_xy(x + dx, y + dy);
+                if (ti < 0 || units[(size_t)ti].owner == me) continue;
+                // A fired shot: the target's sum grows by the damage, less the shooter's own melee.
+                const Unit& t = units[(size_t)ti];
+                int limit = margin_[(size_t)ti] - k.damage;
+                for (int e = 0; e < t.n_attacks; ++e) {
+                    if (t.attack_sq[e] == u.sq) limit += t.attack_val[e];
+                }
+                if (limit < 0) return false;
+                limits_.emplace_back(ti, limit);
+                option_to_.push_back(-1), option_end_.push_back((int)limits_.size());
+            }
+        }
+        if ((u.flags & MOVED) || u.n_attacks) continue;
+        const bool counted = !(shooters && (u.flags & SHOT));
+        for (int m = 0; m < k.n_moves; ++m) {
+            const int bx = x + DX[k.move_dir[m]], by = y + DY[k.move_dir[m]];
+            if (bx < 0 || bx >= WIDTH || by < 0 || by >= HEIGHT || g.unit_at_xy(bx, by) >= 0) continue;
+            // A move: the enemies it attacks there, and itself.
+            if (counted) {
+                for (int e = 0; e < k.n_attacks; ++e) {
+                    int wi = g.unit_at_xy(bx + DX[k.attack_dir[e]], by + DY[k.attack_dir[e]]);
+                    if (wi < 0 || units[(size_t)wi].owner == me) continue;
+                    int limit = margin_[(size_t)wi] - k.attack_val[e];
+                    if (limit < 0) return false;
+                    limits_.emplace_back(wi, limit);
+                }
+            }
+            int total = u.shot_damage > 0 ? u.shot_damage : 0;
+            for (int d = 0; d < 8; ++d) {
+                int wi = g.unit_at_xy(bx + DX[d], by + DY[d]);
+                if (wi < 0) continue;
+                const Unit& w = units[(size_t)wi];
+                if (w.owner == me || (shooters && (w.flags & SHOT))) continue;
+                total += g.kind(w).attack_at[(d + 4) % 8];
+            }
+            if (total > k.defence) return false;
+            option_to_.push_back(bx * HEIGHT + by), option_end_.push_back((int)limits_.size());
+        }
+    }
     return true;
 }
 
@@ -460,7 +518,7 @@ bool Greedy::quiet_deploy(const Game& g, const Action& a, int me, double floor, 
     // The attacks on it: it may not fall either (those of a unit that shot do not count there).
     const SquareInfo& q = square_info(g, sq, me);
     if (q.in_check > k.defence) return false;
-    // may_shoot_or_move of the new unit (the others' is the root's: false).
+    // may_shoot_or_move of the new unit: it may do neither (the others' options: root_moves_).
     const size_t c = (size_t)a.card;
     if (moves_[c]) return false;
     const bool free_ranged = ranged_[c] && q.n_in == 0;
@@ -469,6 +527,23 @@ bool Greedy::quiet_deploy(const Game& g, const Action& a, int me, double floor, 
             int wi = g.unit_at_xy(x + dx, y + dy);
             if (wi >= 0 && units[(size_t)wi].owner == enemy) return false;
         }
+    }
+    if (root_moves_) {
+        // The options after it: each must be quiet with the damage it adds.
+        for (int h = 0; h < n_hit; ++h) added_[(size_t)hit[h]] = hit_val[h];
+        bool quiet_after = true;
+        size_t begin = 0;
+        for (size_t o = 0; o < option_to_.size() && quiet_after; ++o) {
+            size_t end = (size_t)option_end_[o];
+            if (option_to_[o] != sq) {  // a move to its square is gone
+                for (size_t l = begin; l < end; ++l) {
+                    if (added_[(size_t)limits_[l].first] > limits_[l].second) quiet_after = false;
+                }
+            }
+            begin = end;
+        }
+        for (int h = 0; h < n_hit; ++h) added_[(size_t)hit[h]] = 0;
+        if (!quiet_after) return false;
     }
     s.score = root_terminal_;
     s.preference = 1.0;

@@ -99,6 +99,15 @@ class Greedy {
         int8_t closed[8] = {};
     };
     SquareInfo squares_[WIDTH * HEIGHT];
+    // Where the mover may shoot or move at the root, the simulated turn goes on past a quiet
+    // deployment to those options; it stops there still if each of them is quiet (``quiet``) after
+    // it. Per option (a shot, or a move to a square) the units whose sums it raises, each with the
+    // damage the deployment may add to it before the option eliminates (limits_).
+    bool root_moves_ = false;
+    std::vector<int> option_to_, option_end_;  // per option: the square a move goes to (-1: a shot), its limits' end
+    std::vector<std::pair<int, int>> limits_;
+    std::vector<int> added_;  // per unit, scratch: the damage the deployment adds to it
+    bool post_options(const Game& g, int me, bool shooters);
     const SquareInfo& square_info(const Game& g, int sq, int me);
     bool quiet_root(const Game& g, int me);
     bool quiet_deploy(const Game& g, const Action& a, int me, double floor, GreedyScore& s);
