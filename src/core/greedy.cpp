@@ -205,7 +205,7 @@ void Greedy::make_totals(const Game& pos) {
     shooters_ = false;
     for (const Unit& u : units) shooters_ |= (u.flags & SHOT) != 0;
     totals_.resize(units.size());
-    doomed_ = false;
+    doomed_at_.clear();
     for (size_t i = 0; i < units.size(); ++i) {
         const Unit& u = units[i];
         int total = u.shot_damage > 0 ? u.shot_damage : 0;
@@ -214,69 +214,127 @@ void Greedy::make_totals(const Game& pos) {
             total += u.attack_val[e];
         }
         totals_[i] = total;
-        doomed_ |= total > defence_[(size_t)u.card];
+        if (total > defence_[(size_t)u.card]) doomed_at_.push_back((int)i);
     }
     totals_ready_ = true;
 }
 
-bool Greedy::quiet(const Game& pos, const Action& a) {
-    // A declared shot runs no check (Game::push). A deployment, a fired shot or a move runs one,
-    // which eliminates nothing if nothing at pos is doomed and no unit whose sum grows passes its
-    // defence: the units the new or moved unit attacks, itself, the shot's target (the shooter's
-    // own melee no longer counts, which only lowers sums).
+bool Greedy::predict(const Game& pos, const Action& a, int me, double& g) {
+    // The gain of pushing ``a`` at pos without playing it, where that is sure: a declared shot
+    // runs no check (Game::push); a deployment, a fired shot or a move runs one, whose doomed
+    // units follow from the sums at pos and the few the action changes (the units the new or
+    // moved unit attacks, itself, those its old square leaves, the shot's target and the units
+    // the shooter no longer strikes in melee). Where a berserker stands by a doomed unit an
+    // advance may follow: it is played.
+    g = 0;
     if (a.kind == A_SHOOT && pos.phase() == PRE) return true;
     if (a.kind != A_DEPLOY && a.kind != A_SHOOT && a.kind != A_MOVE) return false;
     if (!totals_ready_) make_totals(pos);
-    if (doomed_) return false;
     const auto& units = pos.units();
-    const int player = pos.to_move();
+    const size_t n = units.size();
+    if (delta_.size() < n) delta_.resize(n, 0), seen_.resize(n, 0);
+    changed_.clear();
+    auto add = [&](int i, int d) {
+        delta_[(size_t)i] += d;
+        changed_.push_back(i);
+    };
+    // The unit placed (a deployment or a move): its card, owner, square and sum; -1 for none.
+    int placed_card = -1, placed_owner = 0, placed_total = 0, moved = -1;
+    Sq placed_sq = a.to;
     if (a.kind == A_SHOOT) {
         int ui = pos.unit_at(a.from), ti = pos.unit_at(a.to);
         const Unit& u = units[(size_t)ui];
-        const Unit& t = units[(size_t)ti];
-        int total = totals_[(size_t)ti] + pos.kind(u).damage;
-        if (!(shooters_ && (u.flags & SHOT))) {
-            for (int e = 0; e < t.n_attacks; ++e) {
-                if (t.attack_sq[e] == u.sq) total -= t.attack_val[e];
+        if (!(shooters_ && (u.flags & SHOT))) {  // its melee damage counted, and no more
+            for (int d = 0; d < 8; ++d) {
+                int wi = pos.unit_at_xy(sq_x(u.sq) + DX[d], sq_y(u.sq) + DY[d]);
+                if (wi < 0) continue;
+                const Unit& w = units[(size_t)wi];
+                for (int e = 0; e < w.n_attacks; ++e) {
+                    if (w.attack_sq[e] == u.sq) add(wi, -w.attack_val[e]);
+                }
             }
         }
-        return total <= defence_[(size_t)t.card];
-    }
-    // The unit placed (Game::place): deployed, or moved with its flags and the shot damage on it.
-    int card, owner, total = 0;
-    bool counted = true;  // its melee damage counts in the check
-    if (a.kind == A_DEPLOY) {
-        card = a.card, owner = player;
+        add(ti, pos.kind(u).damage);
     } else {
-        const Unit& u = units[(size_t)pos.unit_at(a.from)];
-        card = u.card, owner = u.owner;
-        total = u.shot_damage > 0 ? u.shot_damage : 0;
-        counted = !(shooters_ && (u.flags & SHOT));
-    }
-    const Kind& k = pos.cards().kinds[(size_t)owner][(size_t)card];
-    const int x = sq_x(a.to), y = sq_y(a.to);
-    if (counted) {
-        for (int e = 0; e < k.n_attacks; ++e) {
-            int wi = pos.unit_at_xy(x + DX[k.attack_dir[e]], y + DY[k.attack_dir[e]]);
-            if (wi < 0 || units[(size_t)wi].owner == owner) continue;
-            if (totals_[(size_t)wi] + k.attack_val[e] > defence_[(size_t)units[(size_t)wi].card]) return false;
+        bool counted = true;
+        if (a.kind == A_DEPLOY) {
+            placed_card = a.card, placed_owner = pos.to_move();
+        } else {
+            moved = pos.unit_at(a.from);
+            const Unit& u = units[(size_t)moved];
+            placed_card = u.card, placed_owner = u.owner;
+            placed_total = u.shot_damage > 0 ? u.shot_damage : 0;
+            counted = !(shooters_ && (u.flags & SHOT));
+            if (counted) {  // the attacks from its old square go
+                for (int d = 0; d < 8; ++d) {
+                    int wi = pos.unit_at_xy(sq_x(u.sq) + DX[d], sq_y(u.sq) + DY[d]);
+                    if (wi < 0) continue;
+                    const Unit& w = units[(size_t)wi];
+                    for (int e = 0; e < w.n_attacks; ++e) {
+                        if (w.attack_sq[e] == u.sq) add(wi, -w.attack_val[e]);
+                    }
+                }
+            }
+        }
+        const Kind& k = pos.cards().kinds[(size_t)placed_owner][(size_t)placed_card];
+        const int x = sq_x(a.to), y = sq_y(a.to);
+        if (counted) {
+            for (int e = 0; e < k.n_attacks; ++e) {
+                int wi = pos.unit_at_xy(x + DX[k.attack_dir[e]], y + DY[k.attack_dir[e]]);
+                if (wi >= 0 && units[(size_t)wi].owner != placed_owner) add(wi, k.attack_val[e]);
+            }
+        }
+        for (int d = 0; d < 8; ++d) {
+            int wi = pos.unit_at_xy(x + DX[d], y + DY[d]);
+            if (wi < 0) continue;
+            const Unit& w = units[(size_t)wi];
+            if (w.owner == placed_owner || (shooters_ && (w.flags & SHOT))) continue;
+            placed_total += pos.kind(w).attack_at[(d + 4) % 8];
         }
     }
-    for (int d = 0; d < 8; ++d) {
-        int wi = pos.unit_at_xy(x + DX[d], y + DY[d]);
-        if (wi < 0) continue;
-        const Unit& w = units[(size_t)wi];
-        if (w.owner == owner || (shooters_ && (w.flags & SHOT))) continue;
-        total += pos.kind(w).attack_at[(d + 4) % 8];
+    // The doomed units: (square, owner, card).
+    // Only a unit doomed at pos or one whose sum changes may be (each looked at once: seen_).
+    doomed_list_.clear();
+    auto look = [&](int i) {
+        if (i == moved || seen_[(size_t)i]) return;
+        seen_[(size_t)i] = 1;
+        const Unit& u = units[(size_t)i];
+        if (totals_[(size_t)i] + delta_[(size_t)i] > defence_[(size_t)u.card]) doomed_list_.push_back({u.sq, (int)u.owner, (int)u.card});
+    };
+    for (int i : doomed_at_) look(i);
+    for (int i : changed_) look(i);
+    for (int i : doomed_at_) seen_[(size_t)i] = 0;
+    for (int i : changed_) delta_[(size_t)i] = 0, seen_[(size_t)i] = 0;
+    if (placed_card >= 0 && placed_total > defence_[(size_t)placed_card])
+        doomed_list_.push_back({placed_sq, placed_owner, placed_card});
+    if (doomed_list_.empty()) return true;
+    if (pos.variant().intermediate) {
+        // A berserker beside a doomed unit may advance: play it.
+        if (placed_card >= 0 && pos.cards().kinds[(size_t)placed_owner][(size_t)placed_card].berserker) return false;
+        for (const auto& t : doomed_list_) {
+            for (int d = 0; d < 8; ++d) {
+                int wi = pos.unit_at_xy(sq_x(t.sq) + DX[d], sq_y(t.sq) + DY[d]);
+                if (wi >= 0 && pos.kind(units[(size_t)wi]).berserker) return false;
+            }
+        }
     }
-    return total <= k.defence;
+    // GreedyBot._gain as gain() sums it: the lost piles in turn, each in the check's order (by square).
+    std::sort(doomed_list_.begin(), doomed_list_.end(), [](const Doomed& l, const Doomed& r) { return l.sq < r.sq; });
+    for (int p = 1; p <= 2; ++p) {
+        for (const auto& t : doomed_list_) {
+            if (t.owner != p) continue;
+            double v = p_.values[(size_t)t.card];
+            g += p == me ? -v : v;
+        }
+    }
+    return true;
 }
 
 int Greedy::rest_of_turn(int at, int me, int turn, double& total) {
     // GreedyBot._rest_of_turn: follow the turn greedily from pool_[at]; adds the gain on the way,
     // plus the thresholds' verdict where the line stops, to ``total``, and returns the pool index
     // of the position where it stops (indices move, not games: a game is costly to swap). An
-    // option that surely eliminates nothing gains 0 unplayed; it is played only to go on with it.
+    // option whose gain is sure (predict) is played only to go on with it.
     int child = (at + 1) % 3, best = (at + 2) % 3;
     while (true) {
         Game& pos = pool_[(size_t)at];
@@ -302,7 +360,7 @@ int Greedy::rest_of_turn(int at, int me, int turn, double& total) {
             if (budget_ <= 0) break;
             --budget_;
             double g = 0;
-            bool played = !quiet(pos, a);
+            bool played = !predict(pos, a, me, g);
             if (played) {
                 Game& next = pool_[(size_t)child];
                 next = pos;
@@ -409,7 +467,7 @@ bool Greedy::quiet_root(const Game& g, int me) {
 
 bool Greedy::post_options(const Game& g, int me, bool shooters) {
     // The shots and moves the mover may have after a deployment (Game::shots, Game::moves: the
-    // deployment changes none of its other units' flags or engagements), with what quiet() asks
+    // deployment changes none of its other units' flags or engagements), with what predict() asks
     // of each there; false when one of them may eliminate whatever is deployed.
     const auto& units = g.units();
     option_to_.clear(), option_end_.clear(), limits_.clear();

@@ -57,12 +57,20 @@ class Greedy {
     // ``floor``: a score below it minus EPS cannot be among the best, so its tie-break is not needed.
     GreedyScore evaluate(const Game& view, const Action& a, int me, double floor);
     int rest_of_turn(int at, int me, int turn, double& total);
-    // Whether pushing ``a`` at ``pos`` surely eliminates nothing (its gain is 0): rest_of_turn
-    // plays only the options that may eliminate, and the one it goes on with. Game::check's sums
+    // The gain of pushing ``a`` at ``pos`` where it is sure without playing it (false: play it):
+    // rest_of_turn plays only the other options, and the one it goes on with. Game::check's sums
     // at pos, made at the first need per position (totals_ready_ false).
-    bool quiet(const Game& pos, const Action& a);
+    bool predict(const Game& pos, const Action& a, int me, double& g);
     void make_totals(const Game& pos);
-    bool totals_ready_ = false, shooters_ = false, doomed_ = false;
+    bool totals_ready_ = false, shooters_ = false;
+    struct Doomed {
+        Sq sq;
+        int owner, card;
+    };
+    std::vector<Doomed> doomed_list_;
+    std::vector<int> doomed_at_;  // the units doomed at pos (their sums past their defence)
+    std::vector<int> delta_, changed_;  // per unit, scratch: the change of its sum (all 0 between uses)
+    std::vector<uint8_t> seen_;  // per unit, scratch (all 0 between uses)
     std::vector<int> totals_;
     double gain(const Game& before, const Game& after, int me) const;
     double terminal(const Game& g, int me) const;
@@ -100,7 +108,7 @@ class Greedy {
     };
     SquareInfo squares_[WIDTH * HEIGHT];
     // Where the mover may shoot or move at the root, the simulated turn goes on past a quiet
-    // deployment to those options; it stops there still if each of them is quiet (``quiet``) after
+    // deployment to those options; it stops there still if each of them is quiet (``predict``) after
     // it. Per option (a shot, or a move to a square) the units whose sums it raises, each with the
     // damage the deployment may add to it before the option eliminates (limits_).
     bool root_moves_ = false;
