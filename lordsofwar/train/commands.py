@@ -134,7 +134,7 @@ _out = click.option(
     default="net.npz",
     show_default=True,
     metavar="FILE",
-    help="The network file to write (version 3, read by policy:FILE and the scout level).",
+    help="The network file to write (version 3, or 4 with an action head; read by policy:FILE).",
 )
 
 
@@ -256,7 +256,7 @@ def fit_command(
 @_run
 @_out
 def export_command(run_dir: str, out: str) -> None:
-    """Write the run's network (its last checkpoint) as a version 3 network file."""
+    """Write the run's network (its last checkpoint) as a network file (version 3, or 4 with an action head)."""
     _export(run_dir, out)
 
 
