@@ -97,6 +97,10 @@ void Greedy::make_tables(const Game& g) const {
         ranged_[c] = !k.targets.empty(), moves_[c] = k.n_moves > 0, command_[c] = k.command;
         defence_[c] = k.defence;
     }
+    one_attack_a_direction_ = true;
+    for (int owner = 1; owner <= 2; ++owner) {
+        for (const Kind& k : t->kinds[owner]) one_attack_a_direction_ &= k.n_attacks == __builtin_popcount(k.dirmask);
+    }
 }
 
 void Greedy::set_root(const Game& g) {
@@ -416,6 +420,7 @@ bool Greedy::quiet_root(const Game& g, int me) {
     // Whether ``g`` (the position being decided) lets quiet_deploy judge its deployments, and if
     // so what it needs of g: each unit's margin before the check, its danger's sum and its term.
     if (!g.variant().bordered || g.phase() != PRE || g.advance() || g.over() || g.to_move() != me) return false;
+    if (!one_attack_a_direction_) return false;
     const auto& units = g.units();
     size_t n = units.size();
     // Game::check's sums: a unit that shot deals no melee damage.
@@ -437,13 +442,16 @@ bool Greedy::quiet_root(const Game& g, int me) {
     added_.assign(n, 0);
     // each_danger's sums, exposure's terms and its running total.
     r0_.assign(n, 0);
+    std::fill(std::begin(reach_at_), std::end(reach_at_), 0);
     for (const Unit& u : units) {
         if (!ranged_[(size_t)u.card] || u.n_attacks) continue;
         const Kind& k = g.kind(u);
         int x = sq_x(u.sq), y = sq_y(u.sq);
         for (auto [dx, dy] : k.targets) {
-            int wi = g.unit_at_xy(x + dx, y + dy);
+            int tx = x + dx, ty = y + dy;
+            int wi = g.unit_at_xy(tx, ty);
             if (wi >= 0 && units[(size_t)wi].owner != u.owner) r0_[(size_t)wi] += k.damage;
+            if (u.owner != me && tx >= 0 && tx < WIDTH && ty >= 0 && ty < HEIGHT) reach_at_[tx * HEIGHT + ty] += k.damage;
         }
     }
     const uint64_t occupied = g.occupied(1) | g.occupied(2);
@@ -537,19 +545,13 @@ const Greedy::SquareInfo& Greedy::square_info(const Game& g, int sq, int me) {
         uint64_t around = NEIGHBOURS_ON_MAT[sq_x(w.sq) * HEIGHT + sq_y(w.sq)];
         if ((around & ~before) && !(around & ~after)) q.closed[q.n_closed++] = (int8_t)wi;
         if (w.owner == me) continue;
+        q.enemy_dirs |= (uint8_t)(1 << d), q.next[d] = (int16_t)wi;
         int value = g.kind(w).attack_at[(d + 4) % 8];
         if (!value) continue;
         ++q.n_in, q.in_all += value;
         if (!(w.flags & SHOT)) q.in_check += value;
     }
-    for (const Unit& u : units) {
-        if (u.owner == me || !ranged_[(size_t)u.card] || u.n_attacks) continue;
-        const Kind& k = g.kind(u);
-        int ux = sq_x(u.sq), uy = sq_y(u.sq);
-        for (auto [dx, dy] : k.targets) {
-            if (ux + dx == x && uy + dy == y) q.reach += k.damage;
-        }
-    }
+    q.reach = reach_at_[sq];
     return q;
 }
 
@@ -563,18 +565,17 @@ bool Greedy::quiet_deploy(const Game& g, const Action& a, int me, double floor, 
     const Kind& k = g.cards().kinds[(size_t)me][(size_t)a.card];
     const int x = sq_x(a.to), y = sq_y(a.to), sq = x * HEIGHT + y;
     const int enemy = 3 - me;
-    const uint64_t enemies = g.occupied(enemy);
-    // The enemy units it attacks (Game::place): none may fall in the check.
+    // The enemy units it attacks (Game::place): none may fall in the check. A card attacks once
+    // per direction (make_tables), so the directions it attacks with an enemy there tell them.
+    const SquareInfo& q = square_info(g, sq, me);
     int hit[8], hit_val[8], n_hit = 0;
-    for (int e = 0; e < k.n_attacks; ++e) {
-        int tx = x + DX[k.attack_dir[e]], ty = y + DY[k.attack_dir[e]];
-        if (tx < 0 || tx >= WIDTH || ty < 0 || ty >= HEIGHT || !(enemies >> (tx * HEIGHT + ty) & 1)) continue;
-        int wi = g.unit_at_xy(tx, ty);
-        if (k.attack_val[e] > margin_[(size_t)wi]) return false;
-        hit[n_hit] = wi, hit_val[n_hit] = k.attack_val[e], ++n_hit;
+    for (unsigned dirs = k.dirmask & q.enemy_dirs; dirs; dirs &= dirs - 1) {
+        int d = __builtin_ctz(dirs);
+        int wi = q.next[d];
+        if (k.attack_at[d] > margin_[(size_t)wi]) return false;
+        hit[n_hit] = wi, hit_val[n_hit] = k.attack_at[d], ++n_hit;
     }
     // The attacks on it: it may not fall either (those of a unit that shot do not count there).
-    const SquareInfo& q = square_info(g, sq, me);
     if (q.in_check > k.defence) return false;
     // may_shoot_or_move of the new unit: it may do neither (the others' options: root_moves_).
     const size_t c = (size_t)a.card;

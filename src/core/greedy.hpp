@@ -48,6 +48,7 @@ class Greedy {
     mutable std::vector<int> reach_;
     mutable const CardTable* table_ = nullptr;  // the card table the flat traits below are of
     mutable std::vector<uint8_t> ranged_, moves_, command_;
+    mutable bool one_attack_a_direction_ = true;  // no card of the table attacks twice in one direction
     size_t root_lost_[3] = {};  // the lost piles' sizes at the position being decided
     int root_commands_[3] = {};  // the command units in them
     void set_root(const Game& g);
@@ -103,10 +104,13 @@ class Greedy {
     struct SquareInfo {
         bool known = false, open = false;
         int8_t n_in = 0, n_closed = 0;
+        uint8_t enemy_dirs = 0;  // the directions with an enemy unit beside it
         int in_all = 0, in_check = 0, reach = 0;
         int8_t closed[8] = {};
+        int16_t next[8] = {};  // the unit beside it in each direction of enemy_dirs
     };
     SquareInfo squares_[WIDTH * HEIGHT];
+    int reach_at_[WIDTH * HEIGHT] = {};  // per square: the free enemy ranged units' damage on it
     // Where the mover may shoot or move at the root, the simulated turn goes on past a quiet
     // deployment to those options; it stops there still if each of them is quiet (``predict``) after
     // it. Per option (a shot, or a move to a square) the units whose sums it raises, each with the
