@@ -47,6 +47,16 @@ struct NeighbourMasks {
 };
 const NeighbourMasks NEIGHBOURS_ON_MAT;
 
+// The bits set in each byte.
+struct Popcount8 {
+    uint8_t n[256] = {};
+    Popcount8() {
+        for (int b = 1; b < 256; ++b) n[b] = (uint8_t)(n[b >> 1] + (b & 1));
+    }
+    int operator[](uint8_t b) const { return n[b]; }
+};
+const Popcount8 POPCOUNT8;
+
 // GreedyBot._danger of a unit from its sum (see each_danger) and defence.
 inline double danger(int r, int defence) { return r > defence ? 1.0 : 0.25 * r / (defence + 1); }
 
@@ -97,10 +107,7 @@ void Greedy::make_tables(const Game& g) const {
         ranged_[c] = !k.targets.empty(), moves_[c] = k.n_moves > 0, command_[c] = k.command;
         defence_[c] = k.defence;
     }
-    one_attack_a_direction_ = true;
-    for (int owner = 1; owner <= 2; ++owner) {
-        for (const Kind& k : t->kinds[owner]) one_attack_a_direction_ &= k.n_attacks == __builtin_popcount(k.dirmask);
-    }
+
 }
 
 void Greedy::set_root(const Game& g) {
@@ -420,7 +427,6 @@ bool Greedy::quiet_root(const Game& g, int me) {
     // Whether ``g`` (the position being decided) lets quiet_deploy judge its deployments, and if
     // so what it needs of g: each unit's margin before the check, its danger's sum and its term.
     if (!g.variant().bordered || g.phase() != PRE || g.advance() || g.over() || g.to_move() != me) return false;
-    if (!one_attack_a_direction_) return false;
     const auto& units = g.units();
     size_t n = units.size();
     // Game::check's sums: a unit that shot deals no melee damage.
@@ -565,8 +571,9 @@ bool Greedy::quiet_deploy(const Game& g, const Action& a, int me, double floor, 
     const Kind& k = g.cards().kinds[(size_t)me][(size_t)a.card];
     const int x = sq_x(a.to), y = sq_y(a.to), sq = x * HEIGHT + y;
     const int enemy = 3 - me;
-    // The enemy units it attacks (Game::place): none may fall in the check. A card attacks once
-    // per direction (make_tables), so the directions it attacks with an enemy there tell them.
+    // The enemy units it attacks (Game::place): none may fall in the check. Where its card
+    // attacks once per direction (as every card so far), its directions with an enemy tell them.
+    if (k.n_attacks != POPCOUNT8[k.dirmask]) return false;
     const SquareInfo& q = square_info(g, sq, me);
     int hit[8], hit_val[8], n_hit = 0;
     for (unsigned dirs = k.dirmask & q.enemy_dirs; dirs; dirs &= dirs - 1) {
@@ -664,6 +671,7 @@ GreedyScore Greedy::evaluate(const Game& view, const Action& a, int me, double f
         s.preference = reinforcement_preference(view, a, me);
         return s;
     }
+    if (pool_.size() < 3) pool_.assign(3, view);  // made at the first simulation
     Game& pos = scratch(0, view);
     try {
         pos.push(a, nullptr);
@@ -684,7 +692,6 @@ GreedyScore Greedy::evaluate(const Game& view, const Action& a, int me, double f
 
 void Greedy::evaluate_all(Game& g, std::vector<Action>& actions, std::vector<GreedyScore>& scores) {
     g.legal(actions);
-    if (pool_.size() < 3) pool_.assign(3, g);
     set_root(g);
     int me = g.decider();
     scores.clear();
@@ -696,7 +703,6 @@ Action Greedy::choose(Game& g, Rng& rng) {
     g.legal(legal_);
     if (legal_.empty()) throw std::invalid_argument("the greedy bot was asked to act, but the game has no legal action");
     if (legal_.size() == 1) return legal_[0];
-    if (pool_.size() < 3) pool_.assign(3, g);
     set_root(g);
     int me = g.decider();
     // The reinforcements first: they are judged without a simulation, and their scores and

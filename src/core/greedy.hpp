@@ -48,7 +48,6 @@ class Greedy {
     mutable std::vector<int> reach_;
     mutable const CardTable* table_ = nullptr;  // the card table the flat traits below are of
     mutable std::vector<uint8_t> ranged_, moves_, command_;
-    mutable bool one_attack_a_direction_ = true;  // no card of the table attacks twice in one direction
     size_t root_lost_[3] = {};  // the lost piles' sizes at the position being decided
     int root_commands_[3] = {};  // the command units in them
     void set_root(const Game& g);
