@@ -740,7 +740,7 @@ def match_command(
 
     AGENT plays player 1 in even games and player 2 in odd ones; each side's deck is a core army's
     standard deck drawn from the game's deal; the bots' seeds are derived apart from the deal's.
-    Bots, weakest first: random, scout, recruit, greedy, veteran, elite, marshal, general
+    Bots, weakest first: random, recruit, greedy, scout, veteran, elite, marshal, general
     (docs/bots.md),
     policy:FILE, a trained policy (docs/rl.md), or python:MODULE:FACTORY, a bot written in Python
     (FACTORY(seed) returns an object with choose(view, known=None, deck=None)).

@@ -130,11 +130,11 @@ def test_the_top_level_beats_random_in_every_game() -> None:
 
 
 def test_the_levels_are_named_weakest_first() -> None:
-    assert list(BOTS) == ["random", "scout", "recruit", "greedy", "veteran", "elite", "marshal", "general"]
+    assert list(BOTS) == ["random", "recruit", "greedy", "scout", "veteran", "elite", "marshal", "general"]
     assert set(SEARCH_LEVELS) == set(LEVELS)
     caps = [LEVELS[n].iterations for n in ("veteran", "elite", "general")]
     assert caps == sorted(caps) and LEVELS["general"].seconds <= 1.0
-    with pytest.raises(ValueError, match="known: random, scout, recruit, greedy"):
+    with pytest.raises(ValueError, match="known: random, recruit, greedy, scout"):
         make_bot("oracle")
 
 

@@ -87,7 +87,6 @@ class BotLevel:
 
 BOT_LEVELS: tuple[BotLevel, ...] = (
     BotLevel("random", _random_bot, N_("Random bot"), N_("Random"), N_("plays random legal actions")),
-    BotLevel("scout", _scout_bot, N_("Scout bot"), N_("Scout"), N_("a trained network's instinct, no search")),
     BotLevel(
         "recruit",
         _search_bot("recruit"),
@@ -97,6 +96,7 @@ BOT_LEVELS: tuple[BotLevel, ...] = (
         searches=True,
     ),
     BotLevel("greedy", _greedy_bot, N_("Greedy bot"), N_("Greedy"), N_("takes the most value each turn")),
+    BotLevel("scout", _scout_bot, N_("Scout bot"), N_("Scout"), N_("a trained network's instinct, no search")),
     BotLevel(
         "veteran",
         _search_bot("veteran"),
