@@ -86,6 +86,32 @@ def test_against_the_greedy_bot_only_the_search_s_side_is_recorded(tmp_path: Pat
         generate(tmp_path / "x", 1, opponent="recruit")
 
 
+def test_a_learner_plays_some_of_the_recorded_decisions_and_the_search_labels_each(tmp_path: Path) -> None:
+    from lordsofwar.bots.policy import save_network
+    from lordsofwar.train.model import NUM_ACTIONS, OBSERVATION_SIZE
+
+    # A learner that always prefers the highest action id: its moves are easy to tell from the search's.
+    w0 = np.zeros((OBSERVATION_SIZE, 1), np.float32)
+    bias = (np.arange(NUM_ACTIONS) / 100.0).astype(np.float32)
+    policy = [(w0, np.zeros(1, np.float32)), (np.zeros((1, NUM_ACTIONS), np.float32), bias)]
+    value = [(np.zeros((1, 1), np.float32), np.zeros(1, np.float32))]
+    meta = {"mat": "bordered", "frame": [7, 6], "observation_size": OBSERVATION_SIZE, "num_actions": NUM_ACTIONS}
+    save_network(tmp_path / "learner.npz", policy, value, {**meta, "value_from": 0})
+    with_learner, without = tmp_path / "a", tmp_path / "b"
+    for out, learner in ((with_learner, tmp_path / "learner.npz"), (without, None)):
+        generate(out, 2, seed=5, iterations=30, shard_games=2, opponent="greedy", learner=learner, sample_moves=2)
+    (a,), (b,) = iter_shards(with_learner), iter_shards(without)
+    assert json.loads(bytes(a["meta"]).decode())["teacher_share"] == 0.5
+    # The same deals and seeds, but the learner's moves lead the games elsewhere; every decision is labelled.
+    assert len(a["value"]) > 10 and a["visit_ptr"][-1] > 0
+    n = min(len(a["value"]), len(b["value"]))
+    assert not np.array_equal(a["planes"][:n], b["planes"][:n])
+    with pytest.raises(ValueError, match="use another directory"):
+        generate(with_learner, 3, seed=5, iterations=30, shard_games=2, opponent="greedy", sample_moves=2)
+    with pytest.raises(ValueError, match="teacher share"):
+        generate(tmp_path / "c", 1, learner=tmp_path / "learner.npz", teacher_share=1.0)
+
+
 @pytest.mark.slow  # about 8 s on one busy core
 def test_a_tiny_network_learns_resumes_exports_and_plays(data: Path, tmp_path: Path) -> None:
     torch.set_num_threads(1)

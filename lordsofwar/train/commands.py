@@ -148,13 +148,31 @@ _data_opponent = click.option(
 )
 
 
-def _generate(data: str, games: int, seed: int, iterations: int, opponent: str = "self") -> None:
+def _generate(
+    data: str,
+    games: int,
+    seed: int,
+    iterations: int,
+    opponent: str = "self",
+    learner: str | None = None,
+    teacher_share: float = 0.5,
+) -> None:
     _need_core()
+    from lordsofwar.bots.policy import PolicyError
     from lordsofwar.train.selfplay import generate
 
     try:
-        n = generate(data, games, seed, iterations, progress=lambda s: click.echo(s, err=True), opponent=opponent)
-    except ValueError as exc:
+        n = generate(
+            data,
+            games,
+            seed,
+            iterations,
+            progress=lambda s: click.echo(s, err=True),
+            opponent=opponent,
+            learner=learner,
+            teacher_share=teacher_share,
+        )
+    except (ValueError, PolicyError) as exc:
         raise _bad(str(exc)) from None
     click.echo(f"{n:,} new decisions in {data}")
 
@@ -217,9 +235,24 @@ def _export(run_dir: str, out: str) -> None:
 @_seed
 @_iterations
 @_data_opponent
-def generate_command(data: str, games: int, seed: int, iterations: int, data_opponent: str) -> None:
+@click.option(
+    "--learner",
+    default=None,
+    metavar="FILE",
+    help="A network whose choices the recorded sides play at some decisions, the search labelling each (DAgger).",
+)
+@click.option(
+    "--teacher-share",
+    type=click.FloatRange(0, 1, max_open=True),
+    default=0.5,
+    show_default=True,
+    help="With --learner: the share of decisions (after the first 12) where the search's choice is played.",
+)
+def generate_command(
+    data: str, games: int, seed: int, iterations: int, data_opponent: str, learner: str | None, teacher_share: float
+) -> None:
     """Play self-play games of the search into DIR, a shard every 10 games (continues a run there)."""
-    _generate(data, games, seed, iterations, data_opponent)
+    _generate(data, games, seed, iterations, data_opponent, learner, teacher_share)
 
 
 @train_group.command("fit")

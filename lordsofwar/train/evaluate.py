@@ -115,7 +115,7 @@ def plot(curves: list[list[dict[str, Any]]], out: str | Path, title: str) -> Non
     ax.set_ylabel("score (%), 95% interval")
     ax.set_ylim(0, 100)
     ax.set_title(title)
-    ax.legend(loc="upper right")
+    ax.legend(loc="lower right")
     fig.tight_layout()
     fig.savefig(out)
     plt.close(fig)

@@ -29,6 +29,7 @@ written whole or not at all) let a stopped run continue where it stopped.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import os
 import random
@@ -41,6 +42,7 @@ from typing import Any
 import numpy as np
 
 from lordsofwar.bots.play import MAX_ACTIONS, deal_for, derived_seed
+from lordsofwar.bots.policy import Policy
 from lordsofwar.bots.search import LEVELS, Analysis, SearchBot, SearchLevel
 from lordsofwar.rules import notation
 from lordsofwar.rules.errors import LordsOfWarError
@@ -126,11 +128,21 @@ def search_targets(
 
 
 def play_selfplay_game(
-    index: int, seed: int, level: SearchLevel, sample_moves: int, opponent: str = "self"
+    index: int,
+    seed: int,
+    level: SearchLevel,
+    sample_moves: int,
+    opponent: str = "self",
+    learner: Policy | None = None,
+    teacher_share: float = 1.0,
 ) -> GameRecord:
     """Game ``index`` of a run seeded ``seed`` between two bots searching with ``level``, or
-    (``opponent="greedy"``) between one and the greedy bot."""
+    (``opponent="greedy"``) between one and the greedy bot. With a ``learner`` network, after the
+    first ``sample_moves`` decisions a recorded side plays the search's choice with probability
+    ``teacher_share`` and the learner's (its most likely action) otherwise; every decision is
+    still labelled by the search (imitation on the learner's own games: DAgger)."""
     from lordsofwar.bots.greedy import GreedyBot
+    from lordsofwar.bots.policy import PolicyBot
 
     if opponent not in OPPONENTS:
         raise ValueError(f"opponent: one of {', '.join(OPPONENTS)}, got {opponent!r}")
@@ -140,6 +152,7 @@ def play_selfplay_game(
     teacher_seat = 1 + index % 2
     greedy = GreedyBot(derived_seed(game_seed, "selfplay", 3 - teacher_seat)) if opponent == "greedy" else None
     rng = random.Random(derived_seed(game_seed, "sample"))
+    student = PolicyBot(learner, 0, temperature=0) if learner is not None else None
     events: list[Event] = []
     record = GameRecord(index, None, 0)
     actions = 0
@@ -161,6 +174,8 @@ def play_selfplay_game(
             if len(record.decisions) <= sample_moves:
                 tried = [(a, n) for a, n, _ in analysis.actions if n > 0]
                 action = rng.choices([a for a, _ in tried], weights=[n for _, n in tried])[0]
+            elif student is not None and rng.random() >= teacher_share:
+                action = student.choose(view)
         events.extend(pos.push(action))
         actions += 1
     record.winner, record.turns = pos.result.winner, pos.turn
@@ -218,6 +233,8 @@ def generate(
     sample_moves: int = 12,
     progress: Callable[[str], None] | None = None,
     opponent: str = "self",
+    learner: str | Path | None = None,
+    teacher_share: float = 0.5,
 ) -> int:
     """Play self-play games ``0 .. games - 1`` of the run seeded ``seed`` into ``directory``,
     ``shard_games`` games a shard, continuing after the shards already there (a run stopped or
@@ -228,6 +245,13 @@ def generate(
     level = teacher(iterations)
     if opponent not in OPPONENTS:
         raise ValueError(f"opponent: one of {', '.join(OPPONENTS)}, got {opponent!r}")
+    policy = None
+    learner_hash = ""
+    if learner is not None:
+        if not 0 <= teacher_share < 1:
+            raise ValueError(f"teacher share: from 0 to below 1 with a learner, got {teacher_share!r}")
+        policy = Policy(learner)
+        learner_hash = hashlib.sha256(Path(learner).read_bytes()).hexdigest()[:16]
     settings = {
         "seed": seed,
         "iterations": iterations,
@@ -236,6 +260,8 @@ def generate(
         "opponent": opponent,
         "version": SHARD_VERSION,
     }
+    # The learner's weights (by their hash) and its share are settings too (None without a learner).
+    settings.update(learner=learner_hash if policy else None, teacher_share=teacher_share if policy else None)
     done = 0
     existing = shard_paths(out)
     for path in existing:
@@ -249,7 +275,7 @@ def generate(
     for first in range(done, games, shard_games):
         start = time.perf_counter()
         records = [
-            play_selfplay_game(g, seed, level, sample_moves, opponent)
+            play_selfplay_game(g, seed, level, sample_moves, opponent, policy, teacher_share)
             for g in range(first, min(first + shard_games, games))
         ]
         meta = {
