@@ -249,22 +249,24 @@ bool Greedy::predict(const Game& pos, const Action& a, int me, double& g) {
         delta_[(size_t)i] += d;
         changed_.push_back(i);
     };
+    // Takes back the attacks that ``u`` (which stops attacking from its square) makes on its neighbours.
+    auto drop_attacks_of = [&](const Unit& u) {
+        for (int d = 0; d < 8; ++d) {
+            int wi = pos.unit_at_xy(sq_x(u.sq) + DX[d], sq_y(u.sq) + DY[d]);
+            if (wi < 0) continue;
+            const Unit& w = units[(size_t)wi];
+            for (int e = 0; e < w.n_attacks; ++e) {
+                if (w.attack_sq[e] == u.sq) add(wi, -w.attack_val[e]);
+            }
+        }
+    };
     // The unit placed (a deployment or a move): its card, owner, square and sum; -1 for none.
     int placed_card = -1, placed_owner = 0, placed_total = 0, moved = -1;
     Sq placed_sq = a.to;
     if (a.kind == A_SHOOT) {
         int ui = pos.unit_at(a.from), ti = pos.unit_at(a.to);
         const Unit& u = units[(size_t)ui];
-        if (!(shooters_ && (u.flags & SHOT))) {  // its melee damage counted, and no more
-            for (int d = 0; d < 8; ++d) {
-                int wi = pos.unit_at_xy(sq_x(u.sq) + DX[d], sq_y(u.sq) + DY[d]);
-                if (wi < 0) continue;
-                const Unit& w = units[(size_t)wi];
-                for (int e = 0; e < w.n_attacks; ++e) {
-                    if (w.attack_sq[e] == u.sq) add(wi, -w.attack_val[e]);
-                }
-            }
-        }
+        if (!(shooters_ && (u.flags & SHOT))) drop_attacks_of(u);  // its melee damage counted, and no more
         add(ti, pos.kind(u).damage);
     } else {
         bool counted = true;
@@ -276,16 +278,7 @@ bool Greedy::predict(const Game& pos, const Action& a, int me, double& g) {
             placed_card = u.card, placed_owner = u.owner;
             placed_total = u.shot_damage > 0 ? u.shot_damage : 0;
             counted = !(shooters_ && (u.flags & SHOT));
-            if (counted) {  // the attacks from its old square go
-                for (int d = 0; d < 8; ++d) {
-                    int wi = pos.unit_at_xy(sq_x(u.sq) + DX[d], sq_y(u.sq) + DY[d]);
-                    if (wi < 0) continue;
-                    const Unit& w = units[(size_t)wi];
-                    for (int e = 0; e < w.n_attacks; ++e) {
-                        if (w.attack_sq[e] == u.sq) add(wi, -w.attack_val[e]);
-                    }
-                }
-            }
+            if (counted) drop_attacks_of(u);  // the attacks from its old square go
         }
         const Kind& k = pos.cards().kinds[(size_t)placed_owner][(size_t)placed_card];
         const int x = sq_x(a.to), y = sq_y(a.to);
