@@ -290,7 +290,9 @@ def test_server_downtime_is_not_charged_to_the_players(db_url: str) -> None:
         after = alice.state(game)["game"]
         assert after["status"] == "running"
         assert after["clock_running"] == 1
-        assert before["clocks"]["1"] - 2_000 <= after["clocks"]["1"] <= before["clocks"]["1"]
+        # Only the seconds the test itself took may be charged (2.4 s on a loaded machine), never
+        # the ten minutes of downtime.
+        assert before["clocks"]["1"] - 10_000 <= after["clocks"]["1"] <= before["clocks"]["1"]
 
 
 def test_live_clock_counts_down_and_adds_the_increment(client: TestClient, alice: Player, bob: Player) -> None:
