@@ -18,7 +18,7 @@ The file holds ``format`` (``lordsofwar-policy``), ``version`` (2; 1 is read), t
 is refused with a message saying why.
 
 A version 3 file (a *network*, :func:`save_network`; the shipped ``lordsofwar/bots/data/net.npz``
-that the ``scout`` level plays) adds a value head: the layers ``vw0``, ``vb0``, ``vw1``, ... read
+that the ``marshal`` level searches with) adds a value head: the layers ``vw0``, ``vb0``, ``vw1``, ... read
 the activation (after ReLU) of policy layer ``meta["value_from"]``, with ReLU between them; the
 last has one output, and ``tanh`` of it (:meth:`Policy.value`) is the expected result, from -1
 (lost) to +1 (won), for the player about to decide. Its policy layers are read as version 2's.

@@ -86,16 +86,8 @@ class Network(nn.Module):
     def export_layers(self) -> tuple[list[tuple[np.ndarray, np.ndarray]], list[tuple[np.ndarray, np.ndarray]], int]:
         """The policy chain, the value head (weights as (inputs, outputs)) and ``value_from``, for
         :func:`lordsofwar.bots.policy.save_network` (the action head: :meth:`export_action_head`)."""
-
-        def pair(layer: nn.Module) -> tuple[np.ndarray, np.ndarray]:
-            assert isinstance(layer, nn.Linear)
-            return (
-                layer.weight.detach().cpu().numpy().T.astype(np.float32).copy(),
-                layer.bias.detach().cpu().numpy().astype(np.float32).copy(),
-            )
-
-        policy = [pair(layer) for layer in self.trunk] + [pair(self.policy)]
-        value = [pair(layer) for layer in self.value]
+        policy = [_pair(layer) for layer in self.trunk] + [_pair(self.policy)]
+        value = [_pair(layer) for layer in self.value]
         return policy, value, len(self.trunk) - 1
 
     def export_action_head(self) -> list[tuple[np.ndarray, np.ndarray]]:
@@ -103,13 +95,16 @@ class Network(nn.Module):
         features, then the trunk's last layer), or none."""
         if not self.features:
             return []
-        return [
-            (
-                layer.weight.detach().cpu().numpy().T.astype(np.float32).copy(),
-                layer.bias.detach().cpu().numpy().astype(np.float32).copy(),
-            )
-            for layer in (self.action_hidden, self.action_out)
-        ]
+        return [_pair(self.action_hidden), _pair(self.action_out)]
+
+
+def _pair(layer: nn.Module) -> tuple[np.ndarray, np.ndarray]:
+    """A dense layer as NumPy (weights as (inputs, outputs), biases), float32."""
+    assert isinstance(layer, nn.Linear)
+    return (
+        layer.weight.detach().cpu().numpy().T.astype(np.float32).copy(),
+        layer.bias.detach().cpu().numpy().astype(np.float32).copy(),
+    )
 
 
 def parameter_count(net: nn.Module) -> int:
