@@ -6,11 +6,13 @@
 - ``vector``: ``LordsOfWarVectorEnv(--envs, opponent="self")``: the observations and masks of
   every game written into NumPy arrays at every step, actions drawn by the batch's own sampler
   (``vector_raw``: the core's batch alone, its uint8 buffers, no float observation);
-- ``vector_random``, ``vector_greedy``: the same against the core's ``random`` and ``greedy``
-  opponents (played inside the batch): the learner's steps a second, its actions uniformly random
-  legal ids from the batch's sampler;
-- ``gym_random``, ``gym_greedy``: one Gymnasium environment (``lordsofwar/LordsOfWar-v0``) against
-  those bots, a uniformly random legal id from the mask at every step, resets counted in;
+- ``vector_random``, ``vector_greedy``, ``vector_recruit``: the same against the core's ``random``
+  and ``greedy`` opponents and the ``recruit`` search level (played inside the batch): the
+  learner's steps a second, its actions uniformly random legal ids from the batch's sampler;
+- ``gym_random``, ``gym_greedy``, ``gym_recruit``: one Gymnasium environment
+  (``lordsofwar/LordsOfWar-v0``) against those bots (``recruit`` is the Python search bot there,
+  given its view at every decision), a uniformly random legal id from the mask at every step,
+  resets counted in;
 - ``connect_four_v3`` and ``chess_v6`` from PettingZoo's classic games, driven by the same loop
   as ``single``, for comparison;
 - ``greedy_decision``: microseconds per decision of the compiled greedy bot
@@ -159,8 +161,10 @@ MEASUREMENTS = (
     "vector_raw",
     "vector_random",
     "vector_greedy",
+    "vector_recruit",
     "gym_random",
     "gym_greedy",
+    "gym_recruit",
     "connect_four_v3",
     "chess_v6",
     "greedy_decision",
@@ -203,11 +207,11 @@ def main(argv: list[str] | None = None) -> int:
         figures["vector_steps_per_s"] = round(vector_steps(args.envs, args.seconds)["steps_per_s"])
     if "vector_raw" in wanted:
         figures["vector_raw_steps_per_s"] = round(vector_steps(args.envs, args.seconds, raw=True)["steps_per_s"])
-    for opponent in ("random", "greedy"):
+    for opponent in ("random", "greedy", "recruit"):
         if f"vector_{opponent}" in wanted:
             found = vector_steps(args.envs, args.seconds, opponent=opponent)
             figures[f"vector_{opponent}_steps_per_s"] = round(found["steps_per_s"])
-    for opponent in ("random", "greedy"):
+    for opponent in ("random", "greedy", "recruit"):
         if f"gym_{opponent}" in wanted:
             figures[f"gym_{opponent}_steps_per_s"] = round(gym_steps(opponent, args.seconds)["steps_per_s"])
     if "connect_four_v3" in wanted:

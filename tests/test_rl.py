@@ -423,8 +423,12 @@ def test_gymnasium_make_vec() -> None:
     assert np.array_equal(infos["to_play"], v.seats)
     greedy = gymnasium.make_vec(rl.ENV_ID, num_envs=2, vectorization_mode="vector_entry_point", opponent="greedy")
     assert isinstance(greedy, LordsOfWarVectorEnv) and greedy.opponent == "greedy"
+    veteran = gymnasium.make_vec(rl.ENV_ID, num_envs=2, vectorization_mode="vector_entry_point", opponent="veteran")
+    assert isinstance(veteran, LordsOfWarVectorEnv) and veteran.opponent == "veteran"
     with pytest.raises(ValueError, match="vectorization_mode='async'"):
-        gymnasium.make_vec(rl.ENV_ID, num_envs=2, vectorization_mode="vector_entry_point", opponent="veteran")
+        gymnasium.make_vec(
+            rl.ENV_ID, num_envs=2, vectorization_mode="vector_entry_point", opponent="python:mybots:make"
+        )
     sync = gymnasium.make_vec(rl.ENV_ID, num_envs=2, vectorization_mode="sync", opponent="greedy")
     obs, _ = sync.reset(seed=2)
     assert obs["action_mask"].shape == (2, 1724)

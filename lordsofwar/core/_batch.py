@@ -9,7 +9,7 @@ import numpy as np
 
 import lordsofwar.core._core as _core
 from lordsofwar.core._native import Game, core_variant, greedy_params, table
-from lordsofwar.core.batching import OPPONENT_SEED, OPPONENTS, BatchBuffers, with_frame
+from lordsofwar.core.batching import OPPONENT_SEED, OPPONENTS, SEARCH_OPPONENTS, BatchBuffers, with_frame
 from lordsofwar.core.encoding import FRAME
 from lordsofwar.rules.cards import CardSet
 from lordsofwar.rules.errors import IllegalActionError
@@ -47,12 +47,49 @@ class Batch(BatchBuffers):
         if opponent is not None:
             values, fresh, weight, pushes = greedy_params(self.cards, self.variant)
             kind = 1 + OPPONENTS.index(opponent)
+            if opponent in SEARCH_OPPONENTS:
+                kind = 3
+                self._set_search(opponent, values)
             self._b.set_opponent(
                 kind, self.seats.tolist(), values, fresh, weight, pushes, (seed ^ OPPONENT_SEED) & (2**64 - 1)
             )
         self.allocate(self._b.width, self._b.height, self._b.num_actions)
         self._game_class = with_frame(Game, self.frame)
         self.reset()
+
+    def _set_search(self, name: str, values: list[float]) -> None:
+        """The search level ``name`` as the batch's opponent (``lordsofwar.bots.search``)."""
+        from lordsofwar.bots.search import LEVELS, POLICIES, network_for
+
+        level = LEVELS[name]
+        network = network_for(level, self.variant)  # as the search bot: None on the other mat
+        self._b.set_search(
+            level.iterations,
+            level.explore,
+            level.playout_turns,
+            POLICIES[level.policy],
+            level.scale,
+            level.widen,
+            level.relative,
+            values,
+            network.net if network else None,
+            level.c_puct,
+            level.mix,
+            level.hit_prior,
+        )
+
+    def opponent_view(self, i: int, seed: int = 0) -> tuple[Game, list[str], list[str], list[str]]:
+        """What the search opponent of game ``i`` would search from now (its seat's view, the
+        learner's shown hand cards placed, its general placed; src/core/search.hpp), the pools
+        that fill the unknown cards of players 1 and 2, and the learner's hand cards it has seen
+        (forced deployments, recalls). ``seed`` draws the general when a pool holds several."""
+        if self.opponent not in SEARCH_OPPONENTS:
+            raise ValueError(f"opponent {self.opponent!r}: only a search opponent searches from a view")
+        if not 0 <= i < self.size:
+            raise IndexError(f"no game {i} in this batch of {self.size}")
+        state, pool1, pool2, shown = self._b.opponent_view(i, seed & (2**64 - 1))
+        ids = self._table.ids
+        return self._wrap(state), [ids[c] for c in pool1], [ids[c] for c in pool2], [ids[c] for c in shown]
 
     def reset(self) -> None:
         """Deal every game afresh (the opponent, if any, plays until its learner decides)."""

@@ -367,6 +367,11 @@ class State:
 
     def apply(self, arg0: int, arg1: int, arg2: int, arg3: int, /) -> list: ...
 
+    def shown_after(self, arg0: int, arg1: int, arg2: int, arg3: int, arg4: Sequence[int], /) -> list[int]:
+        """
+        What the other player has seen of the decider's hand once this action is played, from ``known`` before it (note_shown in src/core/search.hpp); the game is not changed.
+        """
+
     def num_actions(self, arg0: int, arg1: int, /) -> int: ...
 
     def legal_ids(self, arg0: int, arg1: int, /) -> list[int]: ...
@@ -471,7 +476,17 @@ class Batch:
 
     def set_opponent(self, kind: int, seats: Sequence[int], values: Sequence[float], fresh_arrow: int, enemy_weight: float, rollout_pushes: int, seed: int) -> None:
         """
-        The opponent inside reset and step (0 none, 1 random, 2 greedy) and the learner's seat per game.
+        The opponent inside reset and step (0 none, 1 random, 2 greedy, 3 the search of set_search) and the learner's seat per game.
+        """
+
+    def set_search(self, iterations: int, explore: float, playout_turns: int, policy: int, scale: float, widen: int, relative: bool, value: Sequence[float], net: Net | None = None, c_puct: float = 1.5, mix: float = 0.0, hit_prior: float = 0.0) -> None:
+        """
+        The search opponent's settings (kind 3 of set_opponent): its iteration cap ends every search.
+        """
+
+    def opponent_view(self, i: int, seed: int) -> tuple:
+        """
+        What game ``i``'s opponent would search from now: its view as a State, the pools of players 1 and 2, and the learner's hand cards it has seen.
         """
 
     @property
@@ -487,7 +502,9 @@ class Batch:
         """A copy of game ``i`` as a State."""
 
     def finished(self, arg: int, /) -> State | None:
-        """A copy of the last game that ended in slot ``i`` (as it ended) as a State; None before any."""
+        """
+        A copy of the last game that ended in slot ``i`` (as it ended) as a State; None before any.
+        """
 
 def time_actions(cards: Cards, decks: Sequence[Sequence[int]], variant: Variant, samples: int, seed: int) -> tuple:
     """

@@ -15,7 +15,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from lordsofwar.core import encoding, observation
-from lordsofwar.core.batching import OPPONENT_SEED, SKIP, BatchBuffers, with_frame
+from lordsofwar.core.batching import OPPONENT_SEED, SEARCH_OPPONENTS, SKIP, BatchBuffers, with_frame
 from lordsofwar.rules import engine, mat, notation
 from lordsofwar.rules.actions import parse_action
 from lordsofwar.rules.cards import CORE, CardSet
@@ -316,6 +316,8 @@ class Batch(BatchBuffers):
         opponent: str | None = None,
         seats: Sequence[int] | None = None,
     ):
+        if opponent in SEARCH_OPPONENTS:
+            raise ValueError(f"opponent {opponent!r}: the search opponents play in the compiled core only")
         super().__init__(size, variant, decks, cards, frame, opponent, seats)
         self._rng = random.Random(seed)
         self._opponent_rng = random.Random(seed ^ OPPONENT_SEED)
@@ -438,6 +440,11 @@ class Batch(BatchBuffers):
             raise IndexError("no such game in the batch")
         game = self._finished[i]
         return None if game is None else game.clone()
+
+    def opponent_view(self, i: int, seed: int = 0) -> tuple[Game, list[str], list[str], list[str]]:
+        """As the compiled batch's: what a search opponent searches from. This batch plays no
+        search opponent, so it always refuses."""
+        raise ValueError(f"opponent {self.opponent!r}: only a search opponent searches from a view")
 
     @property
     def steps(self) -> int:

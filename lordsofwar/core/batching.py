@@ -17,9 +17,14 @@ G = TypeVar("G")
 SKIP = -1
 """An action id for ``Batch.step``: this game does not move (its rows stay as they are)."""
 
-OPPONENTS = ("random", "greedy")
-"""The opponents a batch plays itself, inside ``reset`` and ``step``: a uniformly random player
-and the greedy bot (``lordsofwar.bots.greedy``)."""
+SEARCH_OPPONENTS = ("recruit", "veteran", "elite", "general", "marshal")
+"""The search levels (``lordsofwar.bots.search.LEVELS``) a compiled batch plays itself: each
+searches from its own view and knowledge, as the search bot does, and its iteration cap alone
+ends a search (no clock: a batch repeats from its seed). The Python batch does not play them."""
+
+OPPONENTS = ("random", "greedy", *SEARCH_OPPONENTS)
+"""The opponents a batch plays itself, inside ``reset`` and ``step``: a uniformly random player,
+the greedy bot (``lordsofwar.bots.greedy``) and the search levels (:data:`SEARCH_OPPONENTS`)."""
 
 OPPONENT_SEED = 0x6F70706F6E656E74
 """Mixed into a batch's seed for its opponent's own draws."""
@@ -53,7 +58,8 @@ class BatchBuffers:
       legal action had an id in the frame (unbordered mat only);
     - ``actions`` (size,) int32: what ``sample()`` returns.
 
-    With an ``opponent`` (:data:`OPPONENTS`), the learner plays ``seats[i]`` in game ``i`` (default:
+    With an ``opponent`` (:data:`OPPONENTS`; a search level only against standard army decks),
+    the learner plays ``seats[i]`` in game ``i`` (default:
     1 in even-numbered games, 2 in odd ones) and the opponent the other seat, inside ``reset`` and
     ``step``: every row then shows a decision of the learner's seat, and ``step``'s rewards and
     ``done`` count the games the opponent's actions ended too.
@@ -91,6 +97,13 @@ class BatchBuffers:
             self.cards.validate_deck(deck)
         if not decks:
             raise ValueError("a batch needs at least one deck")
+        if opponent in SEARCH_OPPONENTS:
+            for deck in decks:
+                if self.cards.standard_army_of(deck) is None:
+                    raise ValueError(
+                        f"opponent {opponent!r}: the search opponents play against standard army decks only "
+                        "(they know the list of the army they face, as a player does)"
+                    )
         self.decks = [list(deck) for deck in decks]
         self.size = size
         self.frame = (frame[0], frame[1])

@@ -1,6 +1,6 @@
 """Many games at once: a Gymnasium vector environment over the core's batch (docs/rl.md).
 
-``LordsOfWarVectorEnv(num_envs, opponent="self" | "random" | "greedy" | "policy:FILE", ...)``
+``LordsOfWarVectorEnv(num_envs, opponent="self" | "random" | "greedy" | a search level | "policy:FILE", ...)``
 steps ``num_envs`` games in the compiled core with one call, without a Python object per game,
 into NumPy arrays: ``{"observation": float32 (num_envs, size), "action_mask": int8 (num_envs,
 num_actions)}``, each game's observation for its decider and from the decider's side of the mat.
@@ -15,8 +15,10 @@ libraries (sb3-contrib's ``MaskablePPO``).
 - any other opponent: the caller plays seat ``seat`` (default: 1 in even-numbered games, 2 in
   odd ones; ``env.seats``) and the opponent the other, inside :meth:`step`; every observation is
   a decision of the caller's seat, and the reward is the caller's. ``"random"`` (a uniformly
-  random player) and ``"greedy"`` (the greedy bot, ``lordsofwar.bots.greedy``) play inside the
-  core's batch, in C++; ``"policy:FILE"`` (a trained policy, ``lordsofwar.bots.policy``) and an
+  random player), ``"greedy"`` (the greedy bot, ``lordsofwar.bots.greedy``) and the search levels
+  (``"recruit"``, ``"veteran"``, ``"elite"``, ``"general"``, ``"marshal"``: each searching from its
+  own view and what it has seen, its iteration cap ending every search; standard army decks only)
+  play inside the core's batch, in C++; ``"policy:FILE"`` (a trained policy, ``lordsofwar.bots.policy``) and an
   :class:`Opponent` object (such as :class:`lordsofwar.rl.selfplay.SelfPlayPool`) play every
   waiting game at once with one batched NumPy inference per round.
 
@@ -356,13 +358,14 @@ class LordsOfWarVectorEnv(VectorEnv):
 def make_vector(num_envs: int = 64, opponent: str = "random", **options: Any) -> LordsOfWarVectorEnv:
     """The vector entry point of ``lordsofwar/LordsOfWar-v0``:
     ``gymnasium.make_vec("lordsofwar/LordsOfWar-v0", num_envs=64, vectorization_mode="vector_entry_point")``
-    gives the same game as the single environment against ``random``, ``greedy`` or
-    ``policy:FILE``; ``opponent="self"`` gives self-play. The search levels: the single
-    environment, with ``vectorization_mode="async"`` or ``"sync"``."""
+    gives the same game as the single environment against ``random``, ``greedy``, a search level
+    or ``policy:FILE``; ``opponent="self"`` gives self-play. A bot the vector environment does
+    not play (``python:MODULE:FACTORY``): the single environment, with
+    ``vectorization_mode="async"`` or ``"sync"``."""
     if opponent not in ("self", *OPPONENTS) and not (isinstance(opponent, str) and opponent.startswith("policy:")):
         raise ValueError(
             f"opponent {opponent!r}: the vector environment plays 'self', {', '.join(map(repr, OPPONENTS))} or "
-            "'policy:FILE'; for a search level use vectorization_mode='async' or 'sync'"
+            "'policy:FILE'; for another bot use vectorization_mode='async' or 'sync'"
         )
     options.pop("render_mode", None)
     return LordsOfWarVectorEnv(num_envs, opponent=opponent, **options)

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "search.hpp"
+
 namespace low {
 
 namespace {
@@ -129,6 +131,8 @@ Batch::Batch(std::shared_ptr<const CardTable> c, const Variant& var, std::vector
     for (int b = 0; b < n; ++b) games.emplace_back(cards, v);
     finished = games;
     has_finished.assign((size_t)n, 0);
+    dealt.assign((size_t)n, {0, 0, 0});
+    shown.assign((size_t)n, {});
     buf.reserve(256);
 }
 
@@ -140,9 +144,11 @@ int Batch::num_actions() const {
 
 void Batch::deal_one(int b) {
     games[b] = Game(cards, v);
-    const auto& d1 = decks[rng.below((uint32_t)decks.size())];
-    const auto& d2 = decks[rng.below((uint32_t)decks.size())];
-    deal(games[b], d1, d2, rng);
+    int d1 = (int)rng.below((uint32_t)decks.size());
+    int d2 = (int)rng.below((uint32_t)decks.size());
+    dealt[(size_t)b] = {0, d1, d2};
+    shown[(size_t)b].clear();
+    deal(games[b], decks[(size_t)d1], decks[(size_t)d2], rng);
 }
 
 bool Batch::write_one(int b, uint8_t* planes, float* info, uint8_t* mask, int8_t* to_play) {
@@ -159,7 +165,8 @@ bool Batch::write_one(int b, uint8_t* planes, float* info, uint8_t* mask, int8_t
 }
 
 void Batch::set_opponent(int kind, std::vector<int8_t> learner_seats, GreedyParams params, uint64_t seed) {
-    if (kind < NO_OPPONENT || kind > GREEDY_OPPONENT) throw std::invalid_argument("unknown opponent");
+    if (kind < NO_OPPONENT || kind > SEARCH_OPPONENT) throw std::invalid_argument("unknown opponent");
+    if (kind == SEARCH_OPPONENT && !search) throw std::invalid_argument("the search opponent's settings come first");
     if (kind != NO_OPPONENT && learner_seats.size() != (size_t)size)
         throw std::invalid_argument("one learner seat per game");
     for (int8_t s : learner_seats) {
@@ -171,6 +178,21 @@ void Batch::set_opponent(int kind, std::vector<int8_t> learner_seats, GreedyPara
     seats = std::move(learner_seats);
     greedy = Greedy(std::move(params));
     opponent_rng = Rng(seed);
+}
+
+void Batch::set_search(const SearchSpec& spec) {
+    if (spec.value.size() != cards->ids.size()) throw std::invalid_argument("the search opponent needs one value per card");
+    if (spec.iterations < 1) throw std::invalid_argument("the search opponent needs an iteration cap");
+    search = std::make_shared<SearchSpec>(spec);
+    search->seconds = 0;
+}
+
+void Batch::opponent_view(int b, uint64_t seed, Game& view, std::vector<int16_t> pool[3]) const {
+    const Game& g = games[(size_t)b];
+    const auto& d = dealt[(size_t)b];
+    const std::vector<int16_t>* lists[3] = {nullptr, &decks[(size_t)d[1]], &decks[(size_t)d[2]]};
+    Rng r(seed);
+    search_view(g, 3 - seats[(size_t)b], shown[(size_t)b], lists, r, view, pool);
 }
 
 void Batch::end_game(int b, float* rewards, uint8_t* done) {
@@ -193,6 +215,16 @@ void Batch::opponent_plays(int b, float* rewards, uint8_t* done) {
         Action a;
         if (opponent == GREEDY_OPPONENT) {
             a = greedy.choose(g, opponent_rng);
+        } else if (opponent == SEARCH_OPPONENT) {
+            g.legal(buf);
+            if (buf.size() == 1) {
+                a = buf[0];  // as the search bot: one legal action is played without a search
+            } else {
+                Game view(cards, v);
+                opponent_view(b, opponent_rng.next(), view, search->pool);
+                search->seed = opponent_rng.next();
+                a = best_action(view, low::search(view, *search));
+            }
         } else {
             g.legal(buf);
             a = buf[opponent_rng.below((uint32_t)buf.size())];
@@ -243,6 +275,7 @@ int Batch::step(const int32_t* actions, uint8_t* planes, float* info, uint8_t* m
         Game& g = games[b];
         Action a;
         decode(g, frame(g), actions[b], a);
+        if (opponent == SEARCH_OPPONENT) note_shown(g, a, shown[(size_t)b]);
         g.push(a, nullptr);
         ++steps;
         if (g.over()) end_game(b, rewards, done);

@@ -2,6 +2,8 @@
 // "Observations" and "The batch API").
 #pragma once
 
+#include <array>
+
 #include "greedy.hpp"
 
 namespace low {
@@ -13,7 +15,9 @@ constexpr int INFO = 2 * HAND_LIMIT * HAND_FEATURES + SCALARS;
 constexpr int32_t SKIP = -1;  // an action id of Batch::step: this game does not move
 
 // Who plays the seat that is not the learner's, inside Batch::reset and Batch::step.
-enum Opponent { NO_OPPONENT = 0, RANDOM_OPPONENT = 1, GREEDY_OPPONENT = 2 };
+enum Opponent { NO_OPPONENT = 0, RANDOM_OPPONENT = 1, GREEDY_OPPONENT = 2, SEARCH_OPPONENT = 3 };
+
+struct SearchSpec;  // search.hpp
 
 // What the decider may know, from the decider's side of the mat: ``planes`` holds
 // PLANES * f.h * f.w bytes (plane, row, column), ``info`` INFO floats. Nothing hidden from the
@@ -43,6 +47,12 @@ struct Batch {
     Greedy greedy{GreedyParams{}};
     Rng opponent_rng{0};
     long opponent_steps = 0;
+    // A search opponent: its settings (the seed and pools set per decision), and per game the
+    // index in ``decks`` of each player's list (``dealt[b][p]``) and the learner's hand cards
+    // the opponent has seen (``shown[b]``: a forced deployment's hand, recalled units).
+    std::shared_ptr<SearchSpec> search;
+    std::vector<std::array<int, 3>> dealt;
+    std::vector<std::vector<int16_t>> shown;
 
     Batch(std::shared_ptr<const CardTable> cards, const Variant& v, std::vector<std::vector<int16_t>> decks, int size,
           uint64_t seed, int width, int height);
@@ -63,6 +73,13 @@ struct Batch {
     // or GREEDY_OPPONENT (the greedy bot with ``params``), the learner's seat per game, and the
     // seed of the opponent's own draws.
     void set_opponent(int kind, std::vector<int8_t> learner_seats, GreedyParams params, uint64_t seed);
+    // SEARCH_OPPONENT's settings (before set_opponent): the search of ``spec`` (its iteration
+    // cap alone ends each search: ``seconds`` is ignored, so a run repeats; its seed and pools
+    // are drawn per decision). Every list of ``decks`` must be a list the learner's opponent
+    // may know (a standard army's).
+    void set_search(const SearchSpec& spec);
+    // What game b's opponent would search from now (search_view in search.hpp) and its pools.
+    void opponent_view(int b, uint64_t seed, Game& view, std::vector<int16_t> pool[3]) const;
 
     // A uniformly random legal id per game, read from ``mask`` (a random policy for benchmarks
     // and baselines).

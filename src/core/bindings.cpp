@@ -335,6 +335,15 @@ NB_MODULE(_core, m) {
              [](State& s, int kind, int card, Sq from, Sq to) {
                  return s.run(Action{(uint8_t)kind, (int16_t)card, from, to});
              })
+        .def(
+            "shown_after",
+            [](State& s, int kind, int card, Sq from, Sq to, std::vector<int16_t> known) {
+                s.g.resolve_start();
+                note_shown(s.g, Action{(uint8_t)kind, (int16_t)card, from, to}, known);
+                return known;
+            },
+            "What the other player has seen of the decider's hand once this action is played, from "
+            "``known`` before it (note_shown in src/core/search.hpp); the game is not changed.")
         .def("num_actions", [](const State& s, int w, int h) { return s.frame(w, h).num_actions(); })
         .def("legal_ids",
              [](State& s, int w, int h) {
@@ -594,7 +603,48 @@ NB_MODULE(_core, m) {
             },
             nb::arg("kind"), nb::arg("seats"), nb::arg("values"), nb::arg("fresh_arrow"), nb::arg("enemy_weight"),
             nb::arg("rollout_pushes"), nb::arg("seed"),
-            "The opponent inside reset and step (0 none, 1 random, 2 greedy) and the learner's seat per game.")
+            "The opponent inside reset and step (0 none, 1 random, 2 greedy, 3 the search of set_search) and the "
+            "learner's seat per game.")
+        .def(
+            "set_search",
+            [](Batch& b, int iterations, double explore, int playout_turns, int policy, double scale, int widen,
+               bool relative, std::vector<float> value, const NetHandle* net, double c_puct, double mix,
+               double hit_prior) {
+                SearchSpec spec;
+                if (net) {
+                    if (!(c_puct > 0) || !(mix >= 0 && mix <= 1) || !(hit_prior >= 0))
+                        throw nb::value_error("set_search: c_puct above 0, mix from 0 to 1, hit_prior 0 or more");
+                    if (b.num_actions() != net->net->num_actions() || b.width != net->net->width() ||
+                        b.height != net->net->height())
+                        throw nb::value_error("set_search: the network's action ids are not this batch's");
+                    spec.net = net->net, spec.c_puct = c_puct, spec.mix = mix, spec.hit_prior = hit_prior;
+                }
+                spec.iterations = iterations, spec.explore = explore, spec.playout_turns = playout_turns;
+                spec.policy = policy, spec.scale = scale, spec.widen = widen, spec.relative = relative;
+                spec.value = std::move(value);
+                try {
+                    b.set_search(spec);
+                } catch (const std::invalid_argument& e) {
+                    throw nb::value_error(e.what());
+                }
+            },
+            nb::arg("iterations"), nb::arg("explore"), nb::arg("playout_turns"), nb::arg("policy"), nb::arg("scale"),
+            nb::arg("widen"), nb::arg("relative"), nb::arg("value"), nb::arg("net").none() = nb::none(),
+            nb::arg("c_puct") = 1.5, nb::arg("mix") = 0.0, nb::arg("hit_prior") = 0.0,
+            "The search opponent's settings (kind 3 of set_opponent): its iteration cap ends every search.")
+        .def(
+            "opponent_view",
+            [](const Batch& b, int i, uint64_t seed) {
+                if (i < 0 || i >= b.size) throw nb::index_error("no such game in the batch");
+                if (b.opponent == NO_OPPONENT) throw nb::value_error("this batch has no opponent");
+                State s(Cards{b.cards}, b.v);
+                std::vector<int16_t> pool[3];
+                b.opponent_view(i, seed, s.g, pool);
+                return nb::make_tuple(s, pool[1], pool[2], b.shown[(size_t)i]);
+            },
+            nb::arg("i"), nb::arg("seed"),
+            "What game ``i``'s opponent would search from now: its view as a State, the pools of players 1 "
+            "and 2, and the learner's hand cards it has seen.")
         .def_prop_ro("num_actions", &Batch::num_actions)
         .def("reset",
              [](Batch& b, U8 planes, F32 info, U8 mask, I8 to_play) {

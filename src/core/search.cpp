@@ -362,4 +362,83 @@ SearchOut search(const Game& view, const SearchSpec& spec) {
     return out;
 }
 
+Action best_action(const Game& view, const SearchOut& out) {
+    const RootStat* best = nullptr;
+    std::string best_text;
+    for (const RootStat& r : out.root) {
+        if (best && (r.visits < best->visits || (r.visits == best->visits && r.mean < best->mean))) continue;
+        if (best && r.visits == best->visits && r.mean == best->mean) {
+            std::string text = view.action_to_string(r.action);
+            if (text >= best_text) continue;
+            best = &r, best_text = std::move(text);
+            continue;
+        }
+        best = &r;
+        best_text = view.action_to_string(r.action);
+    }
+    if (!best) throw std::invalid_argument("search: no root action");
+    return best->action;
+}
+
+void note_shown(const Game& g, const Action& a, std::vector<int16_t>& known) {
+    if (a.kind == A_DEPLOY) {
+        if (g.forced()) known = g.hand(g.to_move());
+        auto it = std::find(known.begin(), known.end(), a.card);
+        if (it != known.end()) known.erase(it);
+    } else if (a.kind == A_RECALL) {
+        int u = g.unit_at(a.from);
+        if (u >= 0) known.push_back(g.units()[(size_t)u].card);
+    }
+}
+
+void search_view(const Game& g, int player, const std::vector<int16_t>& known,
+                 const std::vector<int16_t>* const lists[3], Rng& rng, Game& view, std::vector<int16_t> pool[3]) {
+    const CardTable& cards = g.cards();
+    Record r = g.record();
+    const int other = 3 - player;
+    for (int p = 1; p <= 2; ++p) {
+        auto& hand = r.hands[(size_t)p - 1];
+        auto& deck = r.decks[(size_t)p - 1];
+        std::fill(deck.begin(), deck.end(), (int16_t)-1);
+        if (p == other && !g.variant().visible) {
+            if (known.size() > hand.size()) throw std::logic_error("more hand cards known than held");
+            std::fill(hand.begin(), hand.end(), (int16_t)-1);
+            std::copy(known.begin(), known.end(), hand.begin());
+        }
+        // The list less p's cards in the open: units on the mat, the lost pile, known hand cards.
+        std::vector<int> left(cards.ids.size(), 0);
+        for (int16_t c : *lists[p]) ++left[(size_t)c];
+        bool general_seen = false;
+        auto see = [&](int c) {
+            if (c < 0) return;
+            if (left[(size_t)c] > 0) --left[(size_t)c];
+            general_seen = general_seen || cards.kinds[1][(size_t)c].general;
+        };
+        for (const UnitRecord& u : r.units) {
+            if (u.owner == p) see(u.card);
+        }
+        for (int16_t c : r.lost[(size_t)p - 1]) see(c);
+        for (int16_t c : hand) see(c);
+        std::vector<int16_t> generals, rest;
+        for (const int16_t c : *lists[p]) {
+            // Each card once per copy left, in the list's order.
+            if (left[(size_t)c] <= 0) continue;
+            --left[(size_t)c];
+            (cards.kinds[1][(size_t)c].general ? generals : rest).push_back(c);
+        }
+        size_t holes = (size_t)std::count(hand.begin(), hand.end(), (int16_t)-1);
+        size_t wanted = holes + deck.size();
+        if (!generals.empty() && holes && !general_seen) {
+            size_t pick = generals.size() == 1 ? 0 : rng.below((uint32_t)generals.size());
+            *std::find(hand.begin(), hand.end(), (int16_t)-1) = generals[pick];
+            generals.erase(generals.begin() + (long)pick);
+            --wanted;
+        }
+        if (rest.size() < wanted) rest.insert(rest.end(), generals.begin(), generals.end());
+        pool[p] = std::move(rest);
+    }
+    view = Game(g.card_table(), g.variant());
+    view.load(r);
+}
+
 }  // namespace low

@@ -62,4 +62,24 @@ void fill_hidden(Game& g, const std::vector<int16_t> pool[3], Rng& rng, std::vec
 // Search from ``view`` for its decider. The view must have at least one legal action.
 SearchOut search(const Game& view, const SearchSpec& spec);
 
+// The action a search bot plays: the most visited root action, then the higher mean, then the
+// first in the notation's text (as lordsofwar/bots/search.py sorts its analysis).
+Action best_action(const Game& view, const SearchOut& out);
+
+// What the other player has seen of the hand of the player about to play ``a`` in ``g``, brought
+// up to date before ``a`` is pushed (lordsofwar.rules.knowledge.known_hands): a forced deployment
+// shows the whole hand (3.4), a deployed card leaves it, a recalled unit goes back to it face up
+// (7.3). ``known`` is that multiset of card indices.
+void note_shown(const Game& g, const Action& a, std::vector<int16_t>& known);
+
+// What a search bot of ``player`` decides from in ``g`` (lordsofwar/bots/search.py,
+// sampling_spec, for decks whose lists both players know: standard armies): ``view`` is ``g``
+// with both decks and the other player's hand hidden (unless hands are visible), the cards of
+// ``known`` (the other's hand cards in the open) in its first hand slots, and a general nowhere
+// in the open in its owner's first unknown hand slot (1.4: dealt into the opening hand, never
+// sent back to the deck). ``pool[p]`` gets player p's cards that may fill p's unknown entries:
+// ``lists[p]`` (the 36 cards p plays with) less p's cards in the open, less the generals.
+void search_view(const Game& g, int player, const std::vector<int16_t>& known,
+                 const std::vector<int16_t>* const lists[3], Rng& rng, Game& view, std::vector<int16_t> pool[3]);
+
 }  // namespace low
