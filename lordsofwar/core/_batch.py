@@ -53,6 +53,7 @@ class Batch(BatchBuffers):
             self._b.set_opponent(
                 kind, self.seats.tolist(), values, fresh, weight, pushes, (seed ^ OPPONENT_SEED) & (2**64 - 1)
             )
+        self._greedy_cap = 0
         self.allocate(self._b.width, self._b.height, self._b.num_actions)
         self._game_class = with_frame(Game, self.frame)
         self.reset()
@@ -77,6 +78,27 @@ class Batch(BatchBuffers):
             level.mix,
             level.hit_prior,
         )
+
+    def greedy_scores(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The greedy bot's judgement of every game's legal actions, for its decider (what
+        :func:`lordsofwar.bots.features.raw_scores` gives for one game): ``ids`` (int32), ``raw``
+        (float32, (n, 3): score, preference, exposure) and ``ptr`` (int64, size + 1): game ``i``'s
+        entries are ``ids[ptr[i]:ptr[i + 1]]``, ids ascending."""
+        values, fresh, weight, pushes = greedy_params(self.cards, self.variant)
+        cap = max(self._greedy_cap, 64 * self.size)
+        ptr = np.zeros(self.size + 1, np.int64)
+        while True:
+            ids = np.empty(cap, np.int32)
+            raw = np.empty((cap, 3), np.float32)
+            try:
+                n = self._b.greedy_scores(values, fresh, weight, pushes, ids, raw, ptr)
+            except ValueError:
+                if cap >= self.size * self.num_actions:
+                    raise
+                cap = min(cap * 2, self.size * self.num_actions)
+                continue
+            self._greedy_cap = cap
+            return ids[:n], raw[:n], ptr
 
     def opponent_view(self, i: int, seed: int = 0) -> tuple[Game, list[str], list[str], list[str]]:
         """What the search opponent of game ``i`` would search from now (its seat's view, the

@@ -484,6 +484,11 @@ class Batch:
         The search opponent's settings (kind 3 of set_opponent): its iteration cap ends every search.
         """
 
+    def greedy_scores(self, values: Sequence[float], fresh_arrow: int, enemy_weight: float, rollout_pushes: int, ids: Annotated[NDArray[numpy.int32], dict(order='C', device='cpu')], raw: Annotated[NDArray[numpy.float32], dict(order='C', device='cpu')], ptr: Annotated[NDArray[numpy.int64], dict(order='C', device='cpu')]) -> int:
+        """
+        The greedy bot's (score, preference, exposure) of every legal id of every game, for its decider, ids ascending per game (game b's in ptr[b] .. ptr[b + 1]); returns how many.
+        """
+
     def opponent_view(self, i: int, seed: int) -> tuple:
         """
         What game ``i``'s opponent would search from now: its view as a State, the pools of players 1 and 2, and the learner's hand cards it has seen.

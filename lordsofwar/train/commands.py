@@ -363,3 +363,100 @@ def curve_command(run_dir: str, opponent: str, games: int, every: int, plot_file
         curves = [json.loads(f.read_text()) for f in sorted(Path(run_dir).glob("curve-*.json"))]
         plot([c for c in curves if c], plot_file, "the network's policy alone, by training time")
         click.echo(f"wrote {plot_file}")
+
+
+@train_group.command("improve")
+@click.option(
+    "--network",
+    default=None,
+    metavar="FILE",
+    help="The network to start from (version 4, with an action head) [default: the shipped scout's].",
+)
+@click.option(
+    "--run",
+    "run_dir",
+    default="improve-run",
+    show_default=True,
+    metavar="DIR",
+    help="The run's directory (checkpoint, best.npz, curve.json); a run there is continued.",
+)
+@click.option(
+    "--opponent",
+    default="greedy",
+    show_default=True,
+    help="The bot it plays, inside the core's batch: random, greedy or a search level.",
+)
+@click.option(
+    "--iterations", type=click.IntRange(1, 1_000_000), default=400, show_default=True, help="Iterations in all."
+)
+@click.option("--games", type=click.IntRange(1, 4096), default=128, show_default=True, help="Games played at once.")
+@click.option(
+    "--steps", type=click.IntRange(1, 4096), default=32, show_default=True, help="Decisions per game an iteration."
+)
+@click.option(
+    "--lr", type=click.FloatRange(min=0, min_open=True), default=3e-5, show_default=True, help="Adam's learning rate."
+)
+@click.option(
+    "--temperature",
+    type=click.FloatRange(min=0, min_open=True),
+    default=0.25,
+    show_default=True,
+    help="The policy trained is the softmax of the logits / this.",
+)
+@click.option(
+    "--eval-every", type=click.IntRange(1, 1_000_000), default=5, show_default=True, help="Evaluate every this many."
+)
+@click.option(
+    "--eval-games", type=click.IntRange(2, 100_000), default=400, show_default=True, help="Games of an evaluation."
+)
+@_seed
+@_threads
+@click.option("--out", default=None, metavar="FILE", help="Copy the best snapshot's network file here at the end.")
+def improve_command(
+    network: str | None,
+    run_dir: str,
+    opponent: str,
+    iterations: int,
+    games: int,
+    steps: int,
+    lr: float,
+    temperature: float,
+    eval_every: int,
+    eval_games: int,
+    seed: int,
+    threads: int,
+    out: str | None,
+) -> None:
+    """Improve a network by playing against a bot (PPO; docs/bots.md, "Improving scout by playing"):
+    the best snapshot by its evaluations is kept in DIR/best.npz."""
+    _need_torch()
+    _need_core()
+    import shutil
+
+    from lordsofwar.bots.policy import SCOUT, PolicyError
+    from lordsofwar.core.batching import OPPONENTS
+    from lordsofwar.train.improve import ImproveConfig, run
+
+    if opponent not in OPPONENTS:
+        raise _bad(f"opponent {opponent!r}: one of {', '.join(OPPONENTS)}")
+    config = ImproveConfig(
+        network=str(network or SCOUT),
+        opponent=opponent,
+        games=games,
+        steps=steps,
+        iterations=iterations,
+        lr=lr,
+        temperature=temperature,
+        eval_every=eval_every,
+        eval_games=eval_games,
+        seed=seed,
+        threads=threads,
+    )
+    try:
+        found = run(config, Path(run_dir), log=lambda s: click.echo(s, err=True))
+    except (PolicyError, ValueError, OSError) as exc:
+        raise _bad(str(exc)) from None
+    click.echo(f"best score {found['best']:.1%} against {found['config']['opponent']}: {Path(run_dir) / 'best.npz'}")
+    if out:
+        shutil.copyfile(Path(run_dir) / "best.npz", out)
+        click.echo(f"wrote {out}")

@@ -187,6 +187,37 @@ void Batch::set_search(const SearchSpec& spec) {
     search->seconds = 0;
 }
 
+long Batch::greedy_scores(Greedy& bot, int32_t* ids, float* raw, int64_t* ptr, long cap) {
+    std::vector<Action> actions;
+    std::vector<GreedyScore> scores;
+    std::vector<std::pair<int, int>> order;  // (id, index in actions)
+    long n = 0;
+    ptr[0] = 0;
+    for (int b = 0; b < size; ++b) {
+        Game& g = games[(size_t)b];
+        if (!g.over()) {
+            bot.evaluate_all(g, actions, scores);
+            Frame f = frame(g);
+            order.clear();
+            for (size_t i = 0; i < actions.size(); ++i) {
+                int id = encode(g, f, actions[i]);
+                if (id >= 0) order.emplace_back(id, (int)i);
+            }
+            std::sort(order.begin(), order.end());
+            if (n + (long)order.size() > cap) return -1;
+            for (const auto& [id, i] : order) {
+                ids[n] = id;
+                raw[3 * n] = (float)scores[(size_t)i].score;
+                raw[3 * n + 1] = (float)scores[(size_t)i].preference;
+                raw[3 * n + 2] = (float)scores[(size_t)i].exposure;
+                ++n;
+            }
+        }
+        ptr[b + 1] = n;
+    }
+    return n;
+}
+
 void Batch::opponent_view(int b, uint64_t seed, Game& view, std::vector<int16_t> pool[3]) const {
     const Game& g = games[(size_t)b];
     const auto& d = dealt[(size_t)b];

@@ -78,6 +78,11 @@ struct Batch {
     // are drawn per decision). Every list of ``decks`` must be a list the learner's opponent
     // may know (a standard army's).
     void set_search(const SearchSpec& spec);
+    // The greedy bot's judgement (Greedy::evaluate_all with ``bot``) of every legal action with
+    // an id of every game, for its decider: per game its ids ascending in ids[ptr[b] .. ptr[b+1]),
+    // with (score, preference, exposure) in raw[3 * k ..]; ptr holds size + 1 entries. Returns
+    // the total, or -1 when ``cap`` entries are too few (nothing is then written past them).
+    long greedy_scores(Greedy& bot, int32_t* ids, float* raw, int64_t* ptr, long cap);
     // What game b's opponent would search from now (search_view in search.hpp) and its pools.
     void opponent_view(int b, uint64_t seed, Game& view, std::vector<int16_t> pool[3]) const;
 

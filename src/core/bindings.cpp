@@ -633,6 +633,26 @@ NB_MODULE(_core, m) {
             nb::arg("c_puct") = 1.5, nb::arg("mix") = 0.0, nb::arg("hit_prior") = 0.0,
             "The search opponent's settings (kind 3 of set_opponent): its iteration cap ends every search.")
         .def(
+            "greedy_scores",
+            [](Batch& b, std::vector<double> values, int fresh_arrow, double enemy_weight, int rollout_pushes,
+               I32W ids, F32 raw, nb::ndarray<int64_t, nb::c_contig, nb::device::cpu> ptr) {
+                if (values.size() != b.cards->ids.size()) throw nb::value_error("greedy: one value per card");
+                if (ptr.size() != (size_t)b.size + 1 || raw.size() != 3 * ids.size())
+                    throw nb::value_error("greedy_scores: ptr holds size + 1 entries, raw three per id");
+                Greedy bot(GreedyParams{std::move(values), fresh_arrow, enemy_weight, rollout_pushes});
+                long n;
+                {
+                    nb::gil_scoped_release release;
+                    n = b.greedy_scores(bot, ids.data(), raw.data(), ptr.data(), (long)ids.size());
+                }
+                if (n < 0) throw nb::value_error("greedy_scores: the buffers are too small for the legal actions");
+                return n;
+            },
+            nb::arg("values"), nb::arg("fresh_arrow"), nb::arg("enemy_weight"), nb::arg("rollout_pushes"),
+            nb::arg("ids"), nb::arg("raw"), nb::arg("ptr"),
+            "The greedy bot's (score, preference, exposure) of every legal id of every game, for its decider, "
+            "ids ascending per game (game b's in ptr[b] .. ptr[b + 1]); returns how many.")
+        .def(
             "opponent_view",
             [](const Batch& b, int i, uint64_t seed) {
                 if (i < 0 || i >= b.size) throw nb::index_error("no such game in the batch");

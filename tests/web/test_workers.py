@@ -62,14 +62,16 @@ def test_socket_refusals_at_connect_are_close_codes_a_browser_can_read(tmp_path:
         assert '"type":"state"' in asyncio.run(player_socket())
 
 
-def test_ten_fresh_starts_with_four_workers(tmp_path: Path) -> None:
+def test_six_fresh_starts_with_four_workers(tmp_path: Path) -> None:
+    """Four workers starting at once on a fresh database, six times over: none fails its start-up
+    (the schema, the server key and the heartbeat are made once, whoever comes first)."""
     import redis
 
     try:
         redis.Redis.from_url(REDIS, socket_connect_timeout=2).ping()
     except Exception as exc:
         pytest.skip(f"Redis not reachable at {REDIS}: {exc}")
-    for start in range(10):
+    for start in range(6):
         with database("postgresql", tmp_path) as url:
             port = free_port()
             env = {**os.environ, "LOW_DATABASE_URL": url, "LOW_REDIS_URL": REDIS}
