@@ -133,3 +133,22 @@ def test_a_batch_refuses_an_unknown_opponent_or_seat() -> None:
         core.Batch(2, opponent="random", seats=[1, 3])
     with pytest.raises(ValueError, match="seats: one learner's seat"):
         core.Batch(2, opponent="random", seats=[1])
+
+
+@pytest.mark.parametrize("batch_class", [core.Batch, _python.Batch], ids=["core", "python"])
+def test_a_batch_gives_the_greedy_numbers_of_every_game_from_its_deciders_view(batch_class: type) -> None:
+    """``Batch.greedy_scores`` is ``features.raw_scores`` of each game's decider's view: the ids of
+    its mask, ascending, and the same numbers (nothing hidden from the decider changes them)."""
+    from lordsofwar.bots.features import raw_scores
+
+    batch = batch_class(6, seed=8, opponent="greedy")
+    for _ in range(12 if batch_class is _python.Batch else 40):
+        ids, raw, ptr = batch.greedy_scores()
+        assert ptr.shape == (batch.size + 1,) and ptr[-1] == len(ids) == len(raw)
+        for b in range(batch.size):
+            game = batch.game(b)
+            want_ids, want = raw_scores(game.view(game.decider))
+            got = slice(int(ptr[b]), int(ptr[b + 1]))
+            assert np.array_equal(ids[got], want_ids) and np.array_equal(want_ids, np.flatnonzero(batch.mask[b]))
+            np.testing.assert_allclose(raw[got], want, rtol=1e-6)
+        batch.step(batch.sample())
