@@ -100,6 +100,7 @@ def test_the_command_improves_resumes_and_writes_a_network_scout_plays(tmp_path:
     assert "iteration 2:" in done.output and "iteration 1:" not in done.output
     again = torch.load(run_dir / "checkpoint.pt", weights_only=False)
     assert again["iteration"] == 2 and again["curve"][:2] == first["curve"] and again["seconds"] >= first["seconds"]
+    assert Policy(run_dir / "last.npz").meta["training"]["improved"]["iteration"] == 2
     policy = Policy(out)
     assert policy.version == 4 and policy.meta["training"]["improved"]["opponent"] == "greedy"
     outcome = play_game({1: ScoutBot(0, network=policy), 2: RandomBot(0)}, 4)

@@ -378,7 +378,7 @@ def curve_command(run_dir: str, opponent: str, games: int, every: int, plot_file
     default="improve-run",
     show_default=True,
     metavar="DIR",
-    help="The run's directory (checkpoint, best.npz, curve.json); a run there is continued.",
+    help="The run's directory (checkpoint, best.npz, last.npz, curve.json); a run there is continued.",
 )
 @click.option(
     "--opponent",
@@ -411,7 +411,14 @@ def curve_command(run_dir: str, opponent: str, games: int, every: int, plot_file
 )
 @_seed
 @_threads
-@click.option("--out", default=None, metavar="FILE", help="Copy the best snapshot's network file here at the end.")
+@click.option("--out", default=None, metavar="FILE", help="Copy a snapshot's network file here at the end.")
+@click.option(
+    "--pick",
+    type=click.Choice(["best", "last"]),
+    default="best",
+    show_default=True,
+    help="Which snapshot --out copies: the best scoring of the evaluations (optimistic: chosen on them) or the last.",
+)
 def improve_command(
     network: str | None,
     run_dir: str,
@@ -426,9 +433,10 @@ def improve_command(
     seed: int,
     threads: int,
     out: str | None,
+    pick: str,
 ) -> None:
     """Improve a network by playing against a bot (PPO; docs/bots.md, "Improving scout by playing"):
-    the best snapshot by its evaluations is kept in DIR/best.npz."""
+    the best snapshot by its evaluations is kept in DIR/best.npz, the last evaluated in DIR/last.npz."""
     _need_torch()
     _need_core()
     import shutil
@@ -458,5 +466,5 @@ def improve_command(
         raise _bad(str(exc)) from None
     click.echo(f"best score {found['best']:.1%} against {found['config']['opponent']}: {Path(run_dir) / 'best.npz'}")
     if out:
-        shutil.copyfile(Path(run_dir) / "best.npz", out)
+        shutil.copyfile(Path(run_dir) / f"{pick}.npz", out)
         click.echo(f"wrote {out}")

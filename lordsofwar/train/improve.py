@@ -284,7 +284,8 @@ def update(net: Network, opt: torch.optim.Optimizer, data: Rollout, config: Impr
 def run(config: ImproveConfig, out: Path, log: Callable[[str], None] = print) -> dict[str, Any]:
     """A run into ``out`` (see the module text): ``checkpoint.pt`` after every iteration (a run
     there is continued up to ``config.iterations``, with its own other settings), ``best.npz``
-    (the best snapshot's network file) and ``curve.json`` (the scores of the evaluations)."""
+    (the network file of the snapshot that scored best in the evaluations), ``last.npz`` (that of
+    the last one evaluated) and ``curve.json`` (the scores of the evaluations)."""
     from lordsofwar import core
 
     out.mkdir(parents=True, exist_ok=True)
@@ -323,6 +324,7 @@ def run(config: ImproveConfig, out: Path, log: Callable[[str], None] = print) ->
             score = evaluate(net, config.opponent, config.eval_games, seed=eval_seed)
             curve.append({"iteration": it, "score": score, "seconds": round(elapsed, 1)})
             line += f"; score {score:.3f}"
+            _save(net, source, out / "last.npz", config, it, score)
             if score > best:
                 best = score
                 _save(net, source, out / "best.npz", config, it, score)
