@@ -95,10 +95,12 @@ def test_the_command_improves_resumes_and_writes_a_network_scout_plays(tmp_path:
     assert "iteration 1:" in done.output and "best score" in done.output
     first = torch.load(run_dir / "checkpoint.pt", weights_only=False)
     assert first["iteration"] == 1 and len(first["curve"]) == 2
-    done = runner.invoke(cli, ["train", "improve", *small, "--iterations", "2"])
+    plot = tmp_path / "curve.png"
+    done = runner.invoke(cli, ["train", "improve", *small, "--iterations", "2", "--plot", str(plot)])
     assert done.exit_code == 0, done.output
     assert "iteration 2:" in done.output and "iteration 1:" not in done.output
     again = torch.load(run_dir / "checkpoint.pt", weights_only=False)
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert again["iteration"] == 2 and again["curve"][:2] == first["curve"] and again["seconds"] >= first["seconds"]
     assert Policy(run_dir / "last.npz").meta["training"]["improved"]["iteration"] == 2
     policy = Policy(out)

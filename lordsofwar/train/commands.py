@@ -419,6 +419,7 @@ def curve_command(run_dir: str, opponent: str, games: int, every: int, plot_file
     show_default=True,
     help="Which snapshot --out copies: the best scoring of the evaluations (optimistic: chosen on them) or the last.",
 )
+@click.option("--plot", "plot_file", default=None, metavar="FILE", help="Draw the evaluations' scores into this PNG.")
 def improve_command(
     network: str | None,
     run_dir: str,
@@ -434,6 +435,7 @@ def improve_command(
     threads: int,
     out: str | None,
     pick: str,
+    plot_file: str | None,
 ) -> None:
     """Improve a network by playing against a bot (PPO; docs/bots.md, "Improving scout by playing"):
     the best snapshot by its evaluations is kept in DIR/best.npz, the last evaluated in DIR/last.npz."""
@@ -468,3 +470,23 @@ def improve_command(
     if out:
         shutil.copyfile(Path(run_dir) / f"{pick}.npz", out)
         click.echo(f"wrote {out}")
+    if plot_file:
+        _improve_plot(found["curve"], found["config"], plot_file)
+        click.echo(f"wrote {plot_file}")
+
+
+def _improve_plot(curve: list[dict[str, Any]], config: dict[str, Any], plot_file: str) -> None:
+    """The evaluations' scores by training time (at most 40 points, evenly spread), each with its
+    95% Wilson interval."""
+    if importlib.util.find_spec("matplotlib") is None:
+        raise _bad("the plot needs matplotlib: pip install 'lordsofwar[dev]'")
+    from lordsofwar.bots.play import wilson
+    from lordsofwar.train.evaluate import plot
+
+    step = max(1, (len(curve) + 39) // 40)
+    games = int(config["eval_games"])
+    points = []
+    for p in curve[::step]:
+        low, high = wilson(p["score"] * games, games)
+        points.append({**p, "opponent": config["opponent"], "interval": [low, high]})
+    plot([points], plot_file, "the network's policy alone, improved by playing")
