@@ -88,7 +88,8 @@ def test_an_update_lowers_the_ppo_loss_of_its_rollout() -> None:
 def test_the_command_improves_resumes_and_writes_a_network_scout_plays(tmp_path: Path) -> None:
     run_dir = tmp_path / "run"
     out = tmp_path / "better.npz"
-    small = ["--games", "8", "--steps", "6", "--eval-every", "1", "--eval-games", "8", "--run", str(run_dir)]
+    small = ["--games", "8", "--steps", "6", "--eval-every", "1", "--eval-games", "8", "--snapshot-every", "1"]
+    small += ["--run", str(run_dir)]
     runner = CliRunner()
     done = runner.invoke(cli, ["train", "improve", *small, "--iterations", "1", "--out", str(out)])
     assert done.exit_code == 0, done.output
@@ -109,3 +110,20 @@ def test_the_command_improves_resumes_and_writes_a_network_scout_plays(tmp_path:
     assert outcome.winner in (1, 2, None) and outcome.actions
     bad = runner.invoke(cli, ["train", "improve", "--opponent", "oracle", "--run", str(tmp_path / "x")])
     assert bad.exit_code != 0 and "opponent 'oracle'" in bad.output
+    snapshots = sorted((run_dir / "snapshots").glob("it-*.npz"))
+    assert [p.name for p in snapshots] == ["it-00001.npz", "it-00002.npz"]
+    averaged = tmp_path / "mean.npz"
+    done = runner.invoke(cli, ["train", "average", *map(str, snapshots), "--out", str(averaged)])
+    assert done.exit_code == 0, done.output
+    mean, one, two = Policy(averaged), Policy(snapshots[0]), Policy(snapshots[1])
+    for chain in ("layers", "value_layers", "action_layers"):
+        for (w, b), (w1, b1), (w2, b2) in zip(
+            getattr(mean, chain), getattr(one, chain), getattr(two, chain), strict=True
+        ):
+            np.testing.assert_allclose(w, (w1 + w2) / 2, rtol=1e-6, atol=1e-7)
+            np.testing.assert_allclose(b, (b1 + b2) / 2, rtol=1e-6, atol=1e-7)
+    assert [a["iteration"] for a in mean.meta["training"]["averaged"]] == [1, 2]
+    bad = runner.invoke(
+        cli, ["train", "average", str(snapshots[0]), str(SCOUT.parent / "net.npz"), "--out", str(averaged)]
+    )
+    assert bad.exit_code != 0 and "not the shape" in bad.output

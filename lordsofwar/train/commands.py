@@ -411,6 +411,13 @@ def curve_command(run_dir: str, opponent: str, games: int, every: int, plot_file
 )
 @_seed
 @_threads
+@click.option(
+    "--snapshot-every",
+    type=click.IntRange(0, 1_000_000),
+    default=50,
+    show_default=True,
+    help="Write the network every this many iterations into DIR/snapshots (0: never).",
+)
 @click.option("--out", default=None, metavar="FILE", help="Copy a snapshot's network file here at the end.")
 @click.option(
     "--pick",
@@ -433,6 +440,7 @@ def improve_command(
     eval_games: int,
     seed: int,
     threads: int,
+    snapshot_every: int,
     out: str | None,
     pick: str,
     plot_file: str | None,
@@ -461,6 +469,7 @@ def improve_command(
         eval_games=eval_games,
         seed=seed,
         threads=threads,
+        snapshot_every=snapshot_every,
     )
     try:
         found = run(config, Path(run_dir), log=lambda s: click.echo(s, err=True))
@@ -490,3 +499,19 @@ def _improve_plot(curve: list[dict[str, Any]], config: dict[str, Any], plot_file
         low, high = wilson(p["score"] * games, games)
         points.append({**p, "opponent": config["opponent"], "interval": [low, high]})
     plot([points], plot_file, "the network's policy alone, improved by playing")
+
+
+@train_group.command("average")
+@click.argument("files", nargs=-1, required=True, metavar="FILE...")
+@click.option("--out", required=True, metavar="FILE", help="The network file to write.")
+def average_command(files: tuple[str, ...], out: str) -> None:
+    """Write the mean of the weights of network files of one shape (snapshots of one run)."""
+    from lordsofwar.bots.policy import PolicyError, save_network
+    from lordsofwar.train.average import average
+
+    try:
+        (policy, value, action), meta = average(list(files))
+    except (PolicyError, ValueError, OSError) as exc:
+        raise _bad(str(exc)) from None
+    save_network(out, policy, value, meta, action)
+    click.echo(f"wrote {out}: the mean of {len(files)} networks")

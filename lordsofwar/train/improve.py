@@ -56,6 +56,8 @@ class ImproveConfig:
     imitation network's own softmax is far flatter than its argmax's play)."""
     eval_every: int = 10
     eval_games: int = 400
+    snapshot_every: int = 50
+    """Write the network every this many iterations to ``snapshots/it-NNNNN.npz`` (0: never)."""
     seed: int = 0
     threads: int = 2
 
@@ -328,6 +330,9 @@ def run(config: ImproveConfig, out: Path, log: Callable[[str], None] = print) ->
             if score > best:
                 best = score
                 _save(net, source, out / "best.npz", config, it, score)
+        if config.snapshot_every and it % config.snapshot_every == 0:
+            (out / "snapshots").mkdir(exist_ok=True)
+            _save(net, source, out / "snapshots" / f"it-{it:05d}.npz", config, it, float("nan"))
         log(line)
         state = {"net": net.state_dict(), "opt": opt.state_dict(), "iteration": it, "seconds": elapsed}
         torch.save({**state, "curve": curve, "best": best, "config": asdict(config)}, ckpt_path)
