@@ -345,6 +345,7 @@ def _save(net: Network, source: Policy, path: Path, config: ImproveConfig, itera
     meta = {k: v for k, v in source.meta.items() if k not in ("format", "version")}
     meta["value_from"] = value_from
     training = dict(meta.get("training") or {})
-    training["improved"] = {**asdict(config), "iteration": iteration, "score": score}
+    settings = {**asdict(config), "network": Path(config.network).name}  # the file's name, not this machine's path
+    training["improved"] = {**settings, "iteration": iteration, "score": None if score != score else score}
     meta["training"] = training
     save_network(path, policy, value, meta, net.export_action_head())
