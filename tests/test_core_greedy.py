@@ -127,8 +127,8 @@ def test_a_batch_opponent_plays_every_seat_but_the_learners(batch_class: type, o
 
 
 def test_a_batch_refuses_an_unknown_opponent_or_seat() -> None:
-    with pytest.raises(ValueError, match="opponent 'veteran'"):
-        core.Batch(2, opponent="veteran")
+    with pytest.raises(ValueError, match="opponent 'scout'"):  # a bot, but not one the batch plays
+        core.Batch(2, opponent="scout")
     with pytest.raises(ValueError, match="seats: one learner's seat"):
         core.Batch(2, opponent="random", seats=[1, 3])
     with pytest.raises(ValueError, match="seats: one learner's seat"):

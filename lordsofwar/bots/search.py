@@ -229,6 +229,22 @@ def core_network(policy: Policy) -> Any:
     )
 
 
+def core_settings(level: SearchLevel) -> dict[str, Any]:
+    """The settings of ``level`` as the core's search takes them: keyword arguments of the
+    search binding (``SearchBot``) and of the batch's search opponent (``Batch.set_search``)."""
+    return {
+        "explore": level.explore,
+        "playout_turns": level.playout_turns,
+        "policy": POLICIES[level.policy],
+        "scale": level.scale,
+        "widen": level.widen,
+        "relative": level.relative,
+        "c_puct": level.c_puct,
+        "mix": level.mix,
+        "hit_prior": level.hit_prior,
+    }
+
+
 def network_for(level: SearchLevel, variant: Variant) -> Network | None:
     """The network ``level`` searches with in ``variant``: its file's, when the file was trained
     for the variant's mat; None (the search without a network, as the levels below) for the other mat."""
@@ -295,22 +311,14 @@ class SearchBot:
             if cap > UNCAPPED and budget > 0:
                 cap = 0  # no cap: the time budget alone ends the search
             root, done, _nodes, spent = game._s.search(
-                cap,
-                budget,
-                seed,
-                level.explore,
-                level.playout_turns,
-                POLICIES[level.policy],
-                level.scale,
-                level.widen,
-                level.relative,
-                values,
-                [tab.index[c] for c in pools[1]],
-                [tab.index[c] for c in pools[2]],
-                network.net if network else None,
-                level.c_puct,
-                level.mix,
-                level.hit_prior,
+                iterations=cap,
+                seconds=budget,
+                seed=seed,
+                value=values,
+                pool1=[tab.index[c] for c in pools[1]],
+                pool2=[tab.index[c] for c in pools[2]],
+                net=network.net if network else None,
+                **core_settings(level),
             )
         except ValueError as exc:
             raise HiddenInformationError(f"the search could not sample the hidden cards: {exc}") from None

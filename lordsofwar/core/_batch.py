@@ -60,23 +60,12 @@ class Batch(BatchBuffers):
 
     def _set_search(self, name: str, values: list[float]) -> None:
         """The search level ``name`` as the batch's opponent (``lordsofwar.bots.search``)."""
-        from lordsofwar.bots.search import LEVELS, POLICIES, network_for
+        from lordsofwar.bots.search import LEVELS, core_settings, network_for
 
         level = LEVELS[name]
         network = network_for(level, self.variant)  # as the search bot: None on the other mat
         self._b.set_search(
-            level.iterations,
-            level.explore,
-            level.playout_turns,
-            POLICIES[level.policy],
-            level.scale,
-            level.widen,
-            level.relative,
-            values,
-            network.net if network else None,
-            level.c_puct,
-            level.mix,
-            level.hit_prior,
+            iterations=level.iterations, value=values, net=network.net if network else None, **core_settings(level)
         )
 
     def greedy_scores(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
