@@ -23,6 +23,7 @@ torch = pytest.importorskip("torch")
 from lordsofwar.train.improve import (  # noqa: E402
     ImproveConfig,
     decision_inputs,
+    evaluate,
     legal_logits,
     network_from_file,
     ppo_losses,
@@ -53,6 +54,16 @@ def test_the_pytorch_network_is_the_files() -> None:
             want = policy.action_logits(policy.observe(planes, info), want_ids, features(raw))
             np.testing.assert_allclose(lg.numpy()[lo:hi], want, rtol=1e-4, atol=1e-4)
         batch.step(batch.sample())
+
+
+def test_an_evaluation_plays_exactly_its_games_half_in_each_seat() -> None:
+    """Against the random player, scout's network wins nearly all; the score is a count of
+    ``games`` results (wins and half draws), whatever the number of games or slots."""
+    net = network_from_file(Policy(SCOUT))
+    for games in (7, 10):
+        score = evaluate(net, "random", games, seed=4)
+        results = 2 * score * games  # wins count 2, draws 1
+        assert abs(results - round(results)) < 1e-9 and score >= 0.7, (games, score)
 
 
 def test_segment_log_softmax_is_each_rows() -> None:
@@ -97,8 +108,9 @@ def test_the_command_improves_resumes_and_writes_a_network_scout_plays(tmp_path:
     first = torch.load(run_dir / "checkpoint.pt", weights_only=False)
     assert first["iteration"] == 1 and len(first["curve"]) == 2
     plot = tmp_path / "curve.png"
-    done = runner.invoke(cli, ["train", "improve", *small, "--iterations", "2", "--plot", str(plot)])
+    done = runner.invoke(cli, ["train", "improve", *small, "--iterations", "2", "--plot", str(plot), "--lr", "0.5"])
     assert done.exit_code == 0, done.output
+    assert "with its own settings (not the lr given)" in done.output
     assert "iteration 2:" in done.output and "iteration 1:" not in done.output
     again = torch.load(run_dir / "checkpoint.pt", weights_only=False)
     assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

@@ -26,7 +26,13 @@ def average(paths: list[str | Path]) -> tuple[list[list[tuple[np.ndarray, np.nda
 
     shape = [[(w.shape, b.shape) for w, b in chain] for chain in chains(first)]
     for path, p in zip(paths, policies, strict=True):
-        if [[(w.shape, b.shape) for w, b in chain] for chain in chains(p)] != shape or p.features != first.features:
+        same_heads = (p.features, p.value_from, p.action_from, p.mat) == (
+            first.features,
+            first.value_from,
+            first.action_from,
+            first.mat,
+        )
+        if [[(w.shape, b.shape) for w, b in chain] for chain in chains(p)] != shape or not same_heads:
             raise ValueError(f"{str(path)!r}: not the shape of {str(paths[0])!r}")
     mean = [
         [

@@ -13,8 +13,10 @@ value head; the update is PPO's clipped objective with a value loss and an entro
 logit, as ``scout`` plays) meets the opponent in ``eval_games`` games dealt from a fixed seed,
 and the best snapshot so far is kept.
 
-The run is reproducible from its seed on one machine (torch's CPU build; ``torch.set_num_threads``
-as given), and resumable: ``checkpoint.pt`` is written after every iteration.
+The run is reproducible from its seed and the iterations it was stopped at on one machine
+(torch's CPU build; ``torch.set_num_threads`` as given), and resumable: ``checkpoint.pt`` is
+written after every iteration. A resumed run deals new games (the batch's games under way are not
+kept), so it ends elsewhere than a run never stopped.
 """
 
 from __future__ import annotations
@@ -67,6 +69,9 @@ def network_from_file(policy: Policy) -> Network:
     value head and action head)."""
     if not policy.action_layers or not policy.value_layers:
         raise ValueError("improving needs a network with a value head and an action head (version 4)")
+    last_hidden = len(policy.layers) - 2
+    if policy.value_from != last_hidden or policy.action_from != last_hidden:
+        raise ValueError("improving needs the value and action heads to read the trunk's last layer")
     trunk = [w.shape[1] for w, _ in policy.layers[:-1]]
     value_hidden = [w.shape[1] for w, _ in policy.value_layers[:-1]]
     net = Network(
@@ -142,16 +147,23 @@ def segment_log_softmax(values: torch.Tensor, rows: torch.Tensor, n: int) -> tor
 
 def evaluate(net: Network, opponent: str, games: int, seed: int) -> float:
     """The score (wins + half the draws, as a share) of ``net``'s highest-logit policy in
-    ``games`` games against ``opponent``, seats alternating, dealt from ``seed``."""
+    ``games`` games against ``opponent`` dealt from ``seed``, half of them in each seat (seat 1
+    has the odd one)."""
     from lordsofwar import core
 
     size = min(games, 200)
     batch: Any = core.Batch(size, seed=seed, opponent=opponent)
-    started = size
-    scores: list[float] = []
+    seats = batch.seats.astype(np.int64)
+    quota = {1: (games + 1) // 2, 2: games // 2}
+    started = {s: int((seats == s).sum()) for s in (1, 2)}
     live = np.ones(size, bool)  # a slot still counts the game it holds
+    for s in (1, 2):  # more slots of a seat than its quota (a small odd run): those wait
+        extra = np.flatnonzero(seats == s)[quota[s] :]
+        live[extra] = False
+        started[s] -= len(extra)
+    scores: list[float] = []
     net.eval()
-    while len(scores) < games:
+    while live.any():
         x, rows, ids, feats, ptr = decision_inputs(batch)
         with torch.no_grad():
             lg, _ = legal_logits(
@@ -160,17 +172,15 @@ def evaluate(net: Network, opponent: str, games: int, seed: int) -> float:
         actions = ids[first_best(lg.numpy(), rows, ptr)].astype(np.int32)
         actions[~live] = -1
         batch.step(actions)
-        for b in np.flatnonzero(batch.done):
-            if not live[b]:
-                continue
-            reward = float(batch.rewards[b, int(batch.seats[b]) - 1])
-            scores.append((reward + 1) / 2)
-            if started >= games:
-                live[b] = False
+        for b in np.flatnonzero(batch.done & live):
+            seat = int(seats[b])
+            scores.append((float(batch.rewards[b, seat - 1]) + 1) / 2)
+            if started[seat] < quota[seat]:
+                started[seat] += 1
             else:
-                started += 1
+                live[b] = False
     net.train()
-    return float(np.mean(scores[:games]))
+    return float(np.mean(scores))
 
 
 @dataclass
@@ -294,7 +304,11 @@ def run(config: ImproveConfig, out: Path, log: Callable[[str], None] = print) ->
     ckpt_path = out / "checkpoint.pt"
     ckpt: dict[str, Any] | None = torch.load(ckpt_path, weights_only=False) if ckpt_path.exists() else None
     if ckpt is not None:
-        config = ImproveConfig(**{**ckpt["config"], "iterations": config.iterations})
+        kept = ImproveConfig(**{**ckpt["config"], "iterations": config.iterations})
+        if kept != config:
+            changed = sorted(k for k, v in asdict(config).items() if asdict(kept)[k] != v)
+            log(f"continuing the run in {out} with its own settings (not the {', '.join(changed)} given)")
+        config = kept
     torch.manual_seed(config.seed)
     torch.set_num_threads(config.threads)
     source = Policy(config.network)
@@ -335,7 +349,9 @@ def run(config: ImproveConfig, out: Path, log: Callable[[str], None] = print) ->
             _save(net, source, out / "snapshots" / f"it-{it:05d}.npz", config, it, float("nan"))
         log(line)
         state = {"net": net.state_dict(), "opt": opt.state_dict(), "iteration": it, "seconds": elapsed}
-        torch.save({**state, "curve": curve, "best": best, "config": asdict(config)}, ckpt_path)
+        partial = ckpt_path.with_suffix(".partial")
+        torch.save({**state, "curve": curve, "best": best, "config": asdict(config)}, partial)
+        partial.replace(ckpt_path)  # whole or not at all: a stop while writing keeps the last one
         (out / "curve.json").write_text(json.dumps(curve, indent=1))
     return {"best": best, "curve": curve, "config": asdict(config)}
 
@@ -344,8 +360,10 @@ def _save(net: Network, source: Policy, path: Path, config: ImproveConfig, itera
     policy, value, value_from = net.export_layers()
     meta = {k: v for k, v in source.meta.items() if k not in ("format", "version")}
     meta["value_from"] = value_from
-    training = dict(meta.get("training") or {})
+    training = {k: v for k, v in (meta.get("training") or {}).items() if k != "averaged"}
     settings = {**asdict(config), "network": Path(config.network).name}  # the file's name, not this machine's path
     training["improved"] = {**settings, "iteration": iteration, "score": None if score != score else score}
     meta["training"] = training
-    save_network(path, policy, value, meta, net.export_action_head())
+    partial = path.with_name(path.name + ".partial")
+    save_network(partial, policy, value, meta, net.export_action_head())
+    partial.replace(path)
