@@ -445,18 +445,11 @@ class Batch(BatchBuffers):
         """As the compiled batch's: the greedy bot's judgement of every game's legal ids."""
         from lordsofwar.bots.features import raw_scores
 
-        ids: list[np.ndarray] = []
-        raws: list[np.ndarray] = []
-        ptr = np.zeros(self.size + 1, np.int64)
-        for b, game in enumerate(self._games):
-            if game.result is None:
-                i, r = raw_scores(game)
-                ids.append(i)
-                raws.append(r)
-            ptr[b + 1] = ptr[b] + (len(ids[-1]) if game.result is None else 0)
-        if not ids:
-            return np.zeros(0, np.int32), np.zeros((0, 3), np.float32), ptr
-        return np.concatenate(ids).astype(np.int32), np.concatenate(raws).astype(np.float32), ptr
+        scored = [raw_scores(game) for game in self._games]  # every game waits for its decider
+        ptr = np.concatenate([[0], np.cumsum([len(i) for i, _ in scored])]).astype(np.int64)
+        ids = np.concatenate([i for i, _ in scored]).astype(np.int32)
+        raw = np.concatenate([r for _, r in scored]).astype(np.float32).reshape(-1, 3)
+        return ids, raw, ptr
 
     def opponent_view(self, i: int, seed: int = 0) -> tuple[Game, list[str], list[str], list[str]]:
         """As the compiled batch's: what a search opponent searches from. This batch plays no

@@ -32,7 +32,8 @@ import numpy as np
 import torch
 
 from lordsofwar.bots.features import NUM_FEATURES, features
-from lordsofwar.bots.policy import Policy, save_network
+from lordsofwar.bots.policy import Policy
+from lordsofwar.train.fit import export
 from lordsofwar.train.model import Network, observation_scale
 
 
@@ -101,7 +102,7 @@ def decision_inputs(batch: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.
     observations (size, 1860), each legal action's row, id and features (flat, by game), and
     where each game's actions start (size + 1)."""
     x = np.concatenate([batch.planes.reshape(batch.size, -1), batch.info], axis=1, dtype=np.float32)
-    np.minimum(x * _scale(), 1.0, out=x)
+    np.minimum(x * observation_scale(), 1.0, out=x)
     ids, raw, ptr = batch.greedy_scores()
     feats = np.empty((len(ids), NUM_FEATURES), np.float32)
     for b in range(batch.size):
@@ -111,22 +112,21 @@ def decision_inputs(batch: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.
     return x.astype(np.float32), rows.astype(np.int64), ids.astype(np.int64), feats, ptr
 
 
+def judge(net: Network, batch: Any) -> tuple[np.ndarray, ...]:
+    """:func:`decision_inputs` of ``batch`` and the network's judgement of them (no gradient): the
+    inputs, then the legal actions' logits and each row's value before tanh, as NumPy."""
+    x, rows, ids, feats, ptr = decision_inputs(batch)
+    with torch.no_grad():
+        lg, v = legal_logits(net, *(torch.from_numpy(a) for a in (x, rows, ids, feats)))
+    return x, rows, ids, feats, ptr, lg.numpy(), v.numpy()
+
+
 def legal_logits(
     net: Network, x: torch.Tensor, rows: torch.Tensor, ids: torch.Tensor, feats: torch.Tensor
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """The logit of every legal action (flat, as ``rows``/``ids``) and each row's value (before tanh)."""
     logits, v = net(x, (rows, ids, feats))
     return logits[rows, ids], v
-
-
-def _scale() -> np.ndarray:
-    global _SCALE
-    if _SCALE is None:
-        _SCALE = observation_scale()
-    return _SCALE
-
-
-_SCALE: np.ndarray | None = None
 
 
 def first_best(values: np.ndarray, rows: np.ndarray, ptr: np.ndarray) -> np.ndarray:
@@ -164,12 +164,8 @@ def evaluate(net: Network, opponent: str, games: int, seed: int) -> float:
     scores: list[float] = []
     net.eval()
     while live.any():
-        x, rows, ids, feats, ptr = decision_inputs(batch)
-        with torch.no_grad():
-            lg, _ = legal_logits(
-                net, torch.from_numpy(x), torch.from_numpy(rows), torch.from_numpy(ids), torch.from_numpy(feats)
-            )
-        actions = ids[first_best(lg.numpy(), rows, ptr)].astype(np.int32)
+        _, rows, ids, _, ptr, lg, _ = judge(net, batch)
+        actions = ids[first_best(lg, rows, ptr)].astype(np.int32)
         actions[~live] = -1
         batch.step(actions)
         for b in np.flatnonzero(batch.done & live):
@@ -208,12 +204,8 @@ def rollout(net: Network, batch: Any, config: ImproveConfig, rng: np.random.Gene
     xs, rows_l, ids_l, feats_l, played, logps, vals, rews, dones = [], [], [], [], [], [], [], [], []
     seen = 0
     for t in range(T):
-        x, rows, ids, feats, ptr = decision_inputs(batch)
-        with torch.no_grad():
-            lg, v = legal_logits(
-                net, torch.from_numpy(x), torch.from_numpy(rows), torch.from_numpy(ids), torch.from_numpy(feats)
-            )
-            logp = segment_log_softmax(lg / config.temperature, torch.from_numpy(rows), G).numpy()
+        x, rows, ids, feats, ptr, lg, v = judge(net, batch)
+        logp = segment_log_softmax(torch.from_numpy(lg / config.temperature), torch.from_numpy(rows), G).numpy()
         choice = first_best(logp - np.log(-np.log(rng.random(len(logp)))), rows, ptr)  # Gumbel-max: a draw
         batch.step(ids[choice].astype(np.int32))
         xs.append(x)
@@ -223,15 +215,10 @@ def rollout(net: Network, batch: Any, config: ImproveConfig, rng: np.random.Gene
         played.append(choice + seen)
         seen += len(ids)
         logps.append(logp[choice])
-        vals.append(torch.tanh(v).numpy())
+        vals.append(np.tanh(v))
         rews.append(batch.rewards[np.arange(G), batch.seats.astype(np.int64) - 1].copy())
         dones.append(batch.done.astype(bool).copy())
-    x, rows, ids, feats, _ = decision_inputs(batch)
-    with torch.no_grad():
-        _, v = legal_logits(
-            net, torch.from_numpy(x), torch.from_numpy(rows), torch.from_numpy(ids), torch.from_numpy(feats)
-        )
-    last = torch.tanh(v).numpy()
+    last = np.tanh(judge(net, batch)[-1])
     values, rewards, done = np.stack(vals), np.stack(rews), np.stack(dones)
     adv = np.zeros((T, G), np.float32)
     gae = np.zeros(G, np.float32)
@@ -357,13 +344,12 @@ def run(config: ImproveConfig, out: Path, log: Callable[[str], None] = print) ->
 
 
 def _save(net: Network, source: Policy, path: Path, config: ImproveConfig, iteration: int, score: float) -> None:
-    policy, value, value_from = net.export_layers()
-    meta = {k: v for k, v in source.meta.items() if k not in ("format", "version")}
-    meta["value_from"] = value_from
-    training = {k: v for k, v in (meta.get("training") or {}).items() if k != "averaged"}
+    """``net`` as a network file (:func:`lordsofwar.train.fit.export`), its training that of
+    ``source`` with this run's settings, iteration and evaluation score added; written whole or not
+    at all."""
+    training = {k: v for k, v in (source.meta.get("training") or {}).items() if k != "averaged"}
     settings = {**asdict(config), "network": Path(config.network).name}  # the file's name, not this machine's path
     training["improved"] = {**settings, "iteration": iteration, "score": None if score != score else score}
-    meta["training"] = training
     partial = path.with_name(path.name + ".partial")
-    save_network(partial, policy, value, meta, net.export_action_head())
+    export(net, partial, training)
     partial.replace(path)

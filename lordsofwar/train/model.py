@@ -7,6 +7,7 @@ exported to: :func:`lordsofwar.bots.policy.save_network`)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 import torch
@@ -21,9 +22,10 @@ NUM_ACTIONS = 1724
 """The bordered mat's observation size (1,860) and action ids (1,724) with the core cards."""
 
 
+@lru_cache(maxsize=1)
 def observation_scale() -> np.ndarray:
     """The divisor of each number of the raw observation as a factor (the scaled observation is
-    ``min(raw * factor, 1)``: :func:`lordsofwar.rl.config.normalise`)."""
+    ``min(raw * factor, 1)``: :func:`lordsofwar.rl.config.normalise`); made once and shared: do not change it."""
     ones = np.ones(OBSERVATION_SIZE, np.float32)
     scale: np.ndarray = normalise(ones, OBSERVATION_SIZE - INFO)
     return scale
