@@ -609,5 +609,8 @@ class Mailer:
                 await self.run_once()
             except Exception:
                 log.exception("the mailer failed")
+            # asyncio.timeout, not wait_for: on Python 3.11 wait_for can swallow the cancel that
+            # close() sends when a wake comes at the same moment, and close() then waits forever.
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), self.settings.mail_interval)
+                async with asyncio.timeout(self.settings.mail_interval):
+                    await self._wake.wait()
