@@ -100,19 +100,29 @@ function start(root) {
       class: 'link chat-report', type: 'button', text: _('Report'),
       'aria-label': _('Report this message of {name} to the moderators', { name: m.user }),
     });
-    button.addEventListener('click', () => openReport(m, button));
+    if (reported.has(m.id)) button.setAttribute('disabled', '');
+    button.addEventListener('click', () => openReport(m));
     return button;
   }
 
   // the report form: one for the panel, filled with the message whose Report button was pressed
   const reportForm = /** @type {HTMLFormElement | null} */ (root.querySelector('#chat-report'));
-  /** @type {{message: ChatMessage, button: HTMLElement} | null} */
+  /** @type {ChatMessage | null} */
   let reporting = null;
+  /** the messages reported from this page: their buttons stay off when the lines are drawn again */
+  /** @type {Set<ChatMessage['id']>} */
+  const reported = new Set();
 
-  /** @param {ChatMessage} m @param {HTMLElement} button */
-  function openReport(m, button) {
+  /** The message's Report button as the list shows it now (render() may have drawn the lines again
+   * since the form opened). @param {ChatMessage} m */
+  function buttonOf(m) {
+    return /** @type {HTMLElement | null} */ (root.querySelector(`li[data-id="${m.id}"] .chat-report`));
+  }
+
+  /** @param {ChatMessage} m */
+  function openReport(m) {
     if (!reportForm) return;
-    reporting = { message: m, button };
+    reporting = m;
     reportForm.reset();
     $('#chat-report-title', reportForm).textContent = _('Report the message of {name} to the moderators: “{text}”', { name: m.user, text: messageText(m) });
     reportForm.hidden = false;
@@ -123,7 +133,9 @@ function start(root) {
   function closeReport() {
     if (!reportForm || !reporting) return;
     reportForm.hidden = true;
-    reporting.button.focus();
+    const button = buttonOf(reporting);
+    if (button && !button.hasAttribute('disabled')) button.focus();
+    else if (input && !input.closest('[hidden]')) input.focus();
     reporting = null;
   }
 
@@ -131,7 +143,7 @@ function start(root) {
     reportForm.addEventListener('submit', async (e) => {
       e.preventDefault();
       if (!reporting) return;
-      const { message, button } = reporting;
+      const message = reporting;
       const data = new FormData(reportForm);
       const send = /** @type {HTMLButtonElement} */ (reportForm.querySelector('button[type=submit]'));
       send.disabled = true;
@@ -142,7 +154,8 @@ function start(root) {
       });
       send.disabled = false;
       if (said.ok) {
-        button.setAttribute('disabled', '');
+        reported.add(message.id);
+        buttonOf(message)?.setAttribute('disabled', '');
         closeReport();
       }
       showError(said.text);
