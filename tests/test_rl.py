@@ -510,6 +510,8 @@ def test_the_environments_pickle_after_reset_and_play_on_alike(options: dict[str
 
 @pytest.mark.parametrize("opponent", ["self", "random"])
 def test_vector_environment_gives_the_final_observation_and_result(opponent: str) -> None:
+    from lordsofwar.rl.aec import observe_view
+    from lordsofwar.rl.config import flat_observation
     from lordsofwar.rl.vector import LOST, LordsOfWarVectorEnv
     from lordsofwar.rules.result import Termination
 
@@ -537,6 +539,9 @@ def test_vector_environment_gives_the_final_observation_and_result(opponent: str
             assert both[0] == (0 if winner == 0 else (1 if winner == 1 else -1))
             me = int(side[i])
             assert reward[i] == (0 if winner == 0 else (1 if winner == me else -1))
+            # what the learner's own view of the finished game gives, scaled
+            game = e.batch.finished(int(i))
+            assert np.array_equal(last["observation"], flat_observation(*observe_view(game, me, e.config)))
             lost = last["observation"][Config.of().planes_size + LOST : Config.of().planes_size + LOST + 2]
             if code == "units":  # the last observation is the finished game's: the loser lost 10
                 assert lost[1 if winner == me else 0] * 36 >= 10 - 1e-4
@@ -568,6 +573,51 @@ def test_both_batches_keep_each_slots_finished_game() -> None:
                 ended.append(i)
         with pytest.raises(IndexError):
             batch.finished(2)
+
+
+@pytest.mark.parametrize("mat", ["bordered", "unbordered"])
+def test_both_batches_observe_each_finished_game_as_its_players_view_does(mat: str) -> None:
+    """``observe_finished`` (Gymnasium's ``final_obs`` without a copy of the game) equals what
+    each player's own view of the finished game gives (``observe_view``), for both players, on
+    both batches, on the printed mat and in a frame; ``finished_result`` is the game's result;
+    bad rows and players are refused."""
+    from lordsofwar.core import _python
+    from lordsofwar.rl.aec import observe_view
+
+    config = Config.of(units_to_win=6, commands_to_win=2, mat=mat, frame=(11, 9))
+    variant = config.variant
+    kinds = [_python.Batch] + ([core.Batch] if core.IMPLEMENTATION == "native" else [])
+    for batch_class in kinds:
+        batch = batch_class(4, seed=11, variant=variant, frame=config.frame)
+        with pytest.raises(ValueError, match="no game ended"):
+            batch.observe_finished([0], [1])
+        assert batch.finished_result(0) is None
+        checked = 0
+        while checked < (12 if batch_class is _python.Batch else 40):
+            batch.step(batch.sample().copy())
+            rows = np.flatnonzero(batch.done)
+            if not rows.size:
+                continue
+            for player in (1, 2):
+                planes, info = batch.observe_finished(rows, np.full(rows.size, player))
+                assert planes.shape == (rows.size, *batch.planes.shape[1:]) and info.shape == (rows.size, INFO)
+                for k, i in enumerate(rows.tolist()):
+                    game = batch.finished(i)
+                    want_planes, want_info = observe_view(game, player, config)
+                    assert np.array_equal(planes[k], want_planes) and np.array_equal(info[k], want_info)
+            for i in rows.tolist():
+                last = batch.finished(i)
+                assert last is not None and batch.finished_result(i) == last.result
+                checked += 1
+        ended = int(rows[0])
+        with pytest.raises(IndexError):
+            batch.observe_finished([4], [1])
+        with pytest.raises(IndexError):
+            batch.finished_result(-1)
+        with pytest.raises(ValueError, match="1 or 2"):
+            batch.observe_finished([ended], [3])
+        with pytest.raises(ValueError, match="one player per row"):
+            batch.observe_finished([ended, ended], [1])
 
 
 def test_action_masks_for_masking_learners() -> None:

@@ -8,12 +8,12 @@ from typing import Any
 import numpy as np
 
 import lordsofwar.core._core as _core
-from lordsofwar.core._native import Game, core_variant, greedy_params, table
+from lordsofwar.core._native import Game, _result_from_core, core_variant, greedy_params, table
 from lordsofwar.core.batching import OPPONENT_SEED, OPPONENTS, SEARCH_OPPONENTS, BatchBuffers, with_frame
 from lordsofwar.core.encoding import FRAME
 from lordsofwar.rules.cards import CardSet
 from lordsofwar.rules.errors import IllegalActionError
-from lordsofwar.rules.position import Variant
+from lordsofwar.rules.position import Result, Variant
 
 
 class Batch(BatchBuffers):
@@ -132,6 +132,24 @@ class Batch(BatchBuffers):
         position); None before any did. It stays until game ``i`` ends again."""
         state = self._b.finished(i)
         return None if state is None else self._wrap(state)
+
+    def finished_result(self, i: int) -> Result | None:
+        """The result of the last game that ended in slot ``i`` (``finished(i).result`` without
+        copying the game); None before any did, or when it was cut short."""
+        t = self._b.finished_result(i)
+        return None if t is None else _result_from_core(t)
+
+    def observe_finished(
+        self, rows: Sequence[int] | np.ndarray, players: Sequence[int] | np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """The last observation of the game that ended in each of ``rows`` from ``players``'
+        side (1 or 2 per row), in that game's frame: planes ``(len(rows), PLANES, H, W)`` uint8
+        and info ``(len(rows), INFO)`` float32, what a decider ``players[k]`` would have been
+        given there (Gymnasium's ``final_obs``). A row where no game has ended yet raises."""
+        r, p = self._finished_args(rows, players)
+        planes, info = self._finished_buffers(r.size)
+        self._b.observe_finished(r, p, planes, info)
+        return planes, info
 
     def _wrap(self, state: Any) -> Game:
         # The armies, as notation.deal names them: the standard deck each side's cards make.

@@ -511,6 +511,16 @@ class Batch:
         A copy of the last game that ended in slot ``i`` (as it ended) as a State; None before any.
         """
 
+    def finished_result(self, i: int) -> tuple[int, str, int, int, str, str] | None:
+        """
+        The result tuple of the last game that ended in slot ``i`` (None before any, or when it was cut short).
+        """
+
+    def observe_finished(self, rows: Annotated[NDArray[numpy.int32], dict(order='C', device='cpu', writable=False)], players: Annotated[NDArray[numpy.int8], dict(order='C', device='cpu', writable=False)], planes: Annotated[NDArray[numpy.uint8], dict(order='C', device='cpu')], info: Annotated[NDArray[numpy.float32], dict(order='C', device='cpu')]) -> None:
+        """
+        The observation of each row's finished game from its player's side, written into planes and info.
+        """
+
 def time_actions(cards: Cards, decks: Sequence[Sequence[int]], variant: Variant, samples: int, seed: int) -> tuple:
     """
     Time legal listings and applications at decision points of random games: (listing ns, apply ns, actions listed, bytes of a Game object).

@@ -441,6 +441,31 @@ class Batch(BatchBuffers):
         game = self._finished[i]
         return None if game is None else game.clone()
 
+    def finished_result(self, i: int) -> Result | None:
+        """The result of the last game that ended in slot ``i``; None before any did, or when it
+        was cut short."""
+        if not 0 <= i < self.size:
+            raise IndexError("no such game in the batch")
+        game = self._finished[i]
+        return None if game is None else game.result
+
+    def observe_finished(
+        self, rows: Sequence[int] | np.ndarray, players: Sequence[int] | np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """As the compiled batch's: each finished game's last observation from a player's side
+        (that player's view of it, in its frame)."""
+        r, p = self._finished_args(rows, players)
+        planes, info = self._finished_buffers(r.size)
+        for k, (i, player) in enumerate(zip(r.tolist(), p.tolist(), strict=True)):
+            game = self._finished[i]
+            if game is None:
+                raise ValueError("observe_finished: no game ended there yet")
+            view = notation.view(game.to_position(), player)
+            f = encoding.frame_of(view, self.frame)
+            frame = encoding.Frame(f.ox, f.oy, f.width, f.height, player, view.cards)
+            observation.write(view, frame, planes[k], info[k])
+        return planes, info
+
     def greedy_scores(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """As the compiled batch's: the greedy bot's judgement of every game's legal ids."""
         from lordsofwar.bots.features import raw_scores

@@ -121,6 +121,25 @@ class BatchBuffers:
         self.truncated = np.zeros(size, np.uint8)
         self.actions = np.zeros(size, np.int32)
 
+    def _finished_args(
+        self, rows: Sequence[int] | np.ndarray, players: Sequence[int] | np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """``observe_finished``'s arguments checked: ``rows`` as int32 (each a game of the batch),
+        ``players`` as int8 (1 or 2, one per row)."""
+        r = np.ascontiguousarray(rows, dtype=np.int32).reshape(-1)
+        p = np.ascontiguousarray(players, dtype=np.int8).reshape(-1)
+        if p.shape != r.shape:
+            raise ValueError(f"observe_finished: one player per row, got {p.size} for {r.size} rows")
+        if r.size and (r.min() < 0 or r.max() >= self.size):
+            raise IndexError(f"observe_finished: rows are games 0 to {self.size - 1}")
+        if not np.isin(p, (1, 2)).all():
+            raise ValueError("observe_finished: players are 1 or 2")
+        return r, p
+
+    def _finished_buffers(self, rows: int) -> tuple[np.ndarray, np.ndarray]:
+        """Zeroed planes and info for ``rows`` observations of this batch's frame."""
+        return np.zeros((rows, *self.planes.shape[1:]), np.uint8), np.zeros((rows, INFO), np.float32)
+
     def clear_outcomes(self) -> None:
         self.rewards[:] = 0
         self.done[:] = 0

@@ -43,8 +43,7 @@ from gymnasium.vector.utils import batch_space
 from lordsofwar import core
 from lordsofwar.core.batching import OPPONENTS, SKIP
 from lordsofwar.core.observation import HAND_FEATURES, INFO
-from lordsofwar.rl.aec import observe_view
-from lordsofwar.rl.config import Config, flat_observation, normalise, spaces_of
+from lordsofwar.rl.config import Config, normalise, spaces_of
 from lordsofwar.rules.errors import IllegalActionError
 
 LOST = 2 * 6 * HAND_FEATURES + 4
@@ -315,14 +314,14 @@ class LordsOfWarVectorEnv(VectorEnv):
         winner = np.zeros(n, np.int64)
         termination = np.full(n, None, dtype=object)
         reason = np.full(n, None, dtype=object)
-        for i in rows:
-            game = self.batch.finished(int(i))
-            planes, info = observe_view(game, int(side[i]), self.config)
-            final_obs[i] = {
-                "observation": flat_observation(planes, info),
-                "action_mask": np.zeros(self.config.num_actions, np.int8),
-            }
-            result = game.result
+        planes, info = self.batch.observe_finished(rows, side[rows])
+        flat = np.empty((rows.size, self.config.observation_size), np.float32)
+        flat[:, : self.config.planes_size] = planes.reshape(rows.size, -1)
+        flat[:, self.config.planes_size :] = info
+        normalise(flat, self.config.planes_size)
+        for k, i in enumerate(rows.tolist()):
+            final_obs[i] = {"observation": flat[k], "action_mask": np.zeros(self.config.num_actions, np.int8)}
+            result = self.batch.finished_result(i)
             if result is None:  # cut short: no legal action had an id in the frame
                 termination[i], reason[i] = "", "no legal action has an id in the frame"
             else:

@@ -86,6 +86,10 @@ struct Batch {
     // What game b's opponent would search from now (search_view in search.hpp) and its pools.
     void opponent_view(int b, uint64_t seed, Game& view, std::vector<int16_t> pool[3]) const;
 
+    // The observation of ``finished[b]`` (the last game that ended in slot b, as it ended) from
+    // ``player``'s side, in that game's frame: what observe writes for a decider ``player``.
+    void observe_finished(int b, int player, uint8_t* planes, float* info) const;
+
     // A uniformly random legal id per game, read from ``mask`` (a random policy for benchmarks
     // and baselines).
     void sample(const uint8_t* mask, int32_t* actions);

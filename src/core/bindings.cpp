@@ -710,7 +710,39 @@ NB_MODULE(_core, m) {
                 s.g = b.finished[(size_t)i];
                 return s;
             },
-            "A copy of the last game that ended in slot ``i`` (as it ended) as a State; None before any.");
+            "A copy of the last game that ended in slot ``i`` (as it ended) as a State; None before any.")
+        .def(
+            "finished_result",
+            [](const Batch& b, int i) -> std::optional<ResultTuple> {
+                if (i < 0 || i >= b.size) throw nb::index_error("no such game in the batch");
+                const Game& g = b.finished[(size_t)i];
+                if (!b.has_finished[(size_t)i] || !g.over()) return std::nullopt;
+                const Outcome& o = g.outcome();
+                return ResultTuple{g.winner(), o.termination, o.count, o.player, o.threshold, o.ending};
+            },
+            nb::arg("i"),
+            "The result tuple of the last game that ended in slot ``i`` (None before any, or when it was cut "
+            "short).")
+        .def(
+            "observe_finished",
+            [](const Batch& b, I32 rows, nb::ndarray<const int8_t, nb::c_contig, nb::device::cpu> players, U8 planes,
+               F32 info) {
+                const size_t k = rows.size();
+                const size_t n = (size_t)PLANES * b.width * b.height;
+                if (players.size() != k || planes.size() != k * n || info.size() != k * (size_t)INFO)
+                    throw nb::value_error("observe_finished: one player per row, planes and info for each row");
+                for (size_t r = 0; r < k; ++r) {
+                    int i = rows.data()[r], p = players.data()[r];
+                    if (i < 0 || i >= b.size) throw nb::index_error("no such game in the batch");
+                    if (!b.has_finished[(size_t)i]) throw nb::value_error("observe_finished: no game ended there yet");
+                    if (p != 1 && p != 2) throw nb::value_error("observe_finished: players are 1 or 2");
+                }
+                nb::gil_scoped_release release;
+                for (size_t r = 0; r < k; ++r)
+                    b.observe_finished(rows.data()[r], players.data()[r], planes.data() + r * n, info.data() + r * INFO);
+            },
+            nb::arg("rows"), nb::arg("players"), nb::arg("planes"), nb::arg("info"),
+            "The observation of each row's finished game from its player's side, written into planes and info.");
 
     m.def(
         "time_actions",
