@@ -166,27 +166,15 @@ def observation_scale(planes_size: int) -> np.ndarray:
     return scale
 
 
-@lru_cache(maxsize=16)
-def _scaled_spans(planes_size: int) -> tuple[tuple[int, int, np.ndarray], ...]:
-    """(start, stop, 1 / divisor) of each run of planes whose divisor is not 1 (the others are
-    0 or 1 already and are left alone), then of the info numbers, all of them."""
-    scale = observation_scale(planes_size)
-    scaled = np.concatenate([np.flatnonzero(scale[:planes_size] != 1), np.arange(planes_size, scale.size)])
-    breaks = np.flatnonzero(np.diff(scaled) != 1)
-    starts = np.concatenate([[scaled[0]], scaled[breaks + 1]])
-    stops = np.concatenate([scaled[breaks] + 1, [scaled[-1] + 1]])
-    return tuple((int(a), int(b), scale[a:b]) for a, b in zip(starts, stops, strict=True))
-
-
 def normalise(observation: np.ndarray, planes_size: int) -> np.ndarray:
     """Scale raw observation vectors (the last axis) in place to [0, 1]: each number divided by
     its divisor (:data:`PLANE_SCALE`, :data:`HAND_SCALE`, :data:`SCALAR_SCALE`) and capped at 1
     (only a turn past 200, a custom card's value past the core's or a no-progress limit past 100
     reach the cap)."""
-    for start, stop, scale in _scaled_spans(planes_size):
-        part = observation[..., start:stop]
-        np.multiply(part, scale, out=part)
-        np.clip(part, np.float32(0), np.float32(1), out=part)
+    # One pass over the whole vector (the planes that are 0 or 1 already are multiplied by 1):
+    # faster than visiting only the scaled runs, which are many short strided pieces.
+    np.multiply(observation, observation_scale(planes_size), out=observation)
+    np.clip(observation, np.float32(0), np.float32(1), out=observation)
     return observation
 
 
