@@ -335,8 +335,8 @@ namespace {
 // The bytes of ``w`` that are not 0, counted (eight mask bytes at once).
 inline int nonzero_bytes(uint64_t w) {
     constexpr uint64_t L = 0x7F7F7F7F7F7F7F7FULL;
-    const uint64_t zero = ~(((w & L) + L) | w | L);  // 0x80 in each byte that is 0
-    return 8 - __builtin_popcountll(zero);
+    const uint64_t zero = ~(((w & L) + L) | w | L) >> 7;  // 1 in each byte that is 0
+    return 8 - (int)((zero * 0x0101010101010101ULL) >> 56);  // the bytes summed in the top one
 }
 
 inline uint64_t word_at(const uint8_t* p) {
