@@ -81,6 +81,34 @@ def test_the_compiled_greedy_bot_reads_no_hidden_card() -> None:
             assert view.determinize(100 * n + k).greedy_action(n) == want
 
 
+@needs_native
+def test_the_reused_bot_chooses_as_a_fresh_one_in_every_thread() -> None:
+    """The core keeps one greedy bot per settings and thread and reuses it: the choices of four
+    threads over the same points in shuffled orders, three variants mixed in between, are those
+    of one thread, decision for decision."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from lordsofwar.core._native import greedy_handle
+
+    points = decision_points(3, seed=21) + decision_points(2, seed=22, variant=Variant(mat="unbordered"))
+    points += decision_points(2, seed=23, variant=Variant(rules="basic", hands="visible"))
+    want = [(p.greedy_action(n), p.greedy_scores()) for n, p in enumerate(points)]
+    order = list(range(len(points)))
+
+    def run(shuffle: int) -> list[tuple[int, tuple[str, list[tuple[str, float, float, float]]]]]:
+        mine = order[:]
+        random.Random(shuffle).shuffle(mine)
+        return [(n, (points[n].greedy_action(n), points[n].greedy_scores())) for n in mine]
+
+    with ThreadPoolExecutor(4) as pool:
+        for done in pool.map(run, range(8)):
+            for n, got in done:
+                assert got == want[n], n
+    # one settings object per card set and variant, made once
+    assert greedy_handle(CORE, Variant()) is greedy_handle(CORE, Variant())
+    assert greedy_handle(CORE, Variant()) is not greedy_handle(CORE, Variant(mat="unbordered"))
+
+
 def test_the_python_engine_plays_the_greedy_bot_of_lordsofwar_bots() -> None:
     game = _python.Game.deal([CORE.standard_deck("orcs"), CORE.standard_deck("elves")], 2)
     for _ in range(12):

@@ -331,6 +331,11 @@ class Record:
     @advance.setter
     def advance(self, value: AdvanceRecord | None) -> None: ...
 
+class GreedyParams:
+    """The greedy bot's settings (src/core/greedy.hpp, GreedyParams)."""
+
+    def __init__(self, values: Sequence[float], fresh_arrow: int, enemy_weight: float, rollout_pushes: int) -> None: ...
+
 class State:
     def __init__(self, cards: Cards, variant: Variant) -> None: ...
 
@@ -407,12 +412,12 @@ class State:
         Information-set MCTS from this view for its decider (src/core/search.hpp): per legal action (text, visits, mean result for the decider), then iterations, nodes, seconds.
         """
 
-    def greedy(self, values: Sequence[float], fresh_arrow: int, enemy_weight: float, rollout_pushes: int, seed: int) -> str:
+    def greedy(self, bot: GreedyParams, seed: int) -> str:
         """
         The greedy bot's action for the decider (src/core/greedy.hpp), as notation text.
         """
 
-    def greedy_scores(self, values: Sequence[float], fresh_arrow: int, enemy_weight: float, rollout_pushes: int) -> list:
+    def greedy_scores(self, bot: GreedyParams) -> list:
         """
         The greedy bot's judgement of every legal action: (text, score, preference, exposure).
         """

@@ -112,6 +112,19 @@ def greedy_params(cards: CardSet, variant: Variant) -> tuple[list[float], int, f
     return found[1], greedy.FRESH_ARROW, greedy.GreedyBot.enemy_weight, greedy.ROLLOUT_PUSHES
 
 
+_GREEDY_HANDLES: dict[tuple[int, Variant], tuple[CardSet, _core.GreedyParams]] = {}
+
+
+def greedy_handle(cards: CardSet, variant: Variant) -> _core.GreedyParams:
+    """:func:`greedy_params` as the core's settings object, made once per card set and variant:
+    the core keeps a bot per settings object and thread and reuses it from decision to decision."""
+    key = (id(cards), variant)
+    found = _GREEDY_HANDLES.get(key)
+    if found is None or found[0] is not cards:
+        found = _GREEDY_HANDLES[key] = (cards, _core.GreedyParams(*greedy_params(cards, variant)))
+    return found[1]
+
+
 def core_variant(v: Variant) -> _core.Variant:
     """The variant as the core holds it."""
     cv = _core.Variant()
@@ -406,9 +419,8 @@ class Game:
         decider may know (docs/core.md, "The greedy bot")."""
         if self._s.over:
             raise ValueError("greedy_action: the game is over")
-        values, fresh, weight, pushes = greedy_params(self.cards, self.variant)
         try:
-            return str(self._s.greedy(values, fresh, weight, pushes, seed & (2**64 - 1)))
+            return str(self._s.greedy(greedy_handle(self.cards, self.variant), seed & (2**64 - 1)))
         except _core.Hidden as exc:
             raise HiddenInformationError(str(exc)) from None
 
@@ -418,11 +430,10 @@ class Game:
         ``GreedyBot.evaluate`` gives them (docs/core.md, "The greedy bot")."""
         if self._s.over:
             raise ValueError("greedy_scores: the game is over")
-        values, fresh, weight, pushes = greedy_params(self.cards, self.variant)
         try:
             return [
                 (str(t), float(s), float(p), float(e))
-                for t, s, p, e in self._s.greedy_scores(values, fresh, weight, pushes)
+                for t, s, p, e in self._s.greedy_scores(greedy_handle(self.cards, self.variant))
             ]
         except _core.Hidden as exc:
             raise HiddenInformationError(str(exc)) from None

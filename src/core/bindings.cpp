@@ -9,6 +9,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 
 #include "batch.hpp"
@@ -41,6 +42,35 @@ void check_buffers(const Batch& b, const U8& planes, const F32& info, const U8& 
 
 // The notation of squares and actions is the core's (Game::action_to_string, square_name).
 std::string sq_name(Sq s) { return square_name(s); }
+
+// The greedy bot's settings, made once in Python per card set and variant
+// (lordsofwar.core._native.greedy_handle). Each thread keeps its own bot per settings object and
+// reuses it from decision to decision (its scratch games keep their allocations, its card tables
+// are made once), so a decision does not build a bot; the card table the bot last read is held
+// with it, so no other table can take its address while the bot remembers it.
+struct GreedyHandle {
+    GreedyParams params;
+    uint64_t id;
+};
+std::atomic<uint64_t> next_greedy_id{1};
+
+Greedy& thread_bot(const GreedyHandle& h, const Game& g) {
+    struct Cached {
+        uint64_t id;
+        std::unique_ptr<Greedy> bot;
+        std::shared_ptr<const CardTable> table;
+    };
+    thread_local std::vector<Cached> bots;
+    auto it = std::find_if(bots.begin(), bots.end(), [&](const Cached& c) { return c.id == h.id; });
+    if (it == bots.end()) {
+        if (bots.size() >= 8) bots.erase(bots.begin());
+        bots.push_back(Cached{h.id, std::make_unique<Greedy>(h.params), nullptr});
+        it = bots.end() - 1;
+    }
+    it->bot->use_tables(g);  // before the table it last read may go
+    it->table = g.card_table();
+    return *it->bot;
+}
 
 nb::object card_or_none(const Game& g, int c) { return c < 0 ? nb::none() : nb::cast(g.cards().ids[c]); }
 
@@ -312,6 +342,15 @@ NB_MODULE(_core, m) {
             },
             nb::arg("value").none());
 
+    nb::class_<GreedyHandle>(m, "GreedyParams", "The greedy bot's settings (src/core/greedy.hpp, GreedyParams).")
+        .def(
+            "__init__",
+            [](GreedyHandle* h, std::vector<double> values, int fresh_arrow, double enemy_weight, int rollout_pushes) {
+                new (h) GreedyHandle{GreedyParams{std::move(values), fresh_arrow, enemy_weight, rollout_pushes},
+                                     next_greedy_id++};
+            },
+            nb::arg("values"), nb::arg("fresh_arrow"), nb::arg("enemy_weight"), nb::arg("rollout_pushes"));
+
     nb::class_<State>(m, "State")
         .def(nb::init<const Cards&, const Variant&>(), nb::arg("cards"), nb::arg("variant"))
         .def("clone", [](const State& s) { return State(s); })
@@ -476,11 +515,11 @@ NB_MODULE(_core, m) {
             "(text, visits, mean result for the decider), then iterations, nodes, seconds.")
         .def(
             "greedy",
-            [](State& s, std::vector<double> values, int fresh_arrow, double enemy_weight, int rollout_pushes,
-               uint64_t seed) {
-                if (values.size() != s.g.cards().ids.size()) throw nb::value_error("greedy: one value per card");
+            [](State& s, const GreedyHandle& h, uint64_t seed) {
+                if (h.params.values.size() != s.g.cards().ids.size())
+                    throw nb::value_error("greedy: one value per card");
                 if (s.g.over()) throw nb::value_error("greedy: the game is over");
-                Greedy bot(GreedyParams{std::move(values), fresh_arrow, enemy_weight, rollout_pushes});
+                Greedy& bot = thread_bot(h, s.g);
                 Rng rng(seed);
                 Action a;
                 {
@@ -489,13 +528,14 @@ NB_MODULE(_core, m) {
                 }
                 return s.g.action_to_string(a);
             },
-            nb::arg("values"), nb::arg("fresh_arrow"), nb::arg("enemy_weight"), nb::arg("rollout_pushes"),
-            nb::arg("seed"), "The greedy bot's action for the decider (src/core/greedy.hpp), as notation text.")
+            nb::arg("bot"), nb::arg("seed"),
+            "The greedy bot's action for the decider (src/core/greedy.hpp), as notation text.")
         .def(
             "greedy_scores",
-            [](State& s, std::vector<double> values, int fresh_arrow, double enemy_weight, int rollout_pushes) {
-                if (values.size() != s.g.cards().ids.size()) throw nb::value_error("greedy: one value per card");
-                Greedy bot(GreedyParams{std::move(values), fresh_arrow, enemy_weight, rollout_pushes});
+            [](State& s, const GreedyHandle& h) {
+                if (h.params.values.size() != s.g.cards().ids.size())
+                    throw nb::value_error("greedy: one value per card");
+                Greedy& bot = thread_bot(h, s.g);
                 std::vector<Action> actions;
                 std::vector<GreedyScore> scores;
                 bot.evaluate_all(s.g, actions, scores);
@@ -506,8 +546,7 @@ NB_MODULE(_core, m) {
                 }
                 return out;
             },
-            nb::arg("values"), nb::arg("fresh_arrow"), nb::arg("enemy_weight"), nb::arg("rollout_pushes"),
-            "The greedy bot's judgement of every legal action: (text, score, preference, exposure).")
+            nb::arg("bot"), "The greedy bot's judgement of every legal action: (text, score, preference, exposure).")
         .def("evaluate",
              [](const State& s, std::vector<float> value, double scale) {
                  SearchSpec spec;

@@ -34,6 +34,9 @@ class Greedy {
     Action choose(Game& g, Rng& rng);
     // GreedyBot.evaluate of every legal action of ``g``, in the order of g.legal().
     void evaluate_all(Game& g, std::vector<Action>& actions, std::vector<GreedyScore>& scores);
+    // The per-card traits made for g's card table now (they are kept by the table's address: a
+    // caller that reuses the bot makes them before it lets go of the table they were made for).
+    void use_tables(const Game& g) const { tables(g); }
 
    private:
     GreedyParams p_;
