@@ -148,8 +148,9 @@ def test_observation_and_mask_shapes(Game: Any) -> None:
 
 def test_observation_matches_the_python_mirror_in_random_games(Game: Any) -> None:
     """Game.observation() and legal_mask() equal observation.observe / legal_mask of the rules
-    position at every decision point of random games in every variant, played in step; and a
-    game made from the position (mid-turn state included) observes the same."""
+    position at every decision point of random games in every variant, played in step, and of
+    the finished game; and a game made from the position (mid-turn state included) observes the
+    same."""
 
     class Small(Game):
         FRAME = (5, 4)
@@ -185,6 +186,8 @@ def test_observation_matches_the_python_mirror_in_random_games(Game: Any) -> Non
             pos.push(action)
             game.apply(str(action))
         assert game.to_json() == position_to_json(pos)
+        # the finished game too, its last turn's state as the engines left it
+        assert same(game.observation(), observation.observe(pos, Game.FRAME)), f"seed {seed}: the finished game"
     pos = berserker_point()
     assert same(Game.from_position(pos).observation(), observation.observe(pos))
     seen_planes |= observation.observe(pos)[0].any(axis=(1, 2))

@@ -618,6 +618,17 @@ def test_both_batches_observe_each_finished_game_as_its_players_view_does(mat: s
             batch.observe_finished([ended], [3])
         with pytest.raises(ValueError, match="one player per row"):
             batch.observe_finished([ended, ended], [1])
+        # nothing is wrapped or cut into range before it is checked
+        with pytest.raises(IndexError):
+            batch.observe_finished(np.array([2**32 + ended]), np.array([1]))
+        with pytest.raises(ValueError, match="1 or 2"):
+            batch.observe_finished(np.array([ended]), np.array([257]))
+        with pytest.raises(ValueError, match="integers"):
+            batch.observe_finished(np.array([float(ended)]), np.array([1]))
+        assert [a.shape for a in batch.observe_finished([], [])] == [
+            (0, *batch.planes.shape[1:]),
+            (0, INFO),
+        ]
 
 
 def test_action_masks_for_masking_learners() -> None:

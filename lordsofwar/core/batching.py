@@ -126,15 +126,18 @@ class BatchBuffers:
     ) -> tuple[np.ndarray, np.ndarray]:
         """``observe_finished``'s arguments checked: ``rows`` as int32 (each a game of the batch),
         ``players`` as int8 (1 or 2, one per row)."""
-        r = np.ascontiguousarray(rows, dtype=np.int32).reshape(-1)
-        p = np.ascontiguousarray(players, dtype=np.int8).reshape(-1)
+        r = np.asarray(rows).reshape(-1)
+        p = np.asarray(players).reshape(-1)
+        for name, a in (("rows", r), ("players", p)):
+            if a.size and not np.issubdtype(a.dtype, np.integer):
+                raise ValueError(f"observe_finished: {name} are integers, got {a.dtype}")
         if p.shape != r.shape:
             raise ValueError(f"observe_finished: one player per row, got {p.size} for {r.size} rows")
         if r.size and (r.min() < 0 or r.max() >= self.size):
             raise IndexError(f"observe_finished: rows are games 0 to {self.size - 1}")
         if not np.isin(p, (1, 2)).all():
             raise ValueError("observe_finished: players are 1 or 2")
-        return r, p
+        return np.ascontiguousarray(r, dtype=np.int32), np.ascontiguousarray(p, dtype=np.int8)
 
     def _finished_buffers(self, rows: int) -> tuple[np.ndarray, np.ndarray]:
         """Zeroed planes and info for ``rows`` observations of this batch's frame."""

@@ -31,10 +31,6 @@ void observe(const Game& g, const Frame& f, uint8_t* planes, float* info) {
     std::memset(planes, 0, (size_t)PLANES * N);
     std::fill(info, info + INFO, 0.0f);
     const int me = f.player, them = 3 - me;
-    // A finished game is shown as its record loads (the position notation of a finished game):
-    // no turn under way, so no shot damage, generals lost this turn or forced deployment, and of
-    // the flags only those a turn's start sets (the mover's ranged units engaged at its start).
-    const bool live = !g.over();
     auto at = [&](int plane, int k) -> uint8_t& { return planes[(size_t)plane * N + k]; };
     for (const Unit& u : g.units()) {
         int k = f.index(u.sq);
@@ -52,10 +48,6 @@ void observe(const Game& g, const Frame& f, uint8_t* planes, float* info) {
         at(22 + kd.cls, k) = 1;
         at(27, k) = kd.n_moves > 0;
         at(28, k) = u.n_attacks > 0;
-        if (!live) {
-            at(34, k) = u.owner == g.to_move() && !kd.targets.empty() && u.n_attacks;
-            continue;
-        }
         static constexpr uint8_t FLAGS[6] = {DEPLOYED, SUPPORTED, SHOT, TOOK_PART, MOVED, ENGAGED_AT_START};
         for (int i = 0; i < 6; ++i) at(29 + i, k) = (u.flags & FLAGS[i]) != 0;
         at(35, k) = clamp8(u.shot_damage);
@@ -104,12 +96,12 @@ void observe(const Game& g, const Frame& f, uint8_t* planes, float* info) {
     s[14] = g.phase() == ADVANCE;
     s[15] = g.phase() == POST;
     s[16] = g.to_move() == me;
-    s[17] = live && g.forced();
+    s[17] = g.forced();
     s[18] = g.variant().intermediate;
     s[19] = g.variant().visible;
     s[20] = g.variant().bordered;
-    s[21] = live && (g.generals_lost() & (1 << me)) != 0;
-    s[22] = live && (g.generals_lost() & (1 << them)) != 0;
+    s[21] = (g.generals_lost() & (1 << me)) != 0;
+    s[22] = (g.generals_lost() & (1 << them)) != 0;
     s[23] = g.turn() <= 2;
 }
 
@@ -324,7 +316,10 @@ int Batch::step(const int32_t* actions, uint8_t* planes, float* info, uint8_t* m
 }
 
 void Batch::observe_finished(int b, int player, uint8_t* planes, float* info) const {
-    const Game& g = finished[(size_t)b];
+    // The game as its record loads (the position notation of a finished game holds no turn under
+    // way), so the observation is the one a player's view of the finished game gives.
+    Game g(cards, v);
+    g.load(finished[(size_t)b].record());
     Frame f = frame(g);
     f.player = player;
     observe(g, f, planes, info);

@@ -85,7 +85,7 @@ Net::Net(std::vector<Layer> policy, std::vector<Layer> value, int value_from, in
                                     std::to_string(n + INFO));
     if (scale_.size() != (size_t)(n + INFO)) throw std::invalid_argument("network: one scale per observation number");
     clip_.assign(scale_.size(), 1);
-    for (int i = 0; i < n; ++i) clip_[i] = scale_[i] != 1.0f;  // as normalise: planes of 0 or 1 are left alone
+    for (int i = 0; i < n; ++i) clip_[i] = scale_[i] != 1.0f;  // planes of 0 or 1: capping them at 1 changes nothing
     const Layer& last = policy_.back();
     last_t_.resize((size_t)last.in * last.out);
     for (int i = 0; i < last.in; ++i) {

@@ -156,7 +156,7 @@ function start(root) {
       if (said.ok) {
         reported.add(message.id);
         buttonOf(message)?.setAttribute('disabled', '');
-        closeReport();
+        if (reporting === message) closeReport(); // not another message's form opened meanwhile
       }
       showError(said.text);
     });
