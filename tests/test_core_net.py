@@ -131,3 +131,67 @@ def test_a_network_of_the_other_shape_is_refused_with_the_reason(tmp_path: Path)
     bordered: Any = core.Game.from_position(deal_for(1)[1])
     with pytest.raises(ValueError, match="action ids are not this game's"):
         core_net(wide).evaluate(bordered._s)
+
+
+@pytest.mark.parametrize("variant", VARIANTS[:2], ids=["bordered-hidden", "bordered-visible-basic"])
+def test_the_action_head_of_the_shipped_scout_network_scores_as_numpy_does(variant: Variant) -> None:
+    """A version 4 file (``scout.npz``): the core's logits, the action head's scores of the
+    greedy bot's features added (computed in C++: ``greedy_features``), equal
+    ``Policy.action_logits`` of ``features(raw_scores(...))`` at every decision of greedy-played
+    games, and the value equals the NumPy one."""
+    from lordsofwar.bots.features import features, raw_scores
+    from lordsofwar.bots.policy import SCOUT
+    from lordsofwar.core._native import greedy_handle
+
+    policy = Policy(SCOUT)
+    assert policy.version == 4 and policy.action_layers
+    net = core_net(policy)
+    assert net.has_action_head
+    rng = np.random.default_rng(4)
+    points = 0
+    for g in range(3):
+        _decks, pos = deal_for(40 + g, variant)
+        game: Any = core.Game.from_position(pos)
+        greedy = greedy_handle(game.cards, game.variant)
+        while not game.is_over and points < 240:
+            legal = game.legal()
+            if len(legal) > 1:
+                ids, logits, value, _seconds = net.evaluate(game._s, 1, greedy)
+                want_ids, raw = raw_scores(game)
+                assert ids == want_ids.tolist()
+                planes, info = game.observation()
+                x = policy.observe(planes, info)
+                np.testing.assert_allclose(logits, policy.action_logits(x, want_ids, features(raw)), atol=2e-5)
+                _logits, want_value = policy.evaluate(x)
+                assert want_value is not None and value == pytest.approx(float(want_value), abs=1e-5)
+                points += 1
+            if rng.random() < 0.5:
+                game.apply(game.greedy_action(int(rng.integers(2**32))))
+            else:
+                game.apply(legal[int(rng.integers(len(legal)))])
+    assert points >= 150
+    fresh: Any = core.Game.from_position(deal_for(1)[1])
+    with pytest.raises(ValueError, match="needs the greedy bot's settings"):
+        net.evaluate(fresh._s)
+
+
+def test_a_search_guided_by_an_action_head_plays_and_refuses_without_the_greedy_settings() -> None:
+    """The search reads a version 4 network's priors (the action head's, from the greedy bot's
+    judgement of each action at a new node): it plays legal actions, repeats from its seed, and
+    is refused without the greedy bot's settings."""
+    from lordsofwar.bots.policy import SCOUT
+    from lordsofwar.bots.search import LEVELS, SearchBot, SearchLevel, core_settings
+
+    level = SearchLevel("scout-guided", 300, 0.0, network="scout.npz", c_puct=3.0, mix=1.0, hit_prior=1.0)
+    first, second = SearchBot(level, seed=5), SearchBot(level, seed=5)
+    _decks, pos = deal_for(9)
+    game: Any = core.Game.from_position(pos)
+    for _ in range(12):
+        view = game.view(game.decider).to_position()
+        a, b = first.choose(view), second.choose(view)
+        assert str(a) == str(b) and str(a) in {str(x) for x in game.legal()}
+        game.apply(str(a))
+    settings = core_settings(LEVELS["marshal"])
+    net = core_net(Policy(SCOUT))
+    with pytest.raises(ValueError, match="needs the greedy bot's settings"):
+        game._s.search(iterations=10, seconds=0, seed=1, value=[1.0] * 300, pool1=[], pool2=[], net=net, **settings)

@@ -226,6 +226,9 @@ def core_network(policy: Policy) -> Any:
         config.width,
         config.height,
         observation_scale(config.planes_size).tolist(),
+        action=policy.action_layers,
+        action_from=policy.action_from,
+        features=policy.features,
     )
 
 
@@ -294,7 +297,7 @@ class SearchBot:
                 f"the {self.name} bot needs the compiled core (lordsofwar.core is on the Python engine: "
                 f"{core.FALLBACK_REASON})"
             )
-        from lordsofwar.core._native import Game, table
+        from lordsofwar.core._native import Game, greedy_handle, table
 
         level = self.level
         seed = self.rng.getrandbits(63)
@@ -318,6 +321,7 @@ class SearchBot:
                 pool1=[tab.index[c] for c in pools[1]],
                 pool2=[tab.index[c] for c in pools[2]],
                 net=network.net if network else None,
+                greedy=greedy_handle(view.cards, view.variant) if network else None,
                 **core_settings(level),
             )
         except ValueError as exc:

@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 import lordsofwar.core._core as _core
-from lordsofwar.core._native import Game, _result_from_core, core_variant, greedy_params, table
+from lordsofwar.core._native import Game, _result_from_core, core_variant, greedy_handle, greedy_params, table
 from lordsofwar.core.batching import OPPONENT_SEED, OPPONENTS, SEARCH_OPPONENTS, BatchBuffers, with_frame
 from lordsofwar.core.encoding import FRAME
 from lordsofwar.rules.cards import CardSet
@@ -65,7 +65,11 @@ class Batch(BatchBuffers):
         level = LEVELS[name]
         network = network_for(level, self.variant)  # as the search bot: None on the other mat
         self._b.set_search(
-            iterations=level.iterations, value=values, net=network.net if network else None, **core_settings(level)
+            iterations=level.iterations,
+            value=values,
+            net=network.net if network else None,
+            greedy=greedy_handle(self.cards, self.variant) if network else None,
+            **core_settings(level),
         )
 
     def greedy_scores(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -407,9 +407,9 @@ class State:
 
     def playout(self, seed: int, policy: int = 0, max_turns: int = -1) -> int: ...
 
-    def search(self, iterations: int, seconds: float, seed: int, explore: float, playout_turns: int, policy: int, scale: float, widen: int, relative: bool, value: Sequence[float], pool1: Sequence[int], pool2: Sequence[int], net: Net | None = None, c_puct: float = 1.5, mix: float = 0.0, hit_prior: float = 0.0) -> tuple:
+    def search(self, iterations: int, seconds: float, seed: int, explore: float, playout_turns: int, policy: int, scale: float, widen: int, relative: bool, value: Sequence[float], pool1: Sequence[int], pool2: Sequence[int], net: Net | None = None, c_puct: float = 1.5, mix: float = 0.0, hit_prior: float = 0.0, greedy: GreedyParams | None = None) -> tuple:
         """
-        Information-set MCTS from this view for its decider (src/core/search.hpp): per legal action (text, visits, mean result for the decider), then iterations, nodes, seconds.
+        Information-set MCTS from this view for its decider (src/core/search.hpp): per legal action (text, visits, mean result for the decider), then iterations, nodes, seconds; ``greedy``: the greedy bot's settings, for a network with an action head.
         """
 
     def greedy(self, bot: GreedyParams, seed: int) -> str:
@@ -428,10 +428,13 @@ class State:
 class Net:
     """A policy/value network for the search (src/core/net.hpp)."""
 
-    def __init__(self, policy: Sequence[tuple[Annotated[NDArray[numpy.float32], dict(order='C', device='cpu', writable=False)], Annotated[NDArray[numpy.float32], dict(order='C', device='cpu', writable=False)]]], value: Sequence[tuple[Annotated[NDArray[numpy.float32], dict(order='C', device='cpu', writable=False)], Annotated[NDArray[numpy.float32], dict(order='C', device='cpu', writable=False)]]], value_from: int, width: int, height: int, scale: Sequence[float]) -> None:
+    def __init__(self, policy: Sequence[tuple[Annotated[NDArray[numpy.float32], dict(order='C', device='cpu', writable=False)], Annotated[NDArray[numpy.float32], dict(order='C', device='cpu', writable=False)]]], value: Sequence[tuple[Annotated[NDArray[numpy.float32], dict(order='C', device='cpu', writable=False)], Annotated[NDArray[numpy.float32], dict(order='C', device='cpu', writable=False)]]], value_from: int, width: int, height: int, scale: Sequence[float], action: Sequence[tuple[Annotated[NDArray[numpy.float32], dict(order='C', device='cpu', writable=False)], Annotated[NDArray[numpy.float32], dict(order='C', device='cpu', writable=False)]]] = [], action_from: int = -1, features: int = 0) -> None:
         """
-        The layers as (weights (inputs, outputs), biases) float32 arrays, the frame, and 1 / divisor per observation number (lordsofwar.rl.config.observation_scale).
+        The layers as (weights (inputs, outputs), biases) float32 arrays, the frame, and 1 / divisor per observation number (lordsofwar.rl.config.observation_scale); a version 4 file's action head (aw0, ab0 and aw1, ab1), the policy layer it reads and its features per action.
         """
+
+    @property
+    def has_action_head(self) -> bool: ...
 
     @property
     def inputs(self) -> int: ...
@@ -444,9 +447,9 @@ class Net:
         The scaled observation the network reads (flat_observation of the decider's observation).
         """
 
-    def evaluate(self, state: State, repeat: int = 1) -> tuple:
+    def evaluate(self, state: State, repeat: int = 1, greedy: GreedyParams | None = None) -> tuple:
         """
-        (legal ids, their logits, the value for the decider, seconds per evaluation over ``repeat`` runs).
+        (legal ids ascending, their logits (an action head's scores added: ``greedy``, the greedy bot's settings, is needed then), the value for the decider, seconds per evaluation over ``repeat`` runs).
         """
 
 PLANES: int = 38
@@ -484,9 +487,9 @@ class Batch:
         The opponent inside reset and step (0 none, 1 random, 2 greedy, 3 the search of set_search) and the learner's seat per game.
         """
 
-    def set_search(self, iterations: int, explore: float, playout_turns: int, policy: int, scale: float, widen: int, relative: bool, value: Sequence[float], net: Net | None = None, c_puct: float = 1.5, mix: float = 0.0, hit_prior: float = 0.0) -> None:
+    def set_search(self, iterations: int, explore: float, playout_turns: int, policy: int, scale: float, widen: int, relative: bool, value: Sequence[float], net: Net | None = None, c_puct: float = 1.5, mix: float = 0.0, hit_prior: float = 0.0, greedy: GreedyParams | None = None) -> None:
         """
-        The search opponent's settings (kind 3 of set_opponent): its iteration cap ends every search.
+        The search opponent's settings (kind 3 of set_opponent): its iteration cap ends every search; ``greedy``: the greedy bot's settings, for a network with an action head.
         """
 
     def greedy_scores(self, values: Sequence[float], fresh_arrow: int, enemy_weight: float, rollout_pushes: int, ids: Annotated[NDArray[numpy.int32], dict(order='C', device='cpu')], raw: Annotated[NDArray[numpy.float32], dict(order='C', device='cpu')], ptr: Annotated[NDArray[numpy.int64], dict(order='C', device='cpu')]) -> int:

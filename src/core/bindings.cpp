@@ -49,7 +49,7 @@ std::string sq_name(Sq s) { return square_name(s); }
 // are made once), so a decision does not build a bot; the card table the bot last read is held
 // with it, so no other table can take its address while the bot remembers it.
 struct GreedyHandle {
-    GreedyParams params;
+    std::shared_ptr<const GreedyParams> params;
     uint64_t id;
 };
 std::atomic<uint64_t> next_greedy_id{1};
@@ -64,7 +64,7 @@ Greedy& thread_bot(const GreedyHandle& h, const Game& g) {
     auto it = std::find_if(bots.begin(), bots.end(), [&](const Cached& c) { return c.id == h.id; });
     if (it == bots.end()) {
         if (bots.size() >= 8) bots.erase(bots.begin());
-        bots.push_back(Cached{h.id, std::make_unique<Greedy>(h.params), nullptr});
+        bots.push_back(Cached{h.id, std::make_unique<Greedy>(*h.params), nullptr});
         it = bots.end() - 1;
     }
     it->bot->use_tables(g);  // before the table it last read may go
@@ -346,7 +346,8 @@ NB_MODULE(_core, m) {
         .def(
             "__init__",
             [](GreedyHandle* h, std::vector<double> values, int fresh_arrow, double enemy_weight, int rollout_pushes) {
-                new (h) GreedyHandle{GreedyParams{std::move(values), fresh_arrow, enemy_weight, rollout_pushes},
+                new (h) GreedyHandle{std::make_shared<const GreedyParams>(
+                                         GreedyParams{std::move(values), fresh_arrow, enemy_weight, rollout_pushes}),
                                      next_greedy_id++};
             },
             nb::arg("values"), nb::arg("fresh_arrow"), nb::arg("enemy_weight"), nb::arg("rollout_pushes"));
@@ -471,7 +472,8 @@ NB_MODULE(_core, m) {
             "search",
             [](const State& s, int iterations, double seconds, uint64_t seed, double explore, int playout_turns,
                int policy, double scale, int widen, bool relative, std::vector<float> value, std::vector<int16_t> pool1,
-               std::vector<int16_t> pool2, const NetHandle* net, double c_puct, double mix, double hit_prior) {
+               std::vector<int16_t> pool2, const NetHandle* net, double c_puct, double mix, double hit_prior,
+               const GreedyHandle* greedy) {
                 SearchSpec spec;
                 if (net) {
                     if (!(c_puct > 0) || !(mix >= 0 && mix <= 1) || !(hit_prior >= 0))
@@ -479,7 +481,10 @@ NB_MODULE(_core, m) {
                     if (s.frame(net->net->width(), net->net->height()).num_actions() != net->net->num_actions())
                         throw nb::value_error("search: the network's action ids are not this game's");
                     spec.net = net->net, spec.c_puct = c_puct, spec.mix = mix, spec.hit_prior = hit_prior;
+                    if (net->net->has_action_head() && (!greedy || greedy->params->values.size() != s.g.cards().ids.size()))
+                        throw nb::value_error("search: the network's action head needs the greedy bot's settings");
                 }
+                if (greedy) spec.greedy = greedy->params;
                 spec.iterations = iterations, spec.seconds = seconds, spec.seed = seed, spec.explore = explore;
                 spec.playout_turns = playout_turns, spec.policy = policy, spec.scale = scale, spec.widen = widen;
                 spec.relative = relative;
@@ -511,12 +516,14 @@ NB_MODULE(_core, m) {
             nb::arg("iterations"), nb::arg("seconds"), nb::arg("seed"), nb::arg("explore"), nb::arg("playout_turns"),
             nb::arg("policy"), nb::arg("scale"), nb::arg("widen"), nb::arg("relative"), nb::arg("value"), nb::arg("pool1"),
             nb::arg("pool2"), nb::arg("net").none() = nb::none(), nb::arg("c_puct") = 1.5, nb::arg("mix") = 0.0, nb::arg("hit_prior") = 0.0,
+            nb::arg("greedy").none() = nb::none(),
             "Information-set MCTS from this view for its decider (src/core/search.hpp): per legal action "
-            "(text, visits, mean result for the decider), then iterations, nodes, seconds.")
+            "(text, visits, mean result for the decider), then iterations, nodes, seconds; ``greedy``: the greedy "
+            "bot's settings, for a network with an action head.")
         .def(
             "greedy",
             [](State& s, const GreedyHandle& h, uint64_t seed) {
-                if (h.params.values.size() != s.g.cards().ids.size())
+                if (h.params->values.size() != s.g.cards().ids.size())
                     throw nb::value_error("greedy: one value per card");
                 if (s.g.over()) throw nb::value_error("greedy: the game is over");
                 Greedy& bot = thread_bot(h, s.g);
@@ -533,7 +540,7 @@ NB_MODULE(_core, m) {
         .def(
             "greedy_scores",
             [](State& s, const GreedyHandle& h) {
-                if (h.params.values.size() != s.g.cards().ids.size())
+                if (h.params->values.size() != s.g.cards().ids.size())
                     throw nb::value_error("greedy: one value per card");
                 Greedy& bot = thread_bot(h, s.g);
                 std::vector<Action> actions;
@@ -560,18 +567,23 @@ NB_MODULE(_core, m) {
             "__init__",
             [](NetHandle* self, const std::vector<std::pair<F32R, F32R>>& policy,
                const std::vector<std::pair<F32R, F32R>>& value, int value_from, int width, int height,
-               std::vector<float> scale) {
+               std::vector<float> scale, const std::vector<std::pair<F32R, F32R>>& action, int action_from,
+               int features) {
                 try {
                     new (self) NetHandle{std::make_shared<const Net>(layers_of(policy), layers_of(value), value_from,
-                                                                     width, height, std::move(scale))};
+                                                                     width, height, std::move(scale),
+                                                                     layers_of(action), action_from, features)};
                 } catch (const std::invalid_argument& e) {
                     throw nb::value_error(e.what());
                 }
             },
             nb::arg("policy"), nb::arg("value"), nb::arg("value_from"), nb::arg("width"), nb::arg("height"),
-            nb::arg("scale"),
+            nb::arg("scale"), nb::arg("action") = std::vector<std::pair<F32R, F32R>>{}, nb::arg("action_from") = -1,
+            nb::arg("features") = 0,
             "The layers as (weights (inputs, outputs), biases) float32 arrays, the frame, and 1 / divisor per "
-            "observation number (lordsofwar.rl.config.observation_scale).")
+            "observation number (lordsofwar.rl.config.observation_scale); a version 4 file's action head "
+            "(aw0, ab0 and aw1, ab1), the policy layer it reads and its features per action.")
+        .def_prop_ro("has_action_head", [](const NetHandle& n) { return n.net->has_action_head(); })
         .def_prop_ro("inputs", [](const NetHandle& n) { return n.net->inputs(); })
         .def_prop_ro("num_actions", [](const NetHandle& n) { return n.net->num_actions(); })
         .def(
@@ -585,28 +597,34 @@ NB_MODULE(_core, m) {
             "The scaled observation the network reads (flat_observation of the decider's observation).")
         .def(
             "evaluate",
-            [](const NetHandle& n, State& s, int repeat) {
+            [](const NetHandle& n, State& s, int repeat, const GreedyHandle* greedy) {
                 Frame f = s.frame(n.net->width(), n.net->height());
                 if (f.num_actions() != n.net->num_actions())
                     throw nb::value_error("network: its action ids are not this game's");
+                if (n.net->has_action_head() && (!greedy || greedy->params->values.size() != s.g.cards().ids.size()))
+                    throw nb::value_error("network: its action head needs the greedy bot's settings for this card set");
+                std::vector<Action> actions;
                 std::vector<int> ids;
-                for (const Action& a : s.legal()) {
-                    int id = encode(s.g, f, a);
-                    if (id >= 0) ids.push_back(id);
-                }
-                std::sort(ids.begin(), ids.end());
+                std::vector<float> features;
+                std::vector<Action> legal = s.legal();
+                n.net->inputs(s.g, legal, greedy ? &thread_bot(*greedy, s.g) : nullptr, actions, ids, features);
+                // ids ascending: an action head's inputs come so (with their features, row by row)
+                if (!n.net->has_action_head()) std::sort(ids.begin(), ids.end());
                 std::vector<float> logits(ids.size());
                 float v = 0;
+                const float* feats = features.empty() ? nullptr : features.data();
                 auto start = std::chrono::steady_clock::now();
                 {
                     nb::gil_scoped_release release;
-                    for (int r = 0; r < std::max(repeat, 1); ++r) v = n.net->evaluate(s.g, ids.data(), (int)ids.size(), logits.data());
+                    for (int r = 0; r < std::max(repeat, 1); ++r)
+                        v = n.net->evaluate(s.g, ids.data(), (int)ids.size(), logits.data(), feats);
                 }
                 double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
                 return nb::make_tuple(ids, logits, v, seconds / std::max(repeat, 1));
             },
-            nb::arg("state"), nb::arg("repeat") = 1,
-            "(legal ids, their logits, the value for the decider, seconds per evaluation over ``repeat`` runs).");
+            nb::arg("state"), nb::arg("repeat") = 1, nb::arg("greedy").none() = nb::none(),
+            "(legal ids ascending, their logits (an action head's scores added: ``greedy``, the greedy bot's "
+            "settings, is needed then), the value for the decider, seconds per evaluation over ``repeat`` runs).");
 
     m.attr("PLANES") = PLANES;
     m.attr("INFO") = INFO;
@@ -648,7 +666,7 @@ NB_MODULE(_core, m) {
             "set_search",
             [](Batch& b, int iterations, double explore, int playout_turns, int policy, double scale, int widen,
                bool relative, std::vector<float> value, const NetHandle* net, double c_puct, double mix,
-               double hit_prior) {
+               double hit_prior, const GreedyHandle* greedy) {
                 SearchSpec spec;
                 if (net) {
                     if (!(c_puct > 0) || !(mix >= 0 && mix <= 1) || !(hit_prior >= 0))
@@ -657,7 +675,10 @@ NB_MODULE(_core, m) {
                         b.height != net->net->height())
                         throw nb::value_error("set_search: the network's action ids are not this batch's");
                     spec.net = net->net, spec.c_puct = c_puct, spec.mix = mix, spec.hit_prior = hit_prior;
+                    if (net->net->has_action_head() && (!greedy || greedy->params->values.size() != b.cards->ids.size()))
+                        throw nb::value_error("set_search: the network's action head needs the greedy bot's settings");
                 }
+                if (greedy) spec.greedy = greedy->params;
                 spec.iterations = iterations, spec.explore = explore, spec.playout_turns = playout_turns;
                 spec.policy = policy, spec.scale = scale, spec.widen = widen, spec.relative = relative;
                 spec.value = std::move(value);
@@ -670,7 +691,9 @@ NB_MODULE(_core, m) {
             nb::arg("iterations"), nb::arg("explore"), nb::arg("playout_turns"), nb::arg("policy"), nb::arg("scale"),
             nb::arg("widen"), nb::arg("relative"), nb::arg("value"), nb::arg("net").none() = nb::none(),
             nb::arg("c_puct") = 1.5, nb::arg("mix") = 0.0, nb::arg("hit_prior") = 0.0,
-            "The search opponent's settings (kind 3 of set_opponent): its iteration cap ends every search.")
+            nb::arg("greedy").none() = nb::none(),
+            "The search opponent's settings (kind 3 of set_opponent): its iteration cap ends every search; "
+            "``greedy``: the greedy bot's settings, for a network with an action head.")
         .def(
             "greedy_scores",
             [](Batch& b, std::vector<double> values, int fresh_arrow, double enemy_weight, int rollout_pushes,

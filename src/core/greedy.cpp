@@ -1,5 +1,8 @@
 #include "greedy.hpp"
 
+#include <algorithm>
+#include <cmath>
+
 namespace low {
 
 namespace {
@@ -61,6 +64,53 @@ const Popcount8 POPCOUNT8;
 inline double danger(int r, int defence) { return r > defence ? 1.0 : 0.25 * r / (defence + 1); }
 
 }  // namespace
+
+void greedy_features(const float* raw, int n, float* out) {
+    // Each relative to the decision's other actions; the constants are features.py's (WIN is
+    // greedy.WIN, VALUE_SCALE and _EPS its own), tests/test_core_net.py holds the two equal.
+    constexpr double VALUE_SCALE = 5.0, FEPS = 1e-6;
+    std::fill(out, out + (size_t)n * GREEDY_FEATURES, 0.0f);
+    if (n == 0) return;
+    auto score = [&](int i) { return (double)raw[3 * i]; };
+    auto preference = [&](int i) { return (double)raw[3 * i + 1]; };
+    auto exposure = [&](int i) { return (double)raw[3 * i + 2]; };
+    double best = -HUGE_VAL, top_exposure = -HUGE_VAL;
+    for (int i = 0; i < n; ++i) best = std::max(best, score(i)), top_exposure = std::max(top_exposure, exposure(i));
+    double best_pref = -HUGE_VAL;
+    for (int i = 0; i < n; ++i) {
+        if (score(i) >= best - FEPS) best_pref = std::max(best_pref, preference(i));
+    }
+    double best_exp = -HUGE_VAL;
+    for (int i = 0; i < n; ++i) {
+        if (score(i) >= best - FEPS && preference(i) == best_pref) best_exp = std::max(best_exp, exposure(i));
+    }
+    // The rank by score, best first, ties in id order (a stable sort of -score).
+    thread_local std::vector<int> order;
+    order.resize((size_t)n);
+    for (int i = 0; i < n; ++i) order[(size_t)i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return -score(a) < -score(b); });
+    auto clip = [](double v, double lo, double hi) { return (float)std::min(std::max(v, lo), hi); };
+    for (int r = 0; r < n; ++r) out[(size_t)order[(size_t)r] * GREEDY_FEATURES + 9] = (float)((double)r / std::max(n - 1, 1));
+    for (int i = 0; i < n; ++i) {
+        float* f = out + (size_t)i * GREEDY_FEATURES;
+        const double s = score(i);
+        const bool win = s > WIN / 2, loss = s < -WIN / 2;
+        const double plain = s - WIN * win + WIN * loss;
+        const bool top = s >= best - FEPS;
+        const bool tied = top && preference(i) == best_pref;
+        const double below = std::abs(s - best) > WIN / 2 ? -3.0 * VALUE_SCALE : s - best;
+        f[0] = win;
+        f[1] = loss;
+        f[2] = clip(plain / VALUE_SCALE, -3, 3);
+        f[3] = clip(below / VALUE_SCALE, -3, 0);
+        f[4] = top;
+        f[5] = (float)(preference(i) / 3.0);
+        f[6] = clip(exposure(i) / VALUE_SCALE, -3, 3);
+        f[7] = clip((exposure(i) - top_exposure) / VALUE_SCALE, -3, 0);
+        f[8] = tied && exposure(i) >= best_exp - FEPS;
+        f[10] = (float)(1.0 / n);
+    }
+}
 
 Game& Greedy::scratch(size_t i, const Game& from) {
     pool_[i] = from;

@@ -24,6 +24,13 @@ struct GreedyScore {
     double score = 0, preference = 0, exposure = 0;
 };
 
+// lordsofwar.bots.features.features: the GREEDY_FEATURES numbers per action that a network with
+// an action head reads, from one decision's raw (score, preference, exposure) triples (``raw``,
+// n x 3, the actions in ascending id order, as float32 like the Python side keeps them) into
+// ``out`` (n x GREEDY_FEATURES).
+constexpr int GREEDY_FEATURES = 11;
+void greedy_features(const float* raw, int n, float* out);
+
 class Greedy {
    public:
     explicit Greedy(GreedyParams p) : p_(std::move(p)) {}

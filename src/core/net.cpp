@@ -1,5 +1,6 @@
 #include "net.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -53,9 +54,12 @@ void check_layer(const Layer& L, const std::string& name) {
 }  // namespace
 
 Net::Net(std::vector<Layer> policy, std::vector<Layer> value, int value_from, int width, int height,
-         std::vector<float> scale)
+         std::vector<float> scale, std::vector<Layer> action, int action_from, int features)
     : policy_(std::move(policy)),
       value_(std::move(value)),
+      action_(std::move(action)),
+      action_from_(action_from),
+      features_(features),
       value_from_(value_from),
       width_(width),
       height_(height),
@@ -78,6 +82,21 @@ Net::Net(std::vector<Layer> policy, std::vector<Layer> value, int value_from, in
             throw std::invalid_argument("network: value layer vw" + std::to_string(i) + " does not follow its input");
     }
     if (value_.back().out != 1) throw std::invalid_argument("network: the value head must end in one output");
+    if (!action_.empty()) {
+        if (action_.size() != 2) throw std::invalid_argument("network: the action head has two layers");
+        if (action_from < 0 || action_from + 1 >= (int)policy_.size())
+            throw std::invalid_argument("network: action_from must name a hidden layer");
+        if (features != GREEDY_FEATURES)
+            throw std::invalid_argument("network: the action head reads " + std::to_string(GREEDY_FEATURES) +
+                                        " features per action");
+        check_layer(action_[0], "aw0");
+        check_layer(action_[1], "aw1");
+        if (action_[0].in != features + policy_[action_from].out || action_[1].in != action_[0].out ||
+            action_[1].out != 1)
+            throw std::invalid_argument("network: the action head's layers do not chain");
+    } else {
+        action_from_ = -1, features_ = 0;
+    }
     const int n = PLANES * width * height;
     if (policy_[0].in != n + INFO)
         throw std::invalid_argument("network: its first layer reads " + std::to_string(policy_[0].in) + " numbers, a " +
@@ -93,6 +112,39 @@ Net::Net(std::vector<Layer> policy, std::vector<Layer> value, int value_from, in
     }
 }
 
+void Net::inputs(Game& g, const std::vector<Action>& legal, Greedy* greedy, std::vector<Action>& actions,
+                 std::vector<int>& ids, std::vector<float>& features) const {
+    Frame f = frame_of(g, width_, height_);
+    actions.clear(), ids.clear(), features.clear();
+    if (action_.empty()) {
+        for (const Action& a : legal) {
+            int id = encode(g, f, a);
+            if (id >= 0) actions.push_back(a), ids.push_back(id);
+        }
+        return;
+    }
+    if (!greedy) throw std::invalid_argument("network: its action head needs the greedy bot's judgement");
+    thread_local std::vector<Action> judged;
+    thread_local std::vector<GreedyScore> scores;
+    thread_local std::vector<std::pair<int, int>> by_id;  // (id, index in judged)
+    thread_local std::vector<float> raw;
+    greedy->evaluate_all(g, judged, scores);  // g's listing, as ``legal``
+    by_id.clear();
+    for (size_t i = 0; i < judged.size(); ++i) {
+        int id = encode(g, f, judged[i]);
+        if (id >= 0) by_id.emplace_back(id, (int)i);
+    }
+    std::sort(by_id.begin(), by_id.end());
+    raw.clear();
+    for (auto [id, i] : by_id) {
+        const GreedyScore& s = scores[(size_t)i];
+        actions.push_back(judged[(size_t)i]), ids.push_back(id);
+        raw.insert(raw.end(), {(float)s.score, (float)s.preference, (float)s.exposure});  // float32, as the Python side keeps them
+    }
+    features.resize(ids.size() * GREEDY_FEATURES);
+    greedy_features(raw.data(), (int)ids.size(), features.data());
+}
+
 void Net::observation(const Game& g, float* out) const {
     const int n = PLANES * width_ * height_;
     thread_local std::vector<uint8_t> planes;
@@ -105,7 +157,7 @@ void Net::observation(const Game& g, float* out) const {
     }
 }
 
-float Net::evaluate(const Game& g, const int* ids, int n_ids, float* logits) const {
+float Net::evaluate(const Game& g, const int* ids, int n_ids, float* logits, const float* features) const {
     const int n = PLANES * width_ * height_;
     thread_local std::vector<uint8_t> planes;
     thread_local std::vector<std::vector<float>> acts;
@@ -141,6 +193,27 @@ float Net::evaluate(const Game& g, const int* ids, int n_ids, float* logits) con
     const Layer& last = policy_.back();
     const float* top = acts[hidden - 1].data();
     for (int k = 0; k < n_ids; ++k) logits[k] = last.b[ids[k]] + dot(&last_t_[(size_t)ids[k] * last.in], top, last.in);
+    if (!action_.empty() && n_ids > 0) {
+        if (!features) throw std::invalid_argument("network: its action head needs the actions' features");
+        // The hidden activation's share of the first layer, once: ab0 + h @ aw0[features:].
+        thread_local std::vector<float> shared, t;
+        const Layer& a0 = action_[0];
+        const Layer& a1 = action_[1];
+        const float* h = acts[(size_t)action_from_].data();
+        shared.assign(a0.b.begin(), a0.b.end());
+        for (int i = 0; i < a0.in - features_; ++i) {
+            if (h[i] != 0) axpy(h[i], &a0.w[(size_t)(features_ + i) * a0.out], shared.data(), a0.out);
+        }
+        for (int k = 0; k < n_ids; ++k) {
+            t.assign(shared.begin(), shared.end());
+            const float* f = features + (size_t)k * features_;
+            for (int i = 0; i < features_; ++i) {
+                if (f[i] != 0) axpy(f[i], &a0.w[(size_t)i * a0.out], t.data(), a0.out);
+            }
+            relu(t);
+            logits[k] += a1.b[0] + dot(t.data(), a1.w.data(), a1.in);
+        }
+    }
     // The value head, from its hidden layer: ReLU between its layers, tanh of its one output.
     const float* x = acts[value_from_].data();
     std::vector<float>* buf[2] = {&va, &vb};

@@ -29,13 +29,20 @@ class Net {
     // lordsofwar.rl.config.observation_scale); throws std::invalid_argument when the layers do not
     // chain, when the first does not read a width x height frame's observation, when value_from
     // is not a hidden layer or when the value head does not end in one output.
+    //
+    // A version 4 file's action head (``action``: aw0, ab0 and aw1, ab1) adds to each legal id's
+    // logit aw1 @ ReLU(aw0 @ [f; h] + ab0) + ab1, where f are the action's ``features`` numbers
+    // (greedy_features) and h the activation of policy layer ``action_from``
+    // (lordsofwar.bots.policy.Policy.action_logits); none: ``action`` empty.
     Net(std::vector<Layer> policy, std::vector<Layer> value, int value_from, int width, int height,
-        std::vector<float> scale);
+        std::vector<float> scale, std::vector<Layer> action = {}, int action_from = -1, int features = 0);
 
     int width() const { return width_; }
     int height() const { return height_; }
     int inputs() const { return policy_[0].in; }
     int num_actions() const { return policy_.back().out; }
+    bool has_action_head() const { return !action_.empty(); }
+    int features() const { return features_; }
 
     // The scaled observation of ``g`` from its decider's frame (after the start of the turn is
     // settled: call after a legal listing), ``inputs()`` floats.
@@ -43,11 +50,21 @@ class Net {
 
     // The forward pass for ``g`` (its start of the turn settled): the value for the decider in
     // [-1, 1], and the logits of the ``n_ids`` action ids ``ids`` into ``logits``. The frame's
-    // action ids must be the network's (frame_of(g, width(), height()).num_actions()).
-    float evaluate(const Game& g, const int* ids, int n_ids, float* logits) const;
+    // action ids must be the network's (frame_of(g, width(), height()).num_actions()). With an
+    // action head, ``features`` holds features() numbers per id (else it is not read).
+    float evaluate(const Game& g, const int* ids, int n_ids, float* logits, const float* features = nullptr) const;
+
+    // What evaluate reads beside the position: the actions of ``legal`` (g's listing) that have
+    // an id in the network's frame, with their ids; with an action head, in ascending id order
+    // with their features (``greedy`` judges every legal action; it must be given then), as
+    // lordsofwar.bots.features.raw_scores and features give them. Without one, in ``legal``'s
+    // order, and ``features`` is left empty.
+    void inputs(Game& g, const std::vector<Action>& legal, Greedy* greedy, std::vector<Action>& actions,
+                std::vector<int>& ids, std::vector<float>& features) const;
 
    private:
-    std::vector<Layer> policy_, value_;
+    std::vector<Layer> policy_, value_, action_;
+    int action_from_ = -1, features_ = 0;
     std::vector<float> last_t_;  // the last policy layer transposed: (out, in), one row per action id
     int value_from_, width_, height_;
     std::vector<float> scale_;   // per input: 1 / divisor

@@ -53,21 +53,21 @@ float prior_of(const Node& n, uint64_t key) {
 // The network's judgement of ``g`` (its start of the turn settled, ``legal`` its listing):
 // player 1's win probability, and the node's priors over ``legal`` when it has none yet (an
 // action that eliminates at once gets ``hit_prior`` more, the largest prior weight being 1).
-double net_leaf(const Net& net, const Game& g, const std::vector<Action>& legal, Node* node, float hit_prior) {
+// ``greedy``: with an action head, the judge of every legal action the network reads.
+double net_leaf(const Net& net, Game& g, const std::vector<Action>& legal, Node* node, float hit_prior,
+                Greedy* greedy) {
     thread_local std::vector<int> ids;
     thread_local std::vector<uint64_t> keys;
-    thread_local std::vector<float> logits;
+    thread_local std::vector<float> logits, features;
     thread_local std::vector<uint8_t> kills;
-    ids.clear(), keys.clear(), kills.clear();
+    thread_local std::vector<Action> actions;
+    ids.clear(), keys.clear(), kills.clear(), features.clear();
     if (node && !node->evaluated) {
-        Frame f = frame_of(g, net.width(), net.height());
-        for (const Action& a : legal) {
-            int id = encode(g, f, a);
-            if (id >= 0) ids.push_back(id), keys.push_back(key_of(a)), kills.push_back(hit_prior > 0 && hits(g, a));
-        }
+        net.inputs(g, legal, greedy, actions, ids, features);
+        for (const Action& a : actions) keys.push_back(key_of(a)), kills.push_back(hit_prior > 0 && hits(g, a));
     }
     logits.resize(ids.size());
-    double v = net.evaluate(g, ids.data(), (int)ids.size(), logits.data());
+    double v = net.evaluate(g, ids.data(), (int)ids.size(), logits.data(), features.empty() ? nullptr : features.data());
     if (node && !node->evaluated) {
         node->evaluated = true;
         float top = -HUGE_VALF;
@@ -138,6 +138,14 @@ SearchOut search(const Game& view, const SearchSpec& spec) {
         judge.base = spec.scale * std::log(p1 / (1.0 - p1));
     }
 
+    std::unique_ptr<Greedy> greedy;  // the network's judge of each action, with an action head
+    if (spec.net && spec.net->has_action_head()) {
+        if (!spec.greedy) throw std::invalid_argument("search: a network with an action head needs the greedy bot's settings");
+        if (spec.greedy->values.size() != view.cards().ids.size())
+            throw std::invalid_argument("search: the greedy bot's settings are for another card set");
+        greedy = std::make_unique<Greedy>(*spec.greedy);
+    }
+
     Game g = view;
     while ((spec.iterations <= 0 || out.iterations < spec.iterations)) {
         if (spec.seconds > 0 && (out.iterations & 15) == 0 && Clock::now() >= deadline && out.iterations > 0) break;
@@ -158,7 +166,7 @@ SearchOut search(const Game& view, const SearchSpec& spec) {
                 if (buf.empty()) break;  // cannot happen in a legal position; stop the descent
                 Node& node = nodes[at];
                 if (!node.evaluated) {
-                    double r1 = net_leaf(*spec.net, g, buf, &node, (float)spec.hit_prior);
+                    double r1 = net_leaf(*spec.net, g, buf, &node, (float)spec.hit_prior, greedy.get());
                     if (at == 0) root_q = me == 1 ? r1 : 1 - r1;
                 }
                 double q_parent = at == 0 ? (player == me ? root_q : 1 - root_q)
@@ -329,7 +337,7 @@ SearchOut search(const Game& view, const SearchSpec& spec) {
             // blended with ``mix`` of the playout's evaluation.
             if (g.phase() == PRE) g.resolve_start();
             g.legal(buf);
-            r1 = net_leaf(*spec.net, g, buf, &nodes[at], (float)spec.hit_prior);
+            r1 = net_leaf(*spec.net, g, buf, &nodes[at], (float)spec.hit_prior, greedy.get());
             if (spec.mix > 0) {
                 playout(g, rng, spec.policy, spec.playout_turns, buf);
                 r1 = (1 - spec.mix) * r1 + spec.mix * evaluate(g, judge);

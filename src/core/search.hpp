@@ -36,6 +36,9 @@ struct SearchSpec {
     double c_puct = 1.5;  // the weight of the prior term: c_puct * P * sqrt(available) / (1 + visits)
     double mix = 0;       // in [0, 1]: a leaf's result is (1 - mix) * network + mix * playout
     double hit_prior = 0; // added to the prior weight (the largest is 1) of an action that eliminates at once
+    // A network with an action head reads the greedy bot's judgement of each action: the bot's
+    // settings for the game's card set and variant (required then).
+    std::shared_ptr<const GreedyParams> greedy;
 };
 
 struct RootStat {
