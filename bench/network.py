@@ -2,7 +2,8 @@
 search iterations per second beside `general`'s.
 
 Run ``python bench/network.py`` (the shipped network, lordsofwar/bots/data/net.npz; ``--network
-FILE`` another) or
+FILE`` another, a version 4 file's action head included: its evaluation then counts the greedy
+bot's judgement of every legal action it reads) or
 ``python bench/network.py --random`` (a randomly initialised network of the first network's
 shape: 1860 -> 512 -> 256 -> 1724, value 256 -> 64 -> 1); ``--json`` for one JSON object.
 Everything runs in this one process on one core, over the decisions of greedy-against-greedy
@@ -29,6 +30,7 @@ from lordsofwar.bots import make_bot  # noqa: E402
 from lordsofwar.bots.play import deal_for  # noqa: E402
 from lordsofwar.bots.policy import save_network  # noqa: E402
 from lordsofwar.bots.search import DATA, LEVELS, SearchBot, load_network  # noqa: E402
+from lordsofwar.core._native import greedy_handle  # noqa: E402
 from lordsofwar.rl.config import Config  # noqa: E402
 from lordsofwar.rules import notation  # noqa: E402
 from lordsofwar.rules.state import Position  # noqa: E402
@@ -93,7 +95,7 @@ def main() -> None:
             game = core.Game.from_position(pos)
             repeat = 200
             cpu = time.process_time()
-            network.net.evaluate(game._s, repeat)
+            network.net.evaluate(game._s, repeat, greedy_handle(game.cards, game.variant))
             evals.append((time.process_time() - cpu) / repeat * 1e6)
         rates: dict[str, list[float]] = {"general": [], "marshal": []}
         for i, pos in enumerate(found[:: max(1, len(found) // 12)]):
@@ -101,7 +103,9 @@ def main() -> None:
             for name in rates:
                 level = LEVELS[name]
                 if name == "marshal":
-                    level = replace(level, network=str(path), mix=level.mix if args.mix is None else args.mix)
+                    level = replace(
+                        level, network=str(Path(path).resolve()), mix=level.mix if args.mix is None else args.mix
+                    )
                 cpu = time.process_time()
                 result = SearchBot(level, i).analyse(view, seconds=args.seconds, iterations=10**9)
                 rates[name].append(result.iterations / max(time.process_time() - cpu, 1e-9))

@@ -195,3 +195,37 @@ def test_a_search_guided_by_an_action_head_plays_and_refuses_without_the_greedy_
     net = core_net(Policy(SCOUT))
     with pytest.raises(ValueError, match="needs the greedy bot's settings"):
         game._s.search(iterations=10, seconds=0, seed=1, value=[1.0] * 300, pool1=[], pool2=[], net=net, **settings)
+
+
+def test_subnormal_weights_are_read_as_zero_by_both_forward_passes(tmp_path: Path) -> None:
+    """Weight decay leaves subnormal weights (below float32's smallest normal number): both the
+    NumPy forward pass and the core's read them as 0 (on many processors each multiply-add that
+    meets one is a hundred times slower), so the two still agree, and nothing a float32 holds
+    changes."""
+    source = Policy(random_network(tmp_path / "net.npz", seed=7))
+    rng = np.random.default_rng(7)
+    layers = [(w.copy(), b.copy()) for w, b in source.layers]
+    tiny = np.float32(1e-40)  # subnormal
+    for w, b in layers:
+        w.flat[rng.choice(w.size, w.size // 10, replace=False)] = tiny
+        b.flat[0] = -tiny
+    meta = {
+        "mat": "bordered",
+        "frame": [7, 6],
+        "observation_size": source.observation_size,
+        "num_actions": source.num_actions,
+        "value_from": source.value_from,
+    }
+    save_network(tmp_path / "subnormal.npz", layers, source.value_layers, meta)
+    policy = Policy(tmp_path / "subnormal.npz")
+    for (w, b), (w0, b0) in zip(policy.layers, layers, strict=True):
+        assert not np.any((w != 0) & (np.abs(w) < np.finfo(np.float32).tiny)) and b[0] == 0
+        assert np.array_equal(w[np.abs(w0) != tiny], w0[np.abs(w0) != tiny])
+    net = core_net(policy)
+    for game in positions(Variant(), 1, seed=5)[:40]:
+        planes, info = game.observation()
+        ids, logits, value, _seconds = net.evaluate(game._s)
+        ref_logits, ref_value = policy.evaluate(flat_observation(planes, info))
+        assert ref_value is not None
+        np.testing.assert_allclose(logits, ref_logits[ids], rtol=1e-5, atol=1e-5)
+        assert value == pytest.approx(float(ref_value), abs=1e-5)

@@ -97,6 +97,16 @@ def save_network(
         np.savez_compressed(f, **arrays)  # type: ignore[arg-type]
 
 
+def _flushed(a: np.ndarray) -> np.ndarray:
+    """``a`` as float32, its subnormal numbers (below 1.2e-38 in size; weight decay leaves
+    hundreds of thousands in a trained network) set to 0: they change no result a float32 can
+    hold, and on many processors an arithmetic step that meets one takes a hundred times longer
+    (the shipped network evaluated 28 times slower). The core's evaluator flushes them alike."""
+    out = a.astype(np.float32)
+    out[np.abs(out) < np.finfo(np.float32).tiny] = 0
+    return out
+
+
 def _chain(arrays: dict[str, np.ndarray], prefix: str, where: str) -> list[tuple[np.ndarray, np.ndarray]]:
     """The dense layers ``{prefix}w0``, ``{prefix}b0``, ... of a file, each checked to follow the one before."""
     layers: list[tuple[np.ndarray, np.ndarray]] = []
@@ -110,7 +120,7 @@ def _chain(arrays: dict[str, np.ndarray], prefix: str, where: str) -> list[tuple
             raise PolicyError(f"{where}: layer {prefix}{i} is malformed")
         if layers and layers[-1][0].shape[1] != w.shape[0]:
             raise PolicyError(f"{where}: layer {prefix}{i} does not follow layer {prefix}{i - 1}")
-        layers.append((w.astype(np.float32), b.astype(np.float32)))
+        layers.append((_flushed(w), _flushed(b)))
     if not layers or len(layers) > MAX_LAYERS:
         raise PolicyError(f"{where} has no {'value ' if prefix else ''}layers (or too many)")
     return layers
