@@ -220,7 +220,7 @@ def test_subnormal_weights_are_read_as_zero_by_both_forward_passes(tmp_path: Pat
     policy = Policy(tmp_path / "subnormal.npz")
     for (w, b), (w0, b0) in zip(policy.layers, layers, strict=True):
         assert not np.any((w != 0) & (np.abs(w) < np.finfo(np.float32).tiny)) and b[0] == 0
-        assert np.array_equal(w[np.abs(w0) != tiny], w0[np.abs(w0) != tiny])
+        assert np.array_equal(w[np.abs(w0) != tiny], w0[np.abs(w0) != tiny]) and np.array_equal(b[1:], b0[1:])
     net = core_net(policy)
     for game in positions(Variant(), 1, seed=5)[:40]:
         planes, info = game.observation()
