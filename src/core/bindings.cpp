@@ -72,6 +72,14 @@ Greedy& thread_bot(const GreedyHandle& h, const Game& g) {
     return *it->bot;
 }
 
+// A network with an action head reads the greedy bot's judgement: its settings must be given,
+// for ``cards`` (search() checks its own spec alike).
+void check_greedy(const Net& net, const GreedyHandle* greedy, const CardTable& cards, const char* who) {
+    if (net.has_action_head() && (!greedy || greedy->params->values.size() != cards.ids.size()))
+        throw nb::value_error((std::string(who) + ": the network's action head needs the greedy bot's settings "
+                               "for this card set").c_str());
+}
+
 nb::object card_or_none(const Game& g, int c) { return c < 0 ? nb::none() : nb::cast(g.cards().ids[c]); }
 
 // A finished game's result: (winner, termination, count, player, threshold, ending), 0, -1 and ""
@@ -481,8 +489,6 @@ NB_MODULE(_core, m) {
                     if (s.frame(net->net->width(), net->net->height()).num_actions() != net->net->num_actions())
                         throw nb::value_error("search: the network's action ids are not this game's");
                     spec.net = net->net, spec.c_puct = c_puct, spec.mix = mix, spec.hit_prior = hit_prior;
-                    if (net->net->has_action_head() && (!greedy || greedy->params->values.size() != s.g.cards().ids.size()))
-                        throw nb::value_error("search: the network's action head needs the greedy bot's settings");
                 }
                 if (greedy) spec.greedy = greedy->params;
                 spec.iterations = iterations, spec.seconds = seconds, spec.seed = seed, spec.explore = explore;
@@ -601,8 +607,7 @@ NB_MODULE(_core, m) {
                 Frame f = s.frame(n.net->width(), n.net->height());
                 if (f.num_actions() != n.net->num_actions())
                     throw nb::value_error("network: its action ids are not this game's");
-                if (n.net->has_action_head() && (!greedy || greedy->params->values.size() != s.g.cards().ids.size()))
-                    throw nb::value_error("network: its action head needs the greedy bot's settings for this card set");
+                check_greedy(*n.net, greedy, s.g.cards(), "network");
                 std::vector<Action> actions;
                 std::vector<int> ids;
                 std::vector<float> features;
@@ -675,8 +680,7 @@ NB_MODULE(_core, m) {
                         b.height != net->net->height())
                         throw nb::value_error("set_search: the network's action ids are not this batch's");
                     spec.net = net->net, spec.c_puct = c_puct, spec.mix = mix, spec.hit_prior = hit_prior;
-                    if (net->net->has_action_head() && (!greedy || greedy->params->values.size() != b.cards->ids.size()))
-                        throw nb::value_error("set_search: the network's action head needs the greedy bot's settings");
+                    check_greedy(*net->net, greedy, *b.cards, "set_search");
                 }
                 if (greedy) spec.greedy = greedy->params;
                 spec.iterations = iterations, spec.explore = explore, spec.playout_turns = playout_turns;
