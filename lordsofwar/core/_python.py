@@ -460,10 +460,7 @@ class Batch(BatchBuffers):
             game = self._finished[i]
             if game is None:
                 raise ValueError("observe_finished: no game ended there yet")
-            view = notation.view(game.to_position(), player)
-            f = encoding.frame_of(view, self.frame)
-            frame = encoding.Frame(f.ox, f.oy, f.width, f.height, player, view.cards)
-            observation.write(view, frame, planes[k], info[k])
+            observation.write_player(game.to_position(), player, self.frame, planes[k], info[k])
         return planes, info
 
     def greedy_scores(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -272,6 +272,17 @@ def observe(pos: Position, size: tuple[int, int] = FRAME) -> tuple[np.ndarray, n
     return planes, info
 
 
+def write_player(pos: Position, player: int, size: tuple[int, int], planes: np.ndarray, info: np.ndarray) -> None:
+    """Write the observation of ``player`` (not deciding now, or of a finished game): computed
+    from that player's view of ``pos`` alone, from that player's side, in the frame of ``size``
+    (the batches' ``observe_finished``, the environments' last observations)."""
+    from lordsofwar.rules import notation
+
+    view = notation.view(pos, player)
+    f = encoding.frame_of(view, size)
+    write(view, Frame(f.ox, f.oy, f.width, f.height, player, view.cards), planes, info)
+
+
 def write_mask(pos: Position, frame: Frame, mask: np.ndarray) -> tuple[int, int]:
     """Set ``mask[id] = 1`` for every legal action with an id in ``frame`` (cleared first);
     ``(count, missing)``: how many had an id, how many fell outside the frame."""

@@ -18,10 +18,9 @@ import gymnasium
 import numpy as np
 
 from lordsofwar import core
-from lordsofwar.core.encoding import Frame, frame_of
-from lordsofwar.core.observation import INFO, PLANES, write
+from lordsofwar.core.encoding import frame_of
+from lordsofwar.core.observation import INFO, PLANES, write_player
 from lordsofwar.rl.config import AGENTS, Config, flat_observation, normalise, spaces_of
-from lordsofwar.rules import notation
 from lordsofwar.rules.errors import IllegalActionError
 
 try:
@@ -207,12 +206,11 @@ def render(pos: Any, mode: str | None) -> str | None:
 def observe_view(game: Any, player: int, config: Config) -> tuple[np.ndarray, np.ndarray]:
     """The observation of ``player`` who is not deciding now (or of a finished game): computed
     from that player's view alone, from that player's side, in the decision's frame."""
-    view = notation.view(game.to_position(), player)
-    f = frame_of(view, config.frame)
-    frame = Frame(f.ox, f.oy, f.width, f.height, player, view.cards)
-    planes = np.zeros((PLANES, frame.height, frame.width), np.uint8)
+    pos = game.to_position()
+    f = frame_of(pos, config.frame)  # the view's frame: the same units, the same squares
+    planes = np.zeros((PLANES, f.height, f.width), np.uint8)
     info = np.zeros(INFO, np.float32)
-    write(view, frame, planes, info)  # squares outside the frame are left out
+    write_player(pos, player, config.frame, planes, info)  # squares outside the frame are left out
     return planes, info
 
 
