@@ -688,6 +688,35 @@ def test_observations_are_scaled_to_finite_bounds() -> None:
         obs, *_ = v.step(v.batch.sample().copy())
 
 
+def test_many_observations_scaled_at_once_equal_one_by_one_to_the_bit() -> None:
+    from lordsofwar.rl import config
+    from lordsofwar.rl.config import flat_observation, flat_observations
+
+    space = Config.of()
+    rng = np.random.default_rng(9)
+    rows = 5
+    planes = rng.integers(0, 256, (rows, PLANES, space.height, space.width), dtype=np.uint8)  # past every divisor too
+    info = (rng.random((rows, INFO), dtype=np.float32) * 400 - 20).astype(np.float32)  # negatives are capped at 0
+    one_by_one = np.stack([flat_observation(planes[k], info[k]) for k in range(rows)])
+    assert one_by_one.min() == 0 and one_by_one.max() == 1
+    out = np.full((rows, space.observation_size), np.nan, np.float32)
+    assert flat_observations(planes, info, out) is out
+    assert out.tobytes() == one_by_one.tobytes()
+    assert flat_observations(planes, info).tobytes() == one_by_one.tobytes()
+    assert flat_observations(planes[:0], info[:0]).shape == (0, space.observation_size)
+    # Arrays the compiled pass does not take (another dtype, a strided view) take NumPy's path, alike.
+    assert flat_observations(planes.astype(np.int32), info).tobytes() == one_by_one.tobytes()
+    assert flat_observations(planes[::2], info[::2]).tobytes() == one_by_one[::2].tobytes()
+    if core.IMPLEMENTATION == "native":
+        from lordsofwar.core import _core
+
+        scale = config.observation_scale(space.planes_size)
+        with pytest.raises(ValueError, match="scale_observations"):
+            _core.scale_observations(planes, info, scale, out[:, :-1].copy())
+        with pytest.raises(ValueError, match="scale_observations"):
+            _core.scale_observations(planes[:4], info, scale, out)
+
+
 def test_a_trained_policy_as_the_gymnasium_opponent(tmp_path: Any) -> None:
     from pathlib import Path
 

@@ -529,6 +529,11 @@ class Batch:
         The observation of each row's finished game from its player's side, written into planes and info.
         """
 
+def scale_observations(planes: Annotated[NDArray[numpy.uint8], dict(order='C', device='cpu', writable=False)], info: Annotated[NDArray[numpy.float32], dict(order='C', device='cpu', writable=False)], scale: Annotated[NDArray[numpy.float32], dict(order='C', device='cpu', writable=False)], out: Annotated[NDArray[numpy.float32], dict(order='C', device='cpu')]) -> None:
+    """
+    The RL observation of each row, scaled to [0, 1] (lordsofwar.rl.config.normalise of the raw numbers), written into out.
+    """
+
 def time_actions(cards: Cards, decks: Sequence[Sequence[int]], variant: Variant, samples: int, seed: int) -> tuple:
     """
     Time legal listings and applications at decision points of random games: (listing ns, apply ns, actions listed, bytes of a Game object).

@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 from collections.abc import Mapping, Sequence
+from functools import lru_cache
 from typing import Any, ClassVar
 
 import numpy as np
@@ -40,6 +41,7 @@ def _result_to_core(r: Result) -> tuple[int, str, int, int, str, str]:
     return (r.winner or 0, r.termination.value, -1 if r.count is None else r.count, r.player or 0, threshold, ending)
 
 
+@lru_cache(maxsize=1024)  # a Result is frozen: the few kinds of ending are made once each
 def _result_from_core(t: tuple[int, str, int, int, str, str]) -> Result:
     winner, termination, count, player, threshold, ending = t
     return Result(

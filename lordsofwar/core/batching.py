@@ -135,7 +135,7 @@ class BatchBuffers:
             raise ValueError(f"observe_finished: one player per row, got {p.size} for {r.size} rows")
         if r.size and (r.min() < 0 or r.max() >= self.size):
             raise IndexError(f"observe_finished: rows are games 0 to {self.size - 1}")
-        if not np.isin(p, (1, 2)).all():
+        if not ((p == 1) | (p == 2)).all():
             raise ValueError("observe_finished: players are 1 or 2")
         return np.ascontiguousarray(r, dtype=np.int32), np.ascontiguousarray(p, dtype=np.int8)
 

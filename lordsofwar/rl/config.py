@@ -196,6 +196,43 @@ def flat_observation(planes: np.ndarray, info: np.ndarray, out: np.ndarray | Non
     return normalise(raw_observation(planes, info, out), planes.size)
 
 
+def flat_observations(planes: np.ndarray, info: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
+    """Many observation vectors at once: row ``k`` of the result (``rows x size``, float32) is
+    :func:`flat_observation` of ``planes[k]`` (uint8) and ``info[k]`` (float32), the same numbers
+    to the bit; written in one pass by the compiled core where it is built."""
+    rows = info.shape[0]
+    n = int(np.prod(planes.shape[1:]))
+    if out is None:
+        out = np.empty((rows, n + INFO), np.float32)
+    kernel = _scale_kernel()
+    if (
+        kernel is not None
+        and planes.dtype == np.uint8
+        and info.dtype == np.float32
+        and out.dtype == np.float32
+        and planes.flags.c_contiguous
+        and info.flags.c_contiguous
+        and out.flags.c_contiguous
+    ):
+        kernel(planes, info, observation_scale(n), out)
+        return out
+    out[:, :n] = planes.reshape(rows, n)
+    out[:, n:] = info
+    return normalise(out, n)
+
+
+@lru_cache(maxsize=1)
+def _scale_kernel() -> Any:
+    """The compiled core's one-pass scaling (``_core.scale_observations``), None on the Python engine."""
+    from lordsofwar import core
+
+    if core.IMPLEMENTATION != "native":
+        return None
+    from lordsofwar.core import _core
+
+    return _core.scale_observations
+
+
 def split_observation(obs: np.ndarray, height: int = 6, width: int = 7) -> tuple[np.ndarray, np.ndarray]:
     """``(planes, info)`` of an observation vector (or a batch of them: the last axis), as views;
     ``height`` and ``width`` are the frame's (the bordered mat: 6 and 7)."""

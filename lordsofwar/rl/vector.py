@@ -33,6 +33,7 @@ each with its ``_``-prefixed mask of the rows it holds.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Protocol, runtime_checkable
 
 import gymnasium
@@ -43,8 +44,9 @@ from gymnasium.vector.utils import batch_space
 from lordsofwar import core
 from lordsofwar.core.batching import OPPONENTS, SKIP
 from lordsofwar.core.observation import HAND_FEATURES, INFO
-from lordsofwar.rl.config import Config, normalise, spaces_of
+from lordsofwar.rl.config import Config, flat_observations, normalise, spaces_of
 from lordsofwar.rules.errors import IllegalActionError
+from lordsofwar.rules.position import Result
 
 LOST = 2 * 6 * HAND_FEATURES + 4
 """Where ``info`` holds the decider's lost units (the opponent's follow)."""
@@ -69,6 +71,12 @@ class Opponent(Protocol):
     def end(self, games: np.ndarray, results: np.ndarray) -> None:
         """The games in these slots ended; ``results`` from the learner's side: 1 won, 0.5 drawn
         (or cut short), 0 lost."""
+
+
+@lru_cache(maxsize=1024)
+def _reason(result: Result) -> str:
+    """``result.reason``, made once per kind of ending (a Result is frozen)."""
+    return result.reason
 
 
 def policy_input(policy: Any, raw: np.ndarray) -> np.ndarray:
@@ -170,10 +178,7 @@ class LordsOfWarVectorEnv(VectorEnv):
             np.full(num_envs, seat, np.int8) if seat is not None else (1 + np.arange(num_envs) % 2).astype(np.int8)
         )
         self.batch: Any = None
-        n = self.config.planes_size
         self._obs = np.zeros((num_envs, self.config.observation_size), np.float32)
-        self._planes_view = self._obs[:, :n]
-        self._info_view = self._obs[:, n:]
         self._mask = np.zeros((num_envs, self.config.num_actions), np.int8)
         self._reward = np.zeros(num_envs, np.float32)
         self._both = np.zeros((num_envs, 2), np.float32)
@@ -297,9 +302,7 @@ class LordsOfWarVectorEnv(VectorEnv):
 
     def _observation(self) -> dict[str, np.ndarray]:
         batch = self.batch
-        np.copyto(self._planes_view, batch.planes.reshape(self.num_envs, -1), casting="unsafe")
-        np.copyto(self._info_view, batch.info)
-        normalise(self._obs, self.config.planes_size)
+        flat_observations(batch.planes, batch.info, self._obs)
         np.copyto(self._mask, batch.mask, casting="unsafe")
         if self.copy:
             return {"observation": self._obs.copy(), "action_mask": self._mask.copy()}
@@ -314,19 +317,16 @@ class LordsOfWarVectorEnv(VectorEnv):
         winner = np.zeros(n, np.int64)
         termination = np.full(n, None, dtype=object)
         reason = np.full(n, None, dtype=object)
-        planes, info = self.batch.observe_finished(rows, side[rows])
-        flat = np.empty((rows.size, self.config.observation_size), np.float32)
-        flat[:, : self.config.planes_size] = planes.reshape(rows.size, -1)
-        flat[:, self.config.planes_size :] = info
-        normalise(flat, self.config.planes_size)
+        flat = flat_observations(*self.batch.observe_finished(rows, side[rows]))
+        masks = np.zeros((rows.size, self.config.num_actions), np.int8)
         for k, i in enumerate(rows.tolist()):
-            final_obs[i] = {"observation": flat[k], "action_mask": np.zeros(self.config.num_actions, np.int8)}
+            final_obs[i] = {"observation": flat[k], "action_mask": masks[k]}
             result = self.batch.finished_result(i)
             if result is None:  # cut short: no legal action had an id in the frame
                 termination[i], reason[i] = "", "no legal action has an id in the frame"
             else:
                 winner[i] = result.winner or 0
-                termination[i], reason[i] = result.termination.value, result.reason
+                termination[i], reason[i] = result.termination.value, _reason(result)
         mask = self._done.copy()
         infos["final_obs"], infos["_final_obs"] = final_obs, mask
         infos["final_info"] = {
