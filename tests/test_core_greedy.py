@@ -109,6 +109,30 @@ def test_the_reused_bot_chooses_as_a_fresh_one_in_every_thread() -> None:
     assert greedy_handle(CORE, Variant()) is not greedy_handle(CORE, Variant(mat="unbordered"))
 
 
+@needs_native
+def test_the_actions_judged_without_being_played_are_judged_as_playing_them_judges_them() -> None:
+    """The compiled bot judges most deployments without playing them (quiet ones, those that
+    lose their unit, those that take a line another deployment played: docs/core.md, "The greedy
+    bot"). With the shortcuts off it plays every one: every score, preference and exposure of
+    every legal action is the same to the last bit, in both rule sets."""
+    from lordsofwar.core import _core
+    from lordsofwar.core._native import greedy_params
+
+    points = decision_points(16, seed=31) + decision_points(4, seed=32, variant=Variant(rules="basic"))
+    assert len(points) > 1000
+    handles = {}
+    for game in points:
+        key = (id(game.cards), game.variant)
+        if key not in handles:
+            values, fresh_arrow, enemy_weight, pushes = greedy_params(game.cards, game.variant)
+            handles[key] = (
+                _core.GreedyParams(values, fresh_arrow, enemy_weight, pushes),
+                _core.GreedyParams(values, fresh_arrow, enemy_weight, pushes, shortcuts=False),
+            )
+        fast, played = handles[key]
+        assert game._s.greedy_scores(fast) == game._s.greedy_scores(played), game.to_json()
+
+
 def test_the_python_engine_plays_the_greedy_bot_of_lordsofwar_bots() -> None:
     game = _python.Game.deal([CORE.standard_deck("orcs"), CORE.standard_deck("elves")], 2)
     for _ in range(12):

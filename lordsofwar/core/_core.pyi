@@ -334,7 +334,10 @@ class Record:
 class GreedyParams:
     """The greedy bot's settings (src/core/greedy.hpp, GreedyParams)."""
 
-    def __init__(self, values: Sequence[float], fresh_arrow: int, enemy_weight: float, rollout_pushes: int) -> None: ...
+    def __init__(self, values: Sequence[float], fresh_arrow: int, enemy_weight: float, rollout_pushes: int, shortcuts: bool = True) -> None:
+        """
+        ``shortcuts`` false: every candidate is played (the same numbers, slower: what the tests compare with).
+        """
 
 class State:
     def __init__(self, cards: Cards, variant: Variant) -> None: ...

@@ -353,12 +353,15 @@ NB_MODULE(_core, m) {
     nb::class_<GreedyHandle>(m, "GreedyParams", "The greedy bot's settings (src/core/greedy.hpp, GreedyParams).")
         .def(
             "__init__",
-            [](GreedyHandle* h, std::vector<double> values, int fresh_arrow, double enemy_weight, int rollout_pushes) {
-                new (h) GreedyHandle{std::make_shared<const GreedyParams>(
-                                         GreedyParams{std::move(values), fresh_arrow, enemy_weight, rollout_pushes}),
+            [](GreedyHandle* h, std::vector<double> values, int fresh_arrow, double enemy_weight, int rollout_pushes,
+               bool shortcuts) {
+                new (h) GreedyHandle{std::make_shared<const GreedyParams>(GreedyParams{
+                                         std::move(values), fresh_arrow, enemy_weight, rollout_pushes, shortcuts}),
                                      next_greedy_id++};
             },
-            nb::arg("values"), nb::arg("fresh_arrow"), nb::arg("enemy_weight"), nb::arg("rollout_pushes"));
+            nb::arg("values"), nb::arg("fresh_arrow"), nb::arg("enemy_weight"), nb::arg("rollout_pushes"),
+            nb::arg("shortcuts") = true,
+            "``shortcuts`` false: every candidate is played (the same numbers, slower: what the tests compare with).");
 
     nb::class_<State>(m, "State")
         .def(nb::init<const Cards&, const Variant&>(), nb::arg("cards"), nb::arg("variant"))

@@ -13,11 +13,12 @@ constexpr double EPS = 1e-9;
 bool reinforcement(const Action& a) { return a.kind == A_DRAW || a.kind == A_RECALL || a.kind == A_PASS; }
 
 // 8.2 (Game::threshold_result, winner only): 1 or 2, 0 for a draw, -1 while no threshold is reached.
-// ``commands_lost[p]``: the command units player p has lost (Game::commands_eliminated(3 - p)).
-int threshold_winner(const Game& g, const int commands_lost[3]) {
+// ``units_lost[p]``, ``commands_lost[p]``: the units and command units player p has lost
+// (Game::commands_eliminated(3 - p)).
+int threshold_winner(const Game& g, const int units_lost[3], const int commands_lost[3]) {
     const Variant& v = g.variant();
     int U = v.units_to_win, C = v.commands_to_win;
-    int u[3] = {0, (int)g.lost(2).size(), (int)g.lost(1).size()};
+    int u[3] = {0, units_lost[2], units_lost[1]};
     if (u[1] < U && u[2] < U && u[1] < C && u[2] < C) return -1;
     int c[3] = {0, commands_lost[2], commands_lost[1]};
     bool cmd[3] = {false, c[1] >= C, c[2] >= C};
@@ -132,16 +133,18 @@ double Greedy::gain(const Game& before, const Game& after, int me) const {
     return total;
 }
 
-double Greedy::terminal(const Game& g, int me) const {
+double Greedy::terminal(const Game& g, int me, int extra_card) const {
     // GreedyBot._terminal: WIN (or minus it) when the thresholds decide the game at the end of this turn.
     if (g.over()) return 0.0;
     // The lost piles only grow along a simulated line: the root's command units lost, plus the new ones.
+    int units_lost[3] = {0, (int)g.lost(1).size(), (int)g.lost(2).size()};
     int commands_lost[3] = {0, root_commands_[1], root_commands_[2]};
     for (int p = 1; p <= 2; ++p) {
         const auto& lost = g.lost(p);
         for (size_t i = root_lost_[p]; i < lost.size(); ++i) commands_lost[p] += command_[(size_t)lost[i]];
     }
-    int w = threshold_winner(g, commands_lost);
+    if (extra_card >= 0) ++units_lost[me], commands_lost[me] += command_[(size_t)extra_card];
+    int w = threshold_winner(g, units_lost, commands_lost);
     if (w <= 0) return 0.0;
     return w == me ? WIN : -WIN;
 }
@@ -396,9 +399,11 @@ int Greedy::rest_of_turn(int at, int me, int turn, double& total) {
         int decider = pos.decider();
         if (pos.turn() != turn || (decider != me && pos.phase() != ADVANCE)) break;
         if (pos.phase() == POST && !may_shoot_or_move(pos)) break;  // only the reinforcement is left
+        if (recording_) note_step(pos, me);
         try {
             pos.legal(options_, false);  // no reinforcement: it would end the turn
         } catch (const HiddenError&) {
+            line_valid_ = false;
             break;
         }
         if (options_.empty() || budget_ <= 0) break;
@@ -415,6 +420,17 @@ int Greedy::rest_of_turn(int at, int me, int turn, double& total) {
             --budget_;
             double g = 0;
             bool played = !predict(pos, a, me, g);
+            if (recording_) {
+                // The reference's line: judged by predictions alone; the units whose sums they change.
+                if (played || !totals_ready_) {
+                    line_valid_ = false;
+                } else {
+                    const auto& units = pos.units();
+                    auto bit = [&](int i) { return 1ULL << (sq_x(units[(size_t)i].sq) * HEIGHT + sq_y(units[(size_t)i].sq)); };
+                    for (int i : changed_) recording_->changed |= bit(i);
+                    for (int i : doomed_at_) recording_->changed |= bit(i);
+                }
+            }
             if (played) {
                 Game& next = pool_[(size_t)child];
                 next = pos;
@@ -466,10 +482,11 @@ void Greedy::note(const GreedyScore& s) {
     top_score_.emplace_back(s.preference, s.score);
 }
 
-bool Greedy::quiet_root(const Game& g, int me) {
-    // Whether ``g`` (the position being decided) lets quiet_deploy judge its deployments, and if
-    // so what it needs of g: each unit's margin before the check, its danger's sum and its term.
-    if (!g.variant().bordered || g.phase() != PRE || g.advance() || g.over() || g.to_move() != me) return false;
+int Greedy::quiet_root(const Game& g, int me) {
+    // What ``g`` (the position being decided) lets its deployments be judged by: ROOT_QUIET
+    // (deploy_shortcut; what it needs of g made: each unit's margin before the check, root_),
+    // ROOT_LINE (an option after any deployment may eliminate: its deployments by their lines) or ROOT_BUSY (play each).
+    if (!g.variant().bordered || g.phase() != PRE || g.advance() || g.over() || g.to_move() != me) return ROOT_BUSY;
     const auto& units = g.units();
     size_t n = units.size();
     // Game::check's sums: a unit that shot deals no melee damage.
@@ -484,42 +501,78 @@ bool Greedy::quiet_root(const Game& g, int me) {
             total += u.attack_val[e];
         }
         margin_[i] = defence_[(size_t)u.card] - total;
-        if (margin_[i] < 0) return false;  // the deployment's check eliminates it whatever is deployed
+        if (margin_[i] < 0) return ROOT_BUSY;  // the deployment's check eliminates it whatever is deployed
     }
     root_moves_ = may_shoot_or_move(g);  // the simulated turn goes on past the deployment
-    if (root_moves_ && !post_options(g, me, shooters)) return false;
+    if (root_moves_ && !post_options(g, me, shooters)) {
+        // The root's SquareInfo (for local_quiet) and no reference line yet.
+        root_.ghost = -1;
+        root_.occupied = g.occupied(1) | g.occupied(2);
+        for (auto& q : root_.squares) q.known = false;
+        n_lines_ = 0;
+        return ROOT_LINE;
+    }
     added_.assign(n, 0);
-    // each_danger's sums, exposure's terms and its running total.
-    r0_.assign(n, 0);
-    std::fill(std::begin(reach_at_), std::end(reach_at_), 0);
-    for (const Unit& u : units) {
-        if (!ranged_[(size_t)u.card] || u.n_attacks) continue;
+    make_base(g, -1, me, root_);
+    root_terminal_ = terminal(g, me);
+    n_lines_ = 0;
+    return ROOT_QUIET;
+}
+
+void Greedy::make_base(const Game& g, int ghost, int me, Base& b) {
+    // each_danger's sums, exposure's terms and its running total at g, without the ghost unit:
+    // its square empty, its attacks on its enemies gone (each_danger, as exposure() reads them).
+    const auto& units = g.units();
+    const size_t n = units.size();
+    const Sq ghost_sq = ghost >= 0 ? units[(size_t)ghost].sq : 0;
+    b.ghost = ghost;
+    b.occupied = g.occupied(1) | g.occupied(2);
+    if (ghost >= 0) b.occupied &= ~(1ULL << (sq_x(ghost_sq) * HEIGHT + sq_y(ghost_sq)));
+    b.engaged.assign(n, 0);
+    b.r0.assign(n, 0);
+    for (size_t i = 0; i < n; ++i) {
+        const Unit& u = units[i];
+        int engaged = 0, sum = 0;
+        for (int e = 0; e < u.n_attacks; ++e) {
+            if (ghost >= 0 && u.attack_sq[e] == ghost_sq) continue;
+            ++engaged, sum += u.attack_val[e];
+        }
+        b.engaged[i] = engaged;
+        b.r0[i] = sum;
+    }
+    std::fill(std::begin(b.reach_at), std::end(b.reach_at), 0);
+    for (size_t i = 0; i < n; ++i) {
+        const Unit& u = units[i];
+        if ((int)i == ghost || !ranged_[(size_t)u.card] || b.engaged[i]) continue;
         const Kind& k = g.kind(u);
         int x = sq_x(u.sq), y = sq_y(u.sq);
         for (auto [dx, dy] : k.targets) {
             int tx = x + dx, ty = y + dy;
             int wi = g.unit_at_xy(tx, ty);
-            if (wi >= 0 && units[(size_t)wi].owner != u.owner) r0_[(size_t)wi] += k.damage;
-            if (u.owner != me && tx >= 0 && tx < WIDTH && ty >= 0 && ty < HEIGHT) reach_at_[tx * HEIGHT + ty] += k.damage;
+            if (wi >= 0 && wi != ghost && units[(size_t)wi].owner != u.owner) b.r0[(size_t)wi] += k.damage;
+            if (u.owner != me && tx >= 0 && tx < WIDTH && ty >= 0 && ty < HEIGHT) b.reach_at[tx * HEIGHT + ty] += k.damage;
         }
     }
-    const uint64_t occupied = g.occupied(1) | g.occupied(2);
-    c0_.resize(n);
-    prefix_.resize(n + 1);
+    b.c0.resize(n);
+    b.prefix.resize(n + 1);
     double total = 0;
     for (size_t i = 0; i < n; ++i) {
         const Unit& u = units[i];
-        for (int e = 0; e < u.n_attacks; ++e) r0_[i] += u.attack_val[e];
-        if (NEIGHBOURS_ON_MAT[sq_x(u.sq) * HEIGHT + sq_y(u.sq)] & ~occupied) r0_[i] += p_.fresh_arrow;
-        c0_[i] = term(u.card, u.owner, r0_[i], me);
-        prefix_[i] = total;
-        total += c0_[i];
+        b.prefix[i] = total;
+        if ((int)i == ghost) {
+            b.c0[i] = 0;
+            continue;
+        }
+        // each_danger's sum: the attacks on it, the free ranged units' reach, an empty square beside it.
+        int r = b.r0[i];
+        if (NEIGHBOURS_ON_MAT[sq_x(u.sq) * HEIGHT + sq_y(u.sq)] & ~b.occupied) r += p_.fresh_arrow;
+        b.r0[i] = r;
+        b.c0[i] = term(u.card, u.owner, r, me);
+        total += b.c0[i];
     }
-    prefix_[n] = total;
-    rr_ = r0_;
-    for (auto& q : squares_) q.known = false;
-    root_terminal_ = terminal(g, me);
-    return true;
+    b.prefix[n] = total;
+    b.rr = b.r0;
+    for (auto& q : b.squares) q.known = false;
 }
 
 bool Greedy::post_options(const Game& g, int me, bool shooters) {
@@ -578,18 +631,18 @@ bool Greedy::post_options(const Game& g, int me, bool shooters) {
     return true;
 }
 
-const Greedy::SquareInfo& Greedy::square_info(const Game& g, int sq, int me) {
-    SquareInfo& q = squares_[sq];
+const Greedy::SquareInfo& Greedy::square_info(const Game& g, int sq, int me, Base& b) {
+    SquareInfo& q = b.squares[sq];
     if (q.known) return q;
     q = SquareInfo{};
     q.known = true;
     const auto& units = g.units();
     const int x = sq / HEIGHT, y = sq % HEIGHT;
-    const uint64_t before = g.occupied(1) | g.occupied(2), after = before | 1ULL << sq;
+    const uint64_t before = b.occupied, after = before | 1ULL << sq;
     q.open = (NEIGHBOURS_ON_MAT[sq] & ~after) != 0;
     for (int d = 0; d < 8; ++d) {
         int wi = g.unit_at_xy(x + DX[d], y + DY[d]);
-        if (wi < 0) continue;
+        if (wi < 0 || wi == b.ghost) continue;
         const Unit& w = units[(size_t)wi];
         uint64_t around = NEIGHBOURS_ON_MAT[sq_x(w.sq) * HEIGHT + sq_y(w.sq)];
         if ((around & ~before) && !(around & ~after)) q.closed[q.n_closed++] = (int8_t)wi;
@@ -600,75 +653,145 @@ const Greedy::SquareInfo& Greedy::square_info(const Game& g, int sq, int me) {
         ++q.n_in, q.in_all += value;
         if (!(w.flags & SHOT)) q.in_check += value;
     }
-    q.reach = reach_at_[sq];
+    q.reach = b.reach_at[sq];
     return q;
 }
 
-bool Greedy::quiet_deploy(const Game& g, const Action& a, int me, double floor, GreedyScore& s) {
-    // evaluate() of the deployment ``a`` at a quiet root (quiet_root), without playing it, when it
-    // is quiet: its check eliminates nothing (so no advance follows) and its unit can neither
-    // move nor shoot, so rest_of_turn stops at once. The position it makes is g with the new unit
-    // last in the units' order; only the units next to it, those it engages and those in its
-    // target grid or that of an enemy ranged unit it engages have another danger.
-    const auto& units = g.units();
+int Greedy::local_quiet(const Game& g, const Action& a, int me, Local& l) {
+    // What the deployment ``a`` at the root g does where it stands (LOCAL_QUIET, LOCAL_LOST,
+    // LOCAL_KILL, LOCAL_BUSY: see Local), from the margins of the units it attacks and the
+    // attacks on its square.
     const Kind& k = g.cards().kinds[(size_t)me][(size_t)a.card];
-    const int x = sq_x(a.to), y = sq_y(a.to), sq = x * HEIGHT + y;
-    const int enemy = 3 - me;
-    // The enemy units it attacks (Game::place): none may fall in the check. Where its card
-    // attacks once per direction (as every card so far), its directions with an enemy tell them.
-    if (k.n_attacks != POPCOUNT8[k.dirmask]) return false;
-    const SquareInfo& q = square_info(g, sq, me);
-    int hit[8], hit_val[8], n_hit = 0;
+    const int x = sq_x(a.to), y = sq_y(a.to);
+    l.sq = x * HEIGHT + y;
+    // The enemy units it attacks (Game::place). Where its card attacks once per direction (as
+    // every card so far), its directions with an enemy tell them.
+    if (k.n_attacks != POPCOUNT8[k.dirmask]) return LOCAL_BUSY;
+    const SquareInfo& q = square_info(g, l.sq, me, root_);
+    l.q = &q;
+    l.n_hit = 0, l.hit_squares = 0, l.killed = 0;
+    const auto& units = g.units();
     for (unsigned dirs = k.dirmask & q.enemy_dirs; dirs; dirs &= dirs - 1) {
         int d = __builtin_ctz(dirs);
         int wi = q.next[d];
-        if (k.attack_at[d] > margin_[(size_t)wi]) return false;
-        hit[n_hit] = wi, hit_val[n_hit] = k.attack_at[d], ++n_hit;
+        const Sq wsq = units[(size_t)wi].sq;
+        const uint64_t bit = 1ULL << (sq_x(wsq) * HEIGHT + sq_y(wsq));
+        if (k.attack_at[d] > margin_[(size_t)wi]) {
+            l.killed |= bit;
+            continue;
+        }
+        l.hit[l.n_hit] = wi, l.hit_val[l.n_hit] = k.attack_at[d], ++l.n_hit;
+        l.hit_squares |= bit;
     }
-    // The attacks on it: it may not fall either (those of a unit that shot do not count there).
-    if (q.in_check > k.defence) return false;
-    // may_shoot_or_move of the new unit: it may do neither (the others' options: root_moves_).
+    // The attacks on it (those of a unit that shot do not count there).
+    if (q.in_check > k.defence) return l.killed ? LOCAL_BUSY : LOCAL_LOST;
+    // may_shoot_or_move of the new unit: it may do neither.
     const size_t c = (size_t)a.card;
-    if (moves_[c]) return false;
-    const bool free_ranged = ranged_[c] && q.n_in == 0;
-    if (free_ranged && g.turn() > 2 && (NEIGHBOURS_ON_MAT[sq] & g.occupied(me))) {
+    if (moves_[c]) return LOCAL_BUSY;
+    if (l.killed) return LOCAL_KILL;  // it took part in the check: no shot for it this turn
+    l.free_ranged = ranged_[c] && q.n_in == 0;
+    if (l.free_ranged && g.turn() > 2 && (NEIGHBOURS_ON_MAT[l.sq] & g.occupied(me))) {
         for (auto [dx, dy] : k.targets) {
             int wi = g.unit_at_xy(x + dx, y + dy);
-            if (wi >= 0 && units[(size_t)wi].owner == enemy) return false;
+            if (wi >= 0 && units[(size_t)wi].owner != me) return LOCAL_BUSY;
         }
     }
-    if (root_moves_) {
-        // The options after it: each must be quiet with the damage it adds.
-        for (int h = 0; h < n_hit; ++h) added_[(size_t)hit[h]] = hit_val[h];
-        bool quiet_after = true;
-        size_t begin = 0;
-        for (size_t o = 0; o < option_to_.size() && quiet_after; ++o) {
-            size_t end = (size_t)option_end_[o];
-            if (option_to_[o] != sq) {  // a move to its square is gone
-                for (size_t l = begin; l < end; ++l) {
-                    if (added_[(size_t)limits_[l].first] > limits_[l].second) quiet_after = false;
+    return LOCAL_QUIET;
+}
+
+int Greedy::deploy_shortcut(const Game& g, const Action& a, int me, double floor, GreedyScore& s) {
+    // evaluate() of the deployment ``a`` at a quiet or line root (quiet_root), without playing it
+    // where that is sure:
+    // - at a quiet root, quiet (local_quiet) with quiet options after it: rest_of_turn stops at
+    //   once; the position it makes is g with the new unit last in the units' order;
+    // - at a quiet root, its unit alone eliminated in its check (and no berserker beside it to
+    //   advance): the position is g again (the unit placed, then removed from the end of the
+    //   order), its card lost, and g's options, all quiet, are not taken;
+    // - else, quiet or eliminating enemy units alone: from its line (Line), where it qualifies.
+    Local l;
+    const int local = local_quiet(g, a, me, l);
+    const Kind& k = g.cards().kinds[(size_t)me][(size_t)a.card];
+    if (root_state_ == ROOT_QUIET && local == LOCAL_LOST) {
+        if (advance_near(g, 1ULL << l.sq, a)) return SHORT_PLAY;
+        s.score = -p_.values[(size_t)a.card];  // gain(): the unit lost
+        s.score += terminal(g, me, a.card);
+        s.preference = 1.0;
+        if (s.score >= floor - EPS && !dominated(s.score, s.preference)) s.exposure = root_.prefix[g.units().size()];
+        return SHORT_DONE;
+    }
+    if (root_state_ == ROOT_QUIET && local == LOCAL_QUIET) {
+        if (root_moves_) {
+            // The options after it: each must be quiet with the damage it adds.
+            for (int h = 0; h < l.n_hit; ++h) added_[(size_t)l.hit[h]] = l.hit_val[h];
+            bool quiet_after = true;
+            size_t begin = 0;
+            for (size_t o = 0; o < option_to_.size() && quiet_after; ++o) {
+                size_t end = (size_t)option_end_[o];
+                if (option_to_[o] != l.sq) {  // a move to its square is gone
+                    for (size_t i = begin; i < end; ++i) {
+                        if (added_[(size_t)limits_[i].first] > limits_[i].second) quiet_after = false;
+                    }
                 }
+                begin = end;
             }
-            begin = end;
+            for (int h = 0; h < l.n_hit; ++h) added_[(size_t)l.hit[h]] = 0;
+            if (!quiet_after) return SHORT_PLAY;
         }
-        for (int h = 0; h < n_hit; ++h) added_[(size_t)hit[h]] = 0;
-        if (!quiet_after) return false;
+        s.score = root_terminal_;
+        s.preference = 1.0;
+        if (s.score >= floor - EPS && !dominated(s.score, s.preference)) s.exposure = deploy_exposure(g, a, me, root_, *l.q, l);
+        return SHORT_DONE;
     }
-    s.score = root_terminal_;
+    if (local == LOCAL_QUIET) {
+        // A berserker may advance, a unit that may shoot later changes the line.
+        if (k.berserker || may_ever_shoot(g, a, me, l)) return SHORT_PLAY;
+    } else if (local != LOCAL_KILL || advance_near(g, l.killed, a)) {
+        return SHORT_PLAY;
+    }
+    Line& line = line_of(l.killed);
+    if (line.state == Line::FAILED) return SHORT_PLAY;
+    if (line.state == Line::NONE) {
+        // The reference attacks no enemy that survives: nothing the line does can be in its way there.
+        if (l.hit_squares) return SHORT_PLAY;
+        recording_ = &line;
+        return SHORT_RECORD;
+    }
+    // Out of the line's way: no move might go to its square, no option changes its enemies' sums.
+    if ((line.moves >> l.sq & 1) || (l.hit_squares & line.changed)) return SHORT_PLAY;
+    s.score = line.score;
     s.preference = 1.0;
-    if (!(s.score >= floor - EPS && !dominated(s.score, s.preference))) return true;
-    // exposure() of the position the deployment makes: the root's running total up to the first
-    // unit whose sum changes, then term by term.
+    if (s.score >= floor - EPS && !dominated(s.score, s.preference)) {
+        const Game& end = *line.end;
+        const SquareInfo& q = square_info(end, l.sq, me, line.base);
+        // Its enemies there (those of the root that survive: none falls along the line).
+        Local e;
+        e.sq = l.sq;
+        e.free_ranged = ranged_[(size_t)a.card] && q.n_in == 0;
+        for (unsigned dirs = k.dirmask & q.enemy_dirs; dirs; dirs &= dirs - 1) {
+            int d = __builtin_ctz(dirs);
+            e.hit[e.n_hit] = q.next[d], e.hit_val[e.n_hit] = k.attack_at[d], ++e.n_hit;
+        }
+        s.exposure = deploy_exposure(end, a, me, line.base, q, e);
+    }
+    return SHORT_DONE;
+}
+
+double Greedy::deploy_exposure(const Game& g, const Action& a, int me, Base& b, const SquareInfo& q, const Local& l) {
+    // exposure() of the position the deployment makes from b: b's running total up to the first
+    // unit whose sum changes (or the new unit's slot), then term by term. ``l``: its hits in g.
+    const auto& units = g.units();
+    const Kind& k = g.cards().kinds[(size_t)me][(size_t)a.card];
+    const int x = sq_x(a.to), y = sq_y(a.to);
     touched_.clear();
     auto add = [&](int i, int delta) {
-        rr_[(size_t)i] += delta;
+        b.rr[(size_t)i] += delta;
         touched_.push_back(i);
     };
     int reach_new = q.reach;
-    for (int h = 0; h < n_hit; ++h) {
-        const Unit& w = units[(size_t)hit[h]];
-        add(hit[h], hit_val[h]);
-        if (!ranged_[(size_t)w.card] || w.n_attacks) continue;
+    for (int h = 0; h < l.n_hit; ++h) {
+        const Unit& w = units[(size_t)l.hit[h]];
+        add(l.hit[h], l.hit_val[h]);
+        if (!ranged_[(size_t)w.card] || b.engaged[(size_t)l.hit[h]]) continue;
         // An enemy ranged unit engaged now reaches nothing any more.
         const Kind& wk = g.kind(w);
         int wx = sq_x(w.sq), wy = sq_y(w.sq);
@@ -679,35 +802,118 @@ bool Greedy::quiet_deploy(const Game& g, const Action& a, int me, double floor, 
                 continue;
             }
             int ti = g.unit_at_xy(tx, ty);
-            if (ti >= 0 && units[(size_t)ti].owner != w.owner) add(ti, -wk.damage);
+            if (ti >= 0 && ti != b.ghost && units[(size_t)ti].owner != w.owner) add(ti, -wk.damage);
         }
     }
-    if (free_ranged) {
+    if (l.free_ranged) {
         for (auto [dx, dy] : k.targets) {
             int ti = g.unit_at_xy(x + dx, y + dy);
-            if (ti >= 0 && units[(size_t)ti].owner != me) add(ti, k.damage);
+            if (ti >= 0 && ti != b.ghost && units[(size_t)ti].owner != me) add(ti, k.damage);
         }
     }
     for (int j = 0; j < q.n_closed; ++j) add(q.closed[j], -p_.fresh_arrow);
     const size_t n = units.size();
-    size_t first = n;
+    const size_t slot = b.ghost >= 0 ? (size_t)b.ghost : n;  // where the new unit stands in the order
+    const int r_new = reach_new + q.in_all + (q.open ? p_.fresh_arrow : 0);
+    size_t first = slot;
     for (int i : touched_) first = std::min(first, (size_t)i);
-    double total = prefix_[first];
-    for (size_t i = first; i < n; ++i) {
-        total += rr_[i] == r0_[i] ? c0_[i] : term(units[i].card, units[i].owner, rr_[i], me);
-    }
-    for (int i : touched_) rr_[(size_t)i] = r0_[(size_t)i];
-    int r_new = reach_new + q.in_all + (q.open ? p_.fresh_arrow : 0);
+    const int* rr = b.rr.data();
+    const int* r0 = b.r0.data();
+    const double* c0 = b.c0.data();
+    auto unit_term = [&](size_t i) { return rr[i] == r0[i] ? c0[i] : term(units[i].card, units[i].owner, rr[i], me); };
+    double total = b.prefix[first];
+    for (size_t i = first; i < slot; ++i) total += unit_term(i);
     total += term(a.card, me, r_new, me);
-    s.exposure = total;
-    return true;
+    for (size_t i = slot + 1; i < n; ++i) total += unit_term(i);
+    for (int i : touched_) b.rr[(size_t)i] = b.r0[(size_t)i];
+    return total;
+}
+
+bool Greedy::may_ever_shoot(const Game& g, const Action& a, int me, const Local& l) const {
+    // Whether the unit ``a`` deploys (local_quiet: it cannot shoot now) might shoot later in the
+    // turn: a ranged unit deployed beside one of the mover's, with an enemy in its target grid,
+    // once the enemies engaging it fall (Game::can_shoot: its SUPPORTED flag is set at deployment).
+    const size_t c = (size_t)a.card;
+    if (!ranged_[c] || g.turn() <= 2 || !(NEIGHBOURS_ON_MAT[l.sq] & g.occupied(me))) return false;
+    const Kind& k = g.cards().kinds[(size_t)me][c];
+    const int x = sq_x(a.to), y = sq_y(a.to);
+    for (auto [dx, dy] : k.targets) {
+        int wi = g.unit_at_xy(x + dx, y + dy);
+        if (wi >= 0 && g.units()[(size_t)wi].owner != me) return true;
+    }
+    return false;
+}
+
+bool Greedy::advance_near(const Game& g, uint64_t killed, const Action& a) const {
+    // Under the intermediate rules, whether a berserker (the one deployed, or one beside a square
+    // of ``killed``) might advance after the deployment's check.
+    if (!g.variant().intermediate) return false;
+    if (g.cards().kinds[(size_t)g.to_move()][(size_t)a.card].berserker) return true;
+    for (uint64_t k = killed; k; k &= k - 1) {
+        const int sq = __builtin_ctzll(k), x = sq / HEIGHT, y = sq % HEIGHT;
+        for (int d = 0; d < 8; ++d) {
+            int wi = g.unit_at_xy(x + DX[d], y + DY[d]);
+            if (wi >= 0 && g.kind(g.units()[(size_t)wi]).berserker) return true;
+        }
+    }
+    return false;
+}
+
+Greedy::Line& Greedy::line_of(uint64_t killed) {
+    for (size_t i = 0; i < n_lines_; ++i) {
+        if (lines_[i].killed == killed) return lines_[i];
+    }
+    if (n_lines_ == lines_.size()) lines_.emplace_back();
+    Line& line = lines_[n_lines_++];
+    line.killed = killed, line.state = Line::NONE, line.tries = 0;
+    return line;
+}
+
+void Greedy::note_step(const Game& pos, int me) {
+    // rest_of_turn at a step of a reference's line (before its options are judged): the squares
+    // a move of the mover might reach from where its units stand now, whatever their flags.
+    if (pos.phase() != POST) line_valid_ = false;  // an advance or another phase: not followed
+    for (const Unit& u : pos.units()) {
+        if (u.owner != me || !moves_[(size_t)u.card]) continue;
+        const Kind& k = pos.kind(u);
+        const int x = sq_x(u.sq), y = sq_y(u.sq);
+        for (int m = 0; m < k.n_moves; ++m) {
+            int tx = x + DX[k.move_dir[m]], ty = y + DY[k.move_dir[m]];
+            if (tx >= 0 && tx < WIDTH && ty >= 0 && ty < HEIGHT) recording_->moves |= 1ULL << (tx * HEIGHT + ty);
+        }
+    }
+}
+
+void Greedy::end_reference(Line& line, const Game& end, const Action& a, int me, const GreedyScore& s) {
+    // The reference deployment ``a`` of ``line`` was played and its line followed to ``end``:
+    // kept if the line was followed by predictions alone and no move of it might go to the
+    // reference's square; else another deployment may be the reference, once.
+    const int sq = sq_x(a.to) * HEIGHT + sq_y(a.to);
+    if (!line_valid_ || end.over() || (line.moves >> sq & 1)) {
+        line.state = ++line.tries >= 2 ? Line::FAILED : Line::NONE;
+        return;
+    }
+    if (line.end) {
+        *line.end = end;
+    } else {
+        line.end.emplace(end);
+    }
+    make_base(*line.end, line.end->unit_at(a.to), me, line.base);
+    line.score = s.score;
+    line.state = Line::READY;
 }
 
 GreedyScore Greedy::evaluate(const Game& view, const Action& a, int me, double floor) {
     GreedyScore s;
-    if (a.kind == A_DEPLOY) {
-        if (root_state_ == ROOT_UNKNOWN) root_state_ = quiet_root(view, me) ? ROOT_QUIET : ROOT_BUSY;
-        if (root_state_ == ROOT_QUIET && quiet_deploy(view, a, me, floor, s)) return s;
+    Line* reference = nullptr;  // the line this deployment is played as the reference of
+    if (a.kind == A_DEPLOY && p_.shortcuts) {
+        if (root_state_ == ROOT_UNKNOWN) root_state_ = quiet_root(view, me);
+        if (root_state_ == ROOT_QUIET || root_state_ == ROOT_LINE) {
+            int how = deploy_shortcut(view, a, me, floor, s);
+            if (how == SHORT_DONE) return s;
+            if (how == SHORT_RECORD) reference = recording_;
+            recording_ = nullptr;
+        }
     }
     if (reinforcement(a)) {
         s.score = terminal(view, me);
@@ -721,15 +927,19 @@ GreedyScore Greedy::evaluate(const Game& view, const Action& a, int me, double f
     } catch (const HiddenError&) {
         s.score = terminal(view, me);
         s.preference = -1.0;
+        if (reference) line_valid_ = false, end_reference(*reference, view, a, me, s);
         return s;
     }
     s.score = gain(view, pos, me);
     budget_ = p_.rollout_pushes;
     double rest = 0;
+    if (reference) recording_ = reference, line_valid_ = true, reference->moves = reference->changed = 0;
     int end = pos.over() ? 0 : rest_of_turn(0, me, view.turn(), rest);
+    recording_ = nullptr;
     s.score += rest;
     s.preference = a.kind == A_DEPLOY || a.kind == A_ADVANCE ? 1.0 : 0.0;
     if (s.score >= floor - EPS && !dominated(s.score, s.preference)) s.exposure = exposure(pool_[(size_t)end], me);
+    if (reference) end_reference(*reference, pool_[(size_t)end], a, me, s);
     return s;
 }
 

@@ -6,6 +6,8 @@
 // follows the rest of the turn greedily, as the Python bot does on its view.
 #pragma once
 
+#include <optional>
+
 #include "play.hpp"
 
 namespace low {
@@ -17,6 +19,9 @@ struct GreedyParams {
     int fresh_arrow = 3;         // greedy.FRESH_ARROW
     double enemy_weight = 0.25;  // GreedyBot.enemy_weight
     int rollout_pushes = 150;    // greedy.ROLLOUT_PUSHES
+    // Judge a candidate without playing it where the result is sure to be the same (docs/core.md,
+    // "The greedy bot"); false plays every one: the reference the tests hold the shortcuts to.
+    bool shortcuts = true;
 };
 
 // An action's score for the decider and its tie-break key, higher is better (GreedyBot.evaluate).
@@ -83,7 +88,8 @@ class Greedy {
     std::vector<uint8_t> seen_;  // per unit, scratch (all 0 between uses)
     std::vector<int> totals_;
     double gain(const Game& before, const Game& after, int me) const;
-    double terminal(const Game& g, int me) const;
+    // ``extra_card`` (>= 0): as if the decider had lost that card too.
+    double terminal(const Game& g, int me, int extra_card = -1) const;
     void tables(const Game& g) const {
         if (&g.cards() != table_) make_tables(g);
     }
@@ -99,13 +105,19 @@ class Greedy {
     // nothing of the mover's to shoot or move, a deployment that eliminates nothing and gives its
     // unit no shot or move ends the simulated turn where it stands. Its score is the root's
     // verdict and its exposure the root's, changed where the new unit touches: no copy, no push.
-    enum { ROOT_UNKNOWN, ROOT_QUIET, ROOT_BUSY } root_state_ = ROOT_UNKNOWN;
+    // One whose unit alone falls in its check leaves the root as it was, its card lost.
+    //
+    // Lines: after a deployment that eliminates a given set of enemy units (none, where the mover
+    // may eliminate something with a shot or a move after any deployment: a "line" root), the
+    // simulated turn goes on the same way whatever unit was deployed, as long as that unit can
+    // neither move nor shoot and stays out of the line's way (the squares a move might go to, the
+    // units an option's check would see change): per set, the line is played once, after the
+    // first deployment that qualifies (the reference), and each later one takes its score, and
+    // its exposure from the line's end with the reference unit's slot given to the new one.
+    enum { ROOT_UNKNOWN, ROOT_QUIET, ROOT_LINE, ROOT_BUSY };
+    int root_state_ = ROOT_UNKNOWN;
     double root_terminal_ = 0;
     std::vector<int> margin_;  // per unit: its defence less the damage the next check deals it
-    std::vector<int> r0_, rr_;  // per unit: the sum each_danger rates it by (at the root; scratch)
-    std::vector<double> prefix_;  // exposure()'s running total before each unit, at the root
-    std::vector<double> c0_;  // per unit: its term of the root's exposure
-    std::vector<int> touched_;
     // Per square of the mat, what a unit of the decider deployed there meets whatever its card
     // (made at the first need in a decision): the enemy attacks on it, all and those of units
     // that have not shot, the free enemy ranged units' damage on it, whether a square beside it
@@ -118,8 +130,40 @@ class Greedy {
         int8_t closed[8] = {};
         int16_t next[8] = {};  // the unit beside it in each direction of enemy_dirs
     };
-    SquareInfo squares_[WIDTH * HEIGHT];
-    int reach_at_[WIDTH * HEIGHT] = {};  // per square: the free enemy ranged units' damage on it
+    // A position a deployment is judged against without playing it: the root itself, or a line's
+    // end without its reference unit (``ghost``, its slot in the units' order; -1: none). Per unit
+    // (by index in that position; the ghost's entries unused): the sum each_danger rates it by,
+    // scratch copy of it, its term of exposure() and the running total before it, the attacks on
+    // it (the ghost's left out); per square, the free enemy ranged units' damage and SquareInfo.
+    struct Base {
+        int ghost = -1;
+        uint64_t occupied = 0;  // the bordered mat's occupied squares (the ghost's left out)
+        std::vector<int> r0, rr, engaged;
+        std::vector<double> c0, prefix;
+        int reach_at[WIDTH * HEIGHT] = {};
+        SquareInfo squares[WIDTH * HEIGHT];
+    };
+    Base root_;
+    void make_base(const Game& g, int ghost, int me, Base& b);
+    // What a deployment meets at the root, from its square's SquareInfo: the enemy units it
+    // attacks and survive the check, those that fall (their squares), whether it is a free
+    // ranged unit.
+    struct Local {
+        int sq = 0;
+        const SquareInfo* q = nullptr;
+        int n_hit = 0;
+        int hit[8], hit_val[8];
+        uint64_t hit_squares = 0, killed = 0;
+        bool free_ranged = false;
+    };
+    // LOCAL_QUIET: its check eliminates nothing and its unit can neither move nor shoot now;
+    // LOCAL_LOST: the check eliminates its unit alone; LOCAL_KILL: enemy units alone, and its unit
+    // cannot move (nor shoot: it took part); LOCAL_BUSY: anything else.
+    enum { LOCAL_QUIET, LOCAL_LOST, LOCAL_KILL, LOCAL_BUSY };
+    int local_quiet(const Game& g, const Action& a, int me, Local& l);
+    // exposure() of the position ``a`` makes from b (the root: its unit last; a line's end: its
+    // unit in the ghost's slot).
+    double deploy_exposure(const Game& g, const Action& a, int me, Base& b, const SquareInfo& q, const Local& l);
     // Where the mover may shoot or move at the root, the simulated turn goes on past a quiet
     // deployment to those options; it stops there still if each of them is quiet (``predict``) after
     // it. Per option (a shot, or a move to a square) the units whose sums it raises, each with the
@@ -129,9 +173,33 @@ class Greedy {
     std::vector<std::pair<int, int>> limits_;
     std::vector<int> added_;  // per unit, scratch: the damage the deployment adds to it
     bool post_options(const Game& g, int me, bool shooters);
-    const SquareInfo& square_info(const Game& g, int sq, int me);
-    bool quiet_root(const Game& g, int me);
-    bool quiet_deploy(const Game& g, const Action& a, int me, double floor, GreedyScore& s);
+    const SquareInfo& square_info(const Game& g, int sq, int me, Base& b);
+    int quiet_root(const Game& g, int me);
+    // A deployment at a quiet or line root: SHORT_DONE (s judged), SHORT_PLAY (play it),
+    // SHORT_RECORD (play it as the reference of its line: rest_of_turn notes the line,
+    // end_reference keeps it).
+    enum { SHORT_DONE, SHORT_PLAY, SHORT_RECORD };
+    int deploy_shortcut(const Game& g, const Action& a, int me, double floor, GreedyScore& s);
+    bool may_ever_shoot(const Game& g, const Action& a, int me, const Local& l) const;
+    bool advance_near(const Game& g, uint64_t killed, const Action& a) const;
+    struct Line {
+        uint64_t killed = 0;  // the enemy units the deployments of this line eliminate (squares)
+        enum { NONE, READY, FAILED } state = NONE;
+        int tries = 0;
+        uint64_t moves = 0;    // squares a move of the mover might go to, anywhere along the line
+        uint64_t changed = 0;  // squares of the units whose sums an option of the line changes
+        double score = 0;
+        std::optional<Game> end;  // where the reference's line stops
+        Base base;                // end without the reference unit
+    };
+    std::vector<Line> lines_;  // the root's lines, the first n_lines_ in use (kept for their memory)
+    size_t n_lines_ = 0;
+    Line* recording_ = nullptr;  // the line rest_of_turn notes, while its reference is played
+    bool line_valid_ = false;
+    Line& line_of(uint64_t killed);
+    void end_reference(Line& line, const Game& end, const Action& a, int me, const GreedyScore& s);
+    void note_step(const Game& pos, int me);
+    std::vector<int> touched_;
     double term(int card, int owner, int r, int me) const;
 };
 
