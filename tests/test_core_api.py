@@ -329,6 +329,31 @@ def test_batch_buffers(Batch: Any) -> None:
         batch.game(-1)
 
 
+@pytest.mark.skipif(core.IMPLEMENTATION != "native", reason="the compiled core is not built")
+def test_the_batch_sampler_draws_each_legal_id_alike_wherever_it_lies() -> None:
+    """``Batch.sample`` counts a mask's legal ids sixteen (or eight) bytes at a time: ids at
+    either side of those blocks' edges, at the ends of the row, any byte that is not 0 is legal,
+    and each is drawn about as often as the others; a row with none gives -1."""
+    batch = core.Batch(4, seed=3, frame=(5, 5))
+    a = batch.num_actions
+    assert a % 16  # the row ends inside a block
+    ids = [[0], [15, 16, 17, a - 1], [7, 8, 31, 32, 33, a - 17, a - 2], []]
+    mask = np.zeros((4, a), np.uint8)
+    for row, legal in enumerate(ids):
+        mask[row, legal] = [(1, 2, 255)[k % 3] for k in range(len(legal))]
+    counts = [dict.fromkeys(legal, 0) for legal in ids]
+    draws = 3000
+    out = np.zeros(4, np.int32)
+    for _ in range(draws):
+        batch._b.sample(mask, out)
+        for row in range(3):
+            counts[row][int(out[row])] += 1  # a KeyError: an id that is not legal
+        assert out[3] == -1
+    for row in counts[:3]:
+        mean = draws / len(row)
+        assert all(0.85 * mean < n < 1.15 * mean for n in row.values()), row
+
+
 @pytest.mark.parametrize("variant", [Variant(**SHORT), Variant("basic", "visible", "unbordered", **SHORT)], ids=str)
 def test_batch_rows_are_the_games(Batch: Any, variant: Variant) -> None:
     batch = Batch(6, seed=5, variant=variant, frame=(15, 15))

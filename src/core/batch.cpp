@@ -2,6 +2,9 @@
 
 #include <algorithm>
 #include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "search.hpp"
 
@@ -342,12 +345,30 @@ inline uint64_t word_at(const uint8_t* p) {
 
 }  // namespace
 
+#if defined(__SSE2__)
+// The bytes of the 16 at ``p`` that are not 0, as two 64-bit sums (low and high eight).
+inline __m128i nonzero_sums(const uint8_t* p) {
+    const __m128i zero = _mm_setzero_si128();
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    const __m128i ones = _mm_andnot_si128(_mm_cmpeq_epi8(v, zero), _mm_set1_epi8(1));
+    return _mm_sad_epu8(ones, zero);
+}
+
+inline int both_halves(__m128i sums) { return _mm_cvtsi128_si32(_mm_add_epi64(sums, _mm_unpackhi_epi64(sums, sums))); }
+#endif
+
 void Batch::sample(const uint8_t* mask, int32_t* actions) {
-    // The k-th legal id, k drawn uniformly below their count: the mask read eight bytes at a time.
+    // The k-th legal id, k drawn uniformly below their count: the mask read sixteen bytes at a
+    // time where SSE2 is there (every x86-64 processor), else eight.
     const int A = num_actions();
     for (int b = 0; b < size; ++b) {
         const uint8_t* m = mask + (size_t)b * A;
         int count = 0, i = 0;
+#if defined(__SSE2__)
+        __m128i total = _mm_setzero_si128();
+        for (; i + 16 <= A; i += 16) total = _mm_add_epi64(total, nonzero_sums(m + i));
+        count = both_halves(total);
+#endif
         for (; i + 8 <= A; i += 8) count += nonzero_bytes(word_at(m + i));
         for (; i < A; ++i) count += m[i] != 0;
         if (!count) {
@@ -355,7 +376,15 @@ void Batch::sample(const uint8_t* mask, int32_t* actions) {
             continue;
         }
         int k = (int)rng.below((uint32_t)count);
-        for (i = 0; i + 8 <= A; i += 8) {
+        i = 0;
+#if defined(__SSE2__)
+        for (; i + 16 <= A; i += 16) {
+            int c = both_halves(nonzero_sums(m + i));
+            if (k < c) break;
+            k -= c;
+        }
+#endif
+        for (; i + 8 <= A; i += 8) {
             int c = nonzero_bytes(word_at(m + i));
             if (k < c) break;
             k -= c;

@@ -691,9 +691,11 @@ int Greedy::local_quiet(const Game& g, const Action& a, int me, Local& l) {
     if (l.killed) return LOCAL_KILL;  // it took part in the check: no shot for it this turn
     l.free_ranged = ranged_[c] && q.n_in == 0;
     if (l.free_ranged && g.turn() > 2 && (NEIGHBOURS_ON_MAT[l.sq] & g.occupied(me))) {
+        // It may shoot at once: a quiet option where its damage stays within the target's margin
+        // (a shot takes back its melee damage; predict() sums it so).
         for (auto [dx, dy] : k.targets) {
             int wi = g.unit_at_xy(x + dx, y + dy);
-            if (wi >= 0 && units[(size_t)wi].owner != me) return LOCAL_BUSY;
+            if (wi >= 0 && units[(size_t)wi].owner != me && k.damage > margin_[(size_t)wi]) return LOCAL_BUSY;
         }
     }
     return LOCAL_QUIET;
@@ -702,7 +704,7 @@ int Greedy::local_quiet(const Game& g, const Action& a, int me, Local& l) {
 int Greedy::deploy_shortcut(const Game& g, const Action& a, int me, double floor, GreedyScore& s) {
     // evaluate() of the deployment ``a`` at a quiet or line root (quiet_root), without playing it
     // where that is sure:
-    // - at a quiet root, quiet (local_quiet) with quiet options after it: rest_of_turn stops at
+    // - at a quiet root, quiet (local_quiet: its own shots too) with quiet options after it: rest_of_turn stops at
     //   once; the position it makes is g with the new unit last in the units' order;
     // - at a quiet root, its unit alone eliminated in its check (and no berserker beside it to
     //   advance): the position is g again (the unit placed, then removed from the end of the

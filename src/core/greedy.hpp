@@ -156,7 +156,7 @@ class Greedy {
         uint64_t hit_squares = 0, killed = 0;
         bool free_ranged = false;
     };
-    // LOCAL_QUIET: its check eliminates nothing and its unit can neither move nor shoot now;
+    // LOCAL_QUIET: its check eliminates nothing and its unit can neither move nor eliminate with a shot now;
     // LOCAL_LOST: the check eliminates its unit alone; LOCAL_KILL: enemy units alone, and its unit
     // cannot move (nor shoot: it took part); LOCAL_BUSY: anything else.
     enum { LOCAL_QUIET, LOCAL_LOST, LOCAL_KILL, LOCAL_BUSY };
