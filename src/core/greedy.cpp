@@ -281,6 +281,66 @@ void Greedy::make_totals(const Game& pos) {
         if (total > defence_[(size_t)u.card]) doomed_at_.push_back((int)i);
     }
     totals_ready_ = true;
+    doomed_ready_ = false;
+    ++totals_stamp_;
+}
+
+int Greedy::deploy_gain(const Game& pos, const Action& a, int me, double& g) {
+    // predict() of the common deployment on the bordered mat: one that dooms no unit not doomed
+    // at pos and whose unit survives, so that the doomed units are those of pos (their gain made
+    // once per position); 1: g is its gain, 0: play it (a berserker may advance), -1: neither
+    // (predict reckons it in full).
+    const int owner = pos.to_move();
+    const Kind& k = pos.cards().kinds[(size_t)owner][(size_t)a.card];
+    const int x = sq_x(a.to), y = sq_y(a.to), sq = x * HEIGHT + y;
+    const auto& units = pos.units();
+    for (int e = 0; e < k.n_attacks; ++e) {
+        const int wi = pos.unit_at_xy(x + DX[k.attack_dir[e]], y + DY[k.attack_dir[e]]);
+        if (wi < 0 || units[(size_t)wi].owner == owner) continue;
+        const int total = totals_[(size_t)wi], defence = defence_[(size_t)units[(size_t)wi].card];
+        if (total <= defence && total + k.attack_val[e] > defence) return -1;  // one more doomed
+    }
+    if (placed_stamp_[sq] != totals_stamp_) {
+        // The attacks on a unit placed there: those of the enemy units beside it (not of one that shot).
+        int total = 0;
+        for (int d = 0; d < 8; ++d) {
+            const int wi = pos.unit_at_xy(x + DX[d], y + DY[d]);
+            if (wi < 0) continue;
+            const Unit& w = units[(size_t)wi];
+            if (w.owner == owner || (shooters_ && (w.flags & SHOT))) continue;
+            total += pos.kind(w).attack_at[(d + 4) % 8];
+        }
+        placed_at_[sq] = total, placed_stamp_[sq] = totals_stamp_;
+    }
+    if (placed_at_[sq] > defence_[(size_t)a.card]) return -1;  // its unit doomed
+    if (doomed_at_.empty()) return 1;
+    if (!doomed_ready_) {
+        // GreedyBot._gain of pos's doomed units, summed as predict() sums a doomed list; and
+        // whether a berserker stands beside one of them.
+        doomed_list_.clear();
+        berserker_by_doomed_ = false;
+        for (int i : doomed_at_) {
+            const Unit& u = units[(size_t)i];
+            doomed_list_.push_back({u.sq, (int)u.owner, (int)u.card});
+            for (int d = 0; d < 8; ++d) {
+                const int wi = pos.unit_at_xy(sq_x(u.sq) + DX[d], sq_y(u.sq) + DY[d]);
+                if (wi >= 0 && pos.kind(units[(size_t)wi]).berserker) berserker_by_doomed_ = true;
+            }
+        }
+        std::sort(doomed_list_.begin(), doomed_list_.end(), [](const Doomed& l, const Doomed& r) { return l.sq < r.sq; });
+        doomed_gain_ = 0;
+        for (int p = 1; p <= 2; ++p) {
+            for (const auto& t : doomed_list_) {
+                if (t.owner != p) continue;
+                const double v = p_.values[(size_t)t.card];
+                doomed_gain_ += p == me ? -v : v;
+            }
+        }
+        doomed_ready_ = true;
+    }
+    if (pos.variant().intermediate && (k.berserker || berserker_by_doomed_)) return 0;
+    g = doomed_gain_;
+    return 1;
 }
 
 bool Greedy::predict(const Game& pos, const Action& a, int me, double& g) {
@@ -294,6 +354,10 @@ bool Greedy::predict(const Game& pos, const Action& a, int me, double& g) {
     if (a.kind == A_SHOOT && pos.phase() == PRE) return true;
     if (a.kind != A_DEPLOY && a.kind != A_SHOOT && a.kind != A_MOVE) return false;
     if (!totals_ready_) make_totals(pos);
+    if (a.kind == A_DEPLOY && pos.variant().bordered) {
+        const int sure = deploy_gain(pos, a, me, g);
+        if (sure >= 0) return sure == 1;
+    }
     const auto& units = pos.units();
     const size_t n = units.size();
     if (delta_.size() < n) delta_.resize(n, 0), seen_.resize(n, 0);

@@ -78,6 +78,14 @@ class Greedy {
     bool predict(const Game& pos, const Action& a, int me, double& g);
     void make_totals(const Game& pos);
     bool totals_ready_ = false, shooters_ = false;
+    // predict() of most deployments (deploy_gain): per position (totals_stamp_), per square the
+    // attacks a unit placed there meets, and the gain of the units doomed at pos.
+    int deploy_gain(const Game& pos, const Action& a, int me, double& g);
+    uint32_t totals_stamp_ = 1;
+    uint32_t placed_stamp_[WIDTH * HEIGHT] = {};
+    int placed_at_[WIDTH * HEIGHT] = {};
+    bool doomed_ready_ = false, berserker_by_doomed_ = false;
+    double doomed_gain_ = 0;
     struct Doomed {
         Sq sq;
         int owner, card;
