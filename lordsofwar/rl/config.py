@@ -3,6 +3,7 @@ reward shaping), the observation vector and its spaces (docs/rl.md)."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -201,7 +202,7 @@ def flat_observations(planes: np.ndarray, info: np.ndarray, out: np.ndarray | No
     :func:`flat_observation` of ``planes[k]`` (uint8) and ``info[k]`` (float32), the same numbers
     to the bit; written in one pass by the compiled core where it is built."""
     rows = info.shape[0]
-    n = int(np.prod(planes.shape[1:]))
+    n = math.prod(planes.shape[1:])
     if out is None:
         out = np.empty((rows, n + INFO), np.float32)
     kernel = _scale_kernel()

@@ -313,10 +313,10 @@ class LordsOfWarVectorEnv(VectorEnv):
         same-step autoreset): the last observation of ``side`` (1 or 2 per game), the result."""
         n = self.num_envs
         rows = np.flatnonzero(self._done)
-        final_obs = np.full(n, None, dtype=object)
+        final_obs = np.empty(n, dtype=object)  # None in every row: NumPy fills new object arrays so
         winner = np.zeros(n, np.int64)
-        termination = np.full(n, None, dtype=object)
-        reason = np.full(n, None, dtype=object)
+        termination = np.empty(n, dtype=object)
+        reason = np.empty(n, dtype=object)
         flat = flat_observations(*self.batch.observe_finished(rows, side[rows]))
         masks = np.zeros((rows.size, self.config.num_actions), np.int8)
         for k, i in enumerate(rows.tolist()):

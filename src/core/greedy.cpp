@@ -785,11 +785,12 @@ int Greedy::deploy_shortcut(const Game& g, const Action& a, int me, double floor
         if (s.score >= floor - EPS && !dominated(s.score, s.preference)) s.exposure = root_.prefix[g.units().size()];
         return SHORT_DONE;
     }
+    bool any_attacks = true;  // the line of its set, whatever enemies it attacks, may judge it
     if (root_state_ == ROOT_QUIET && local == LOCAL_QUIET) {
+        bool quiet_after = true;
         if (root_moves_) {
             // The options after it: each must be quiet with the damage it adds.
             for (int h = 0; h < l.n_hit; ++h) added_[(size_t)l.hit[h]] = l.hit_val[h];
-            bool quiet_after = true;
             size_t begin = 0;
             for (size_t o = 0; o < option_to_.size() && quiet_after; ++o) {
                 size_t end = (size_t)option_end_[o];
@@ -801,12 +802,15 @@ int Greedy::deploy_shortcut(const Game& g, const Action& a, int me, double floor
                 begin = end;
             }
             for (int h = 0; h < l.n_hit; ++h) added_[(size_t)l.hit[h]] = 0;
-            if (!quiet_after) return SHORT_PLAY;
         }
-        s.score = root_terminal_;
-        s.preference = 1.0;
-        if (s.score >= floor - EPS && !dominated(s.score, s.preference)) s.exposure = deploy_exposure(g, a, me, root_, *l.q, l);
-        return SHORT_DONE;
+        if (quiet_after) {
+            s.score = root_terminal_;
+            s.preference = 1.0;
+            if (s.score >= floor - EPS && !dominated(s.score, s.preference))
+                s.exposure = deploy_exposure(g, a, me, root_, *l.q, l);
+            return SHORT_DONE;
+        }
+        any_attacks = false;  // its attacks let an option eliminate: only a line of the same attacks
     }
     if (local == LOCAL_QUIET) {
         // A berserker may advance, a unit that may shoot later changes the line.
@@ -814,22 +818,34 @@ int Greedy::deploy_shortcut(const Game& g, const Action& a, int me, double floor
     } else if (local != LOCAL_KILL || advance_near(g, l.killed, a)) {
         return SHORT_PLAY;
     }
-    Line& line = line_of(l.killed);
+    if (any_attacks) {
+        const int how = from_line(line_of(l.killed, nullptr), g, a, me, floor, s, l);
+        if (how != SHORT_PLAY) return how;
+    }
+    return from_line(line_of(l.killed, &l), g, a, me, floor, s, l);
+}
+
+int Greedy::from_line(Line& line, const Game& g, const Action& a, int me, double floor, GreedyScore& s, const Local& l) {
+    // The deployment ``a`` (local_quiet: l) judged from ``line``, or played as its reference.
     if (line.state == Line::FAILED) return SHORT_PLAY;
     if (line.state == Line::NONE) {
-        // The reference attacks no enemy that survives: nothing the line does can be in its way there.
-        if (l.hit_squares) return SHORT_PLAY;
+        // The reference of a line of any attacks attacks no enemy that survives: nothing the line
+        // does can be in its way there.
+        if (!line.exact && l.hit_squares) return SHORT_PLAY;
         recording_ = &line;
         return SHORT_RECORD;
     }
-    // Out of the line's way: no move might go to its square, no option changes its enemies' sums.
-    if ((line.moves >> l.sq & 1) || (l.hit_squares & line.changed)) return SHORT_PLAY;
+    // Out of the line's way: no move might go to its square, no option changes the sums of the
+    // enemies it attacks (or it attacks those of the reference, as the reference does).
+    if ((line.moves >> l.sq & 1) || (!line.exact && (l.hit_squares & line.changed))) return SHORT_PLAY;
     s.score = line.score;
     s.preference = 1.0;
     if (s.score >= floor - EPS && !dominated(s.score, s.preference)) {
         const Game& end = *line.end;
+        if (!line.base_ready) make_base(end, end.unit_at(line.reference), me, line.base), line.base_ready = true;
         const SquareInfo& q = square_info(end, l.sq, me, line.base);
         // Its enemies there (those of the root that survive: none falls along the line).
+        const Kind& k = g.cards().kinds[(size_t)me][(size_t)a.card];
         Local e;
         e.sq = l.sq;
         e.free_ranged = ranged_[(size_t)a.card] && q.n_in == 0;
@@ -925,13 +941,26 @@ bool Greedy::advance_near(const Game& g, uint64_t killed, const Action& a) const
     return false;
 }
 
-Greedy::Line& Greedy::line_of(uint64_t killed) {
+Greedy::Line& Greedy::line_of(uint64_t killed, const Local* attacks) {
+    // The root's line of the deployments that eliminate ``killed`` and, where ``attacks`` is
+    // given, attack the same surviving enemies with the same values (in order of the units).
+    std::pair<int, int> sorted[8];
+    int n = 0;
+    if (attacks) {
+        for (int h = 0; h < attacks->n_hit; ++h) sorted[n++] = {attacks->hit[h], attacks->hit_val[h]};
+        std::sort(sorted, sorted + n);
+    }
     for (size_t i = 0; i < n_lines_; ++i) {
-        if (lines_[i].killed == killed) return lines_[i];
+        Line& line = lines_[i];
+        if (line.killed != killed || line.exact != (attacks != nullptr)) continue;
+        if (attacks && (line.n_attacks != n || !std::equal(sorted, sorted + n, line.attacks))) continue;
+        return line;
     }
     if (n_lines_ == lines_.size()) lines_.emplace_back();
     Line& line = lines_[n_lines_++];
-    line.killed = killed, line.state = Line::NONE, line.tries = 0;
+    line.killed = killed, line.exact = attacks != nullptr, line.state = Line::NONE, line.tries = 0;
+    line.n_attacks = n;
+    std::copy(sorted, sorted + n, line.attacks);
     return line;
 }
 
@@ -950,7 +979,7 @@ void Greedy::note_step(const Game& pos, int me) {
     }
 }
 
-void Greedy::end_reference(Line& line, const Game& end, const Action& a, int me, const GreedyScore& s) {
+void Greedy::end_reference(Line& line, const Game& end, const Action& a, const GreedyScore& s) {
     // The reference deployment ``a`` of ``line`` was played and its line followed to ``end``:
     // kept if the line was followed by predictions alone and no move of it might go to the
     // reference's square; else another deployment may be the reference, once.
@@ -964,7 +993,8 @@ void Greedy::end_reference(Line& line, const Game& end, const Action& a, int me,
     } else {
         line.end.emplace(end);
     }
-    make_base(*line.end, line.end->unit_at(a.to), me, line.base);
+    line.reference = a.to;
+    line.base_ready = false;  // made at the first exposure wanted from it
     line.score = s.score;
     line.state = Line::READY;
 }
@@ -993,7 +1023,7 @@ GreedyScore Greedy::evaluate(const Game& view, const Action& a, int me, double f
     } catch (const HiddenError&) {
         s.score = terminal(view, me);
         s.preference = -1.0;
-        if (reference) line_valid_ = false, end_reference(*reference, view, a, me, s);
+        if (reference) line_valid_ = false, end_reference(*reference, view, a, s);
         return s;
     }
     s.score = gain(view, pos, me);
@@ -1005,7 +1035,7 @@ GreedyScore Greedy::evaluate(const Game& view, const Action& a, int me, double f
     s.score += rest;
     s.preference = a.kind == A_DEPLOY || a.kind == A_ADVANCE ? 1.0 : 0.0;
     if (s.score >= floor - EPS && !dominated(s.score, s.preference)) s.exposure = exposure(pool_[(size_t)end], me);
-    if (reference) end_reference(*reference, pool_[(size_t)end], a, me, s);
+    if (reference) end_reference(*reference, pool_[(size_t)end], a, s);
     return s;
 }
 

@@ -189,23 +189,32 @@ class Greedy {
     enum { SHORT_DONE, SHORT_PLAY, SHORT_RECORD };
     int deploy_shortcut(const Game& g, const Action& a, int me, double floor, GreedyScore& s);
     bool may_ever_shoot(const Game& g, const Action& a, int me, const Local& l) const;
+    struct Line;
+    int from_line(Line& line, const Game& g, const Action& a, int me, double floor, GreedyScore& s, const Local& l);
     bool advance_near(const Game& g, uint64_t killed, const Action& a) const;
     struct Line {
         uint64_t killed = 0;  // the enemy units the deployments of this line eliminate (squares)
+        // Whether its deployments attack the very surviving enemies of ``attacks`` (unit index,
+        // value; ascending), or any that the line leaves alone (its reference none).
+        bool exact = false;
+        int n_attacks = 0;
+        std::pair<int, int> attacks[8];
         enum { NONE, READY, FAILED } state = NONE;
         int tries = 0;
         uint64_t moves = 0;    // squares a move of the mover might go to, anywhere along the line
         uint64_t changed = 0;  // squares of the units whose sums an option of the line changes
         double score = 0;
         std::optional<Game> end;  // where the reference's line stops
-        Base base;                // end without the reference unit
+        Sq reference = 0;         // the reference unit's square
+        bool base_ready = false;
+        Base base;  // end without the reference unit (made at the first need)
     };
     std::vector<Line> lines_;  // the root's lines, the first n_lines_ in use (kept for their memory)
     size_t n_lines_ = 0;
     Line* recording_ = nullptr;  // the line rest_of_turn notes, while its reference is played
     bool line_valid_ = false;
-    Line& line_of(uint64_t killed);
-    void end_reference(Line& line, const Game& end, const Action& a, int me, const GreedyScore& s);
+    Line& line_of(uint64_t killed, const Local* attacks);
+    void end_reference(Line& line, const Game& end, const Action& a, const GreedyScore& s);
     void note_step(const Game& pos, int me);
     std::vector<int> touched_;
     double term(int card, int owner, int r, int me) const;
