@@ -754,15 +754,21 @@ int Greedy::local_quiet(const Game& g, const Action& a, int me, Local& l) {
     if (moves_[c]) return LOCAL_BUSY;
     if (l.killed) return LOCAL_KILL;  // it took part in the check: no shot for it this turn
     l.free_ranged = ranged_[c] && q.n_in == 0;
+    l.n_shot = 0;
+    bool may_eliminate = false;
     if (l.free_ranged && g.turn() > 2 && (NEIGHBOURS_ON_MAT[l.sq] & g.occupied(me))) {
-        // It may shoot at once: a quiet option where its damage stays within the target's margin
-        // (a shot takes back its melee damage; predict() sums it so).
+        // It may shoot at once (its targets, in the order Game::shots lists them): a quiet option
+        // where its damage stays within the target's margin (a shot takes back its melee damage;
+        // predict() sums it so).
         for (auto [dx, dy] : k.targets) {
             int wi = g.unit_at_xy(x + dx, y + dy);
-            if (wi >= 0 && units[(size_t)wi].owner != me && k.damage > margin_[(size_t)wi]) return LOCAL_BUSY;
+            if (wi < 0 || units[(size_t)wi].owner == me) continue;
+            if (l.n_shot == 16) return LOCAL_BUSY;  // more targets than a Local holds
+            l.shot[l.n_shot++] = wi;
+            may_eliminate |= k.damage > margin_[(size_t)wi];
         }
     }
-    return LOCAL_QUIET;
+    return may_eliminate ? LOCAL_SHOOTS : LOCAL_QUIET;
 }
 
 int Greedy::deploy_shortcut(const Game& g, const Action& a, int me, double floor, GreedyScore& s) {
@@ -812,17 +818,23 @@ int Greedy::deploy_shortcut(const Game& g, const Action& a, int me, double floor
         }
         any_attacks = false;  // its attacks let an option eliminate: only a line of the same attacks
     }
-    if (local == LOCAL_QUIET) {
-        // A berserker may advance, a unit that may shoot later changes the line.
-        if (k.berserker || may_ever_shoot(g, a, me, l)) return SHORT_PLAY;
+    if (local == LOCAL_QUIET || local == LOCAL_SHOOTS) {
+        // A berserker may advance; a unit that may shoot changes the line: only one free to shoot
+        // from the start (its targets then part of its attacks), not one its attackers' fall frees.
+        if (k.berserker) return SHORT_PLAY;
+        if (l.n_shot) {
+            any_attacks = false;
+        } else if (may_ever_shoot(g, a, me, l)) {
+            return SHORT_PLAY;
+        }
     } else if (local != LOCAL_KILL || advance_near(g, l.killed, a)) {
         return SHORT_PLAY;
     }
     if (any_attacks) {
-        const int how = from_line(line_of(l.killed, nullptr), g, a, me, floor, s, l);
+        const int how = from_line(line_of(l.killed, nullptr, 0), g, a, me, floor, s, l);
         if (how != SHORT_PLAY) return how;
     }
-    return from_line(line_of(l.killed, &l), g, a, me, floor, s, l);
+    return from_line(line_of(l.killed, &l, k.damage), g, a, me, floor, s, l);
 }
 
 int Greedy::from_line(Line& line, const Game& g, const Action& a, int me, double floor, GreedyScore& s, const Local& l) {
@@ -941,26 +953,28 @@ bool Greedy::advance_near(const Game& g, uint64_t killed, const Action& a) const
     return false;
 }
 
-Greedy::Line& Greedy::line_of(uint64_t killed, const Local* attacks) {
+Greedy::Line& Greedy::line_of(uint64_t killed, const Local* attacks, int damage) {
     // The root's line of the deployments that eliminate ``killed`` and, where ``attacks`` is
-    // given, attack the same surviving enemies with the same values (in order of the units).
-    std::pair<int, int> sorted[8];
+    // given, attack the same surviving enemies with the same values (in order of the units) and
+    // may shoot at the same targets (in the order listed) with the same ``damage``.
+    std::pair<int, int> key[24];
     int n = 0;
     if (attacks) {
-        for (int h = 0; h < attacks->n_hit; ++h) sorted[n++] = {attacks->hit[h], attacks->hit_val[h]};
-        std::sort(sorted, sorted + n);
+        for (int h = 0; h < attacks->n_hit; ++h) key[n++] = {attacks->hit[h], attacks->hit_val[h]};
+        std::sort(key, key + n);
+        for (int t = 0; t < attacks->n_shot; ++t) key[n++] = {-1 - attacks->shot[t], damage};
     }
     for (size_t i = 0; i < n_lines_; ++i) {
         Line& line = lines_[i];
         if (line.killed != killed || line.exact != (attacks != nullptr)) continue;
-        if (attacks && (line.n_attacks != n || !std::equal(sorted, sorted + n, line.attacks))) continue;
+        if (attacks && (line.n_attacks != n || !std::equal(key, key + n, line.attacks))) continue;
         return line;
     }
     if (n_lines_ == lines_.size()) lines_.emplace_back();
     Line& line = lines_[n_lines_++];
     line.killed = killed, line.exact = attacks != nullptr, line.state = Line::NONE, line.tries = 0;
     line.n_attacks = n;
-    std::copy(sorted, sorted + n, line.attacks);
+    std::copy(key, key + n, line.attacks);
     return line;
 }
 

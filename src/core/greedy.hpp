@@ -163,11 +163,14 @@ class Greedy {
         int hit[8], hit_val[8];
         uint64_t hit_squares = 0, killed = 0;
         bool free_ranged = false;
+        int n_shot = 0;  // the enemies it may shoot at once (LOCAL_QUIET, LOCAL_SHOOTS), as listed
+        int shot[16];
     };
     // LOCAL_QUIET: its check eliminates nothing and its unit can neither move nor eliminate with a shot now;
-    // LOCAL_LOST: the check eliminates its unit alone; LOCAL_KILL: enemy units alone, and its unit
-    // cannot move (nor shoot: it took part); LOCAL_BUSY: anything else.
-    enum { LOCAL_QUIET, LOCAL_LOST, LOCAL_KILL, LOCAL_BUSY };
+    // LOCAL_SHOOTS: the same, but a shot of it may eliminate; LOCAL_LOST: the check eliminates
+    // its unit alone; LOCAL_KILL: enemy units alone, and its unit cannot move (nor shoot: it took
+    // part); LOCAL_BUSY: anything else.
+    enum { LOCAL_QUIET, LOCAL_SHOOTS, LOCAL_LOST, LOCAL_KILL, LOCAL_BUSY };
     int local_quiet(const Game& g, const Action& a, int me, Local& l);
     // exposure() of the position ``a`` makes from b (the root: its unit last; a line's end: its
     // unit in the ghost's slot).
@@ -198,7 +201,7 @@ class Greedy {
         // value; ascending), or any that the line leaves alone (its reference none).
         bool exact = false;
         int n_attacks = 0;
-        std::pair<int, int> attacks[8];
+        std::pair<int, int> attacks[24];  // then its shots' targets (-1 - unit index, damage)
         enum { NONE, READY, FAILED } state = NONE;
         int tries = 0;
         uint64_t moves = 0;    // squares a move of the mover might go to, anywhere along the line
@@ -213,7 +216,7 @@ class Greedy {
     size_t n_lines_ = 0;
     Line* recording_ = nullptr;  // the line rest_of_turn notes, while its reference is played
     bool line_valid_ = false;
-    Line& line_of(uint64_t killed, const Local* attacks);
+    Line& line_of(uint64_t killed, const Local* attacks, int damage);
     void end_reference(Line& line, const Game& end, const Action& a, const GreedyScore& s);
     void note_step(const Game& pos, int me);
     std::vector<int> touched_;
