@@ -784,7 +784,7 @@ int Greedy::deploy_shortcut(const Game& g, const Action& a, int me, double floor
     const int local = local_quiet(g, a, me, l);
     const Kind& k = g.cards().kinds[(size_t)me][(size_t)a.card];
     if (root_state_ == ROOT_QUIET && local == LOCAL_LOST) {
-        if (advance_near(g, 1ULL << l.sq, a)) return SHORT_PLAY;
+        if (advance_on(g, l)) return SHORT_PLAY;
         s.score = -p_.values[(size_t)a.card];  // gain(): the unit lost
         s.score += terminal(g, me, a.card);
         s.preference = 1.0;
@@ -939,16 +939,31 @@ bool Greedy::may_ever_shoot(const Game& g, const Action& a, int me, const Local&
 }
 
 bool Greedy::advance_near(const Game& g, uint64_t killed, const Action& a) const {
-    // Under the intermediate rules, whether a berserker (the one deployed, or one beside a square
-    // of ``killed``) might advance after the deployment's check.
+    // Under the intermediate rules, whether a berserker might advance after the deployment's
+    // check (Game::check: an attacker of a unit it eliminates): the one deployed, or one that
+    // attacks a unit of ``killed`` (the deployment adds no attack on them but its own).
     if (!g.variant().intermediate) return false;
     if (g.cards().kinds[(size_t)g.to_move()][(size_t)a.card].berserker) return true;
+    const auto& units = g.units();
     for (uint64_t k = killed; k; k &= k - 1) {
-        const int sq = __builtin_ctzll(k), x = sq / HEIGHT, y = sq % HEIGHT;
-        for (int d = 0; d < 8; ++d) {
-            int wi = g.unit_at_xy(x + DX[d], y + DY[d]);
-            if (wi >= 0 && g.kind(g.units()[(size_t)wi]).berserker) return true;
+        const int sq = __builtin_ctzll(k);
+        const Unit& u = units[(size_t)g.unit_at_xy(sq / HEIGHT, sq % HEIGHT)];
+        for (int e = 0; e < u.n_attacks; ++e) {
+            if (g.kind(units[(size_t)g.unit_at(u.attack_sq[e])]).berserker) return true;
         }
+    }
+    return false;
+}
+
+bool Greedy::advance_on(const Game& g, const Local& l) const {
+    // Under the intermediate rules, whether a berserker might advance after a check that
+    // eliminates the deployed unit alone: an enemy one that attacks its square.
+    if (!g.variant().intermediate) return false;
+    const auto& units = g.units();
+    for (unsigned dirs = l.q->enemy_dirs; dirs; dirs &= dirs - 1) {
+        const int d = __builtin_ctz(dirs);
+        const Kind& w = g.kind(units[(size_t)l.q->next[d]]);
+        if (w.berserker && w.attack_at[(d + 4) % 8]) return true;
     }
     return false;
 }

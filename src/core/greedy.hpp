@@ -195,6 +195,7 @@ class Greedy {
     struct Line;
     int from_line(Line& line, const Game& g, const Action& a, int me, double floor, GreedyScore& s, const Local& l);
     bool advance_near(const Game& g, uint64_t killed, const Action& a) const;
+    bool advance_on(const Game& g, const Local& l) const;
     struct Line {
         uint64_t killed = 0;  // the enemy units the deployments of this line eliminate (squares)
         // Whether its deployments attack the very surviving enemies of ``attacks`` (unit index,
