@@ -357,6 +357,36 @@ inline __m128i nonzero_sums(const uint8_t* p) {
 inline int both_halves(__m128i sums) { return _mm_cvtsi128_si32(_mm_add_epi64(sums, _mm_unpackhi_epi64(sums, sums))); }
 #endif
 
+void scale_observations(const uint8_t* planes, const float* info, const float* scale, float* out, size_t rows,
+                        size_t n, size_t info_n) {
+    // Most plane bytes are 0, and 0 times a scale is +0: the planes' floats are cleared, then only
+    // the bytes that are not 0 are scaled (found sixteen at a time where SSE2 is there).
+    auto scaled = [](float v, float s) { return std::min(std::max(v * s, 0.0f), 1.0f); };
+    const size_t width = n + info_n;
+    for (size_t r = 0; r < rows; ++r) {
+        const uint8_t* p = planes + r * n;
+        const float* in = info + r * info_n;
+        float* o = out + r * width;
+        std::memset(o, 0, n * sizeof(float));
+        size_t i = 0;
+#if defined(__SSE2__)
+        const __m128i zero = _mm_setzero_si128();
+        for (; i + 16 <= n; i += 16) {
+            const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i));
+            unsigned set = ~(unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, zero)) & 0xFFFFu;
+            for (; set; set &= set - 1) {
+                const size_t j = i + (size_t)__builtin_ctz(set);
+                o[j] = scaled((float)p[j], scale[j]);
+            }
+        }
+#endif
+        for (; i < n; ++i) {
+            if (p[i]) o[i] = scaled((float)p[i], scale[i]);
+        }
+        for (size_t j = 0; j < info_n; ++j) o[n + j] = scaled(in[j], scale[n + j]);
+    }
+}
+
 void Batch::sample(const uint8_t* mask, int32_t* actions) {
     // The k-th legal id, k drawn uniformly below their count: the mask read sixteen bytes at a
     // time where SSE2 is there (every x86-64 processor), else eight.

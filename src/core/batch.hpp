@@ -24,6 +24,13 @@ struct SearchSpec;  // search.hpp
 // decider is read: not the opponent's hand (unless hands are visible), not the decks.
 void observe(const Game& g, const Frame& f, uint8_t* planes, float* info);
 
+// The RL observation vectors of ``rows`` decisions (lordsofwar.rl.config.flat_observations):
+// row r of ``out`` (n + info_n floats) is planes row r (n bytes) then info row r (info_n floats),
+// each number times its ``scale`` and capped to [0, 1], in float32 as NumPy's multiply and clip
+// make them (the same numbers to the bit).
+void scale_observations(const uint8_t* planes, const float* info, const float* scale, float* out, size_t rows,
+                        size_t n, size_t info_n);
+
 // Legal ids set to 1 in ``mask`` (f.num_actions() bytes, cleared first). Returns how many legal
 // actions had an id; ``missing`` counts those outside the frame (unbordered mat only).
 int write_mask(Game& g, const Frame& f, uint8_t* mask, std::vector<Action>& buf, int& missing);

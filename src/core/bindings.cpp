@@ -816,9 +816,7 @@ NB_MODULE(_core, m) {
     m.def(
         "scale_observations",
         [](nb::ndarray<const uint8_t, nb::c_contig, nb::device::cpu> planes, F32R info, F32R scale, F32 out) {
-            // lordsofwar.rl.config.normalise of raw_observation(planes, info) in one pass over
-            // the rows: each number times its scale, then capped to [0, 1] (float32 throughout,
-            // as NumPy's multiply and clip make them: the same numbers to the bit).
+            // lordsofwar.rl.config.normalise of raw_observation(planes, info), row by row (batch.hpp).
             const size_t rows = out.ndim() == 2 ? out.shape(0) : 0;
             const size_t width = out.ndim() == 2 ? out.shape(1) : 0;
             const size_t info_n = info.ndim() == 2 ? info.shape(1) : 0;
@@ -826,16 +824,8 @@ NB_MODULE(_core, m) {
                 planes.size() != rows * (width - info_n) || scale.size() != width)
                 throw nb::value_error(
                     "scale_observations: planes (rows, P...), info (rows, I), scale (P + I) and out (rows, P + I)");
-            const size_t n = width - info_n;
-            const uint8_t* p = planes.data();
-            const float* in = info.data();
-            const float* s = scale.data();
-            float* o = out.data();
             nb::gil_scoped_release release;
-            for (size_t r = 0; r < rows; ++r, p += n, in += info_n, o += width) {
-                for (size_t i = 0; i < n; ++i) o[i] = std::min(std::max((float)p[i] * s[i], 0.0f), 1.0f);
-                for (size_t j = 0; j < info_n; ++j) o[n + j] = std::min(std::max(in[j] * s[n + j], 0.0f), 1.0f);
-            }
+            low::scale_observations(planes.data(), info.data(), scale.data(), out.data(), rows, width - info_n, info_n);
         },
         nb::arg("planes"), nb::arg("info"), nb::arg("scale"), nb::arg("out"),
         "The RL observation of each row, scaled to [0, 1] (lordsofwar.rl.config.normalise of the raw numbers), "
