@@ -110,18 +110,41 @@ void observe(const Game& g, const Frame& f, uint8_t* planes, float* info) {
 
 int write_mask(Game& g, const Frame& f, uint8_t* mask, std::vector<Action>& buf, int& missing) {
     std::memset(mask, 0, (size_t)f.num_actions());
-    g.legal(buf);
     int count = 0;
     missing = 0;
-    for (const Action& a : buf) {
-        int id = encode(g, f, a);
+    auto set = [&](int id) {
         if (id < 0) {
             ++missing;
         } else {
             mask[id] = 1;
             ++count;
         }
+    };
+    if (g.phase() == PRE && !g.over() && g.variant().bordered) {
+        g.resolve_start();  // as Game::legal settles the start of the turn
+        if (g.phase() == PRE) {
+            // Game::legal's listing there, the shots and the deployment plan, with the plan's ids
+            // written from its bitboards (encode's: the card's first slot in the hand, the square).
+            buf.clear();
+            g.shots(buf);
+            for (const Action& a : buf) set(encode(g, f, a));
+            const DeployPlan& plan = g.plan();
+            const auto& hand = g.hand(f.player);
+            const int N = f.n();
+            for (int i = 0; i < plan.n; ++i) {
+                const int slot = (int)(std::find(hand.begin(), hand.end(), plan.card[i]) - hand.begin());
+                const bool held = slot < (int)hand.size() && slot < 6;
+                for (uint64_t b = plan.squares[i]; b; b &= b - 1) {
+                    const int bit = __builtin_ctzll(b);
+                    const int k = held ? f.index(make_sq(bit / HEIGHT, bit % HEIGHT)) : -1;
+                    set(k < 0 ? -1 : slot * N + k);
+                }
+            }
+            return count;
+        }
     }
+    g.legal(buf);
+    for (const Action& a : buf) set(encode(g, f, a));
     return count;
 }
 
