@@ -695,9 +695,8 @@ bool Greedy::post_options(const Game& g, int me, bool shooters) {
     return true;
 }
 
-const Greedy::SquareInfo& Greedy::square_info(const Game& g, int sq, int me, Base& b) {
+const Greedy::SquareInfo& Greedy::make_square_info(const Game& g, int sq, int me, Base& b) {
     SquareInfo& q = b.squares[sq];
-    if (q.known) return q;
     q = SquareInfo{};
     q.known = true;
     const auto& units = g.units();
@@ -721,7 +720,7 @@ const Greedy::SquareInfo& Greedy::square_info(const Game& g, int sq, int me, Bas
     return q;
 }
 
-int Greedy::local_quiet(const Game& g, const Action& a, int me, Local& l) {
+inline int Greedy::local_quiet(const Game& g, const Action& a, int me, Local& l) {
     // What the deployment ``a`` at the root g does where it stands (LOCAL_QUIET, LOCAL_LOST,
     // LOCAL_KILL, LOCAL_BUSY: see Local), from the margins of the units it attacks and the
     // attacks on its square.

@@ -184,7 +184,11 @@ class Greedy {
     std::vector<std::pair<int, int>> limits_;
     std::vector<int> added_;  // per unit, scratch: the damage the deployment adds to it
     bool post_options(const Game& g, int me, bool shooters);
-    const SquareInfo& square_info(const Game& g, int sq, int me, Base& b);
+    const SquareInfo& square_info(const Game& g, int sq, int me, Base& b) {
+        const SquareInfo& q = b.squares[sq];
+        return q.known ? q : make_square_info(g, sq, me, b);
+    }
+    const SquareInfo& make_square_info(const Game& g, int sq, int me, Base& b);
     int quiet_root(const Game& g, int me);
     // A deployment at a quiet or line root: SHORT_DONE (s judged), SHORT_PLAY (play it),
     // SHORT_RECORD (play it as the reference of its line: rest_of_turn notes the line,
