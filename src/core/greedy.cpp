@@ -1010,9 +1010,10 @@ void Greedy::note_step(const Game& pos, int me) {
 void Greedy::end_reference(Line& line, const Game& end, const Action& a, const GreedyScore& s) {
     // The reference deployment ``a`` of ``line`` was played and its line followed to ``end``:
     // kept if the line was followed by predictions alone and no move of it might go to the
-    // reference's square; else another deployment may be the reference, once.
+    // reference's square (and the reference unit stands where it was deployed); else another
+    // deployment may be the reference, once.
     const int sq = sq_x(a.to) * HEIGHT + sq_y(a.to);
-    if (!line_valid_ || end.over() || (line.moves >> sq & 1)) {
+    if (!line_valid_ || end.over() || (line.moves >> sq & 1) || end.unit_at(a.to) < 0) {
         line.state = ++line.tries >= 2 ? Line::FAILED : Line::NONE;
         return;
     }

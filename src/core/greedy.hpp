@@ -81,8 +81,8 @@ class Greedy {
     // predict() of most deployments (deploy_gain): per position (totals_stamp_), per square the
     // attacks a unit placed there meets, and the gain of the units doomed at pos.
     int deploy_gain(const Game& pos, const Action& a, int me, double& g);
-    uint32_t totals_stamp_ = 1;
-    uint32_t placed_stamp_[WIDTH * HEIGHT] = {};
+    uint64_t totals_stamp_ = 1;  // 64 bits: never wraps round to a stamp a square still holds
+    uint64_t placed_stamp_[WIDTH * HEIGHT] = {};
     int placed_at_[WIDTH * HEIGHT] = {};
     bool doomed_ready_ = false, berserker_by_doomed_ = false;
     double doomed_gain_ = 0;
