@@ -334,7 +334,7 @@ def test_the_batch_sampler_draws_each_legal_id_alike_wherever_it_lies() -> None:
     """``Batch.sample`` counts a mask's legal ids sixteen (or eight) bytes at a time: ids at
     either side of those blocks' edges, at the ends of the row, any byte that is not 0 is legal,
     and each is drawn about as often as the others; a row with none gives -1."""
-    batch = core.Batch(4, seed=3, frame=(5, 5))
+    batch: Any = core.Batch(4, seed=3, frame=(5, 5))  # its compiled batch (_b) is sampled directly
     a = batch.num_actions
     assert a % 16  # the row ends inside a block
     ids = [[0], [15, 16, 17, a - 1], [7, 8, 31, 32, 33, a - 17, a - 2], []]
@@ -349,9 +349,9 @@ def test_the_batch_sampler_draws_each_legal_id_alike_wherever_it_lies() -> None:
         for row in range(3):
             counts[row][int(out[row])] += 1  # a KeyError: an id that is not legal
         assert out[3] == -1
-    for row in counts[:3]:
-        mean = draws / len(row)
-        assert all(0.85 * mean < n < 1.15 * mean for n in row.values()), row
+    for drawn in counts[:3]:
+        mean = draws / len(drawn)
+        assert all(0.85 * mean < n < 1.15 * mean for n in drawn.values()), drawn
 
 
 @pytest.mark.parametrize("variant", [Variant(**SHORT), Variant("basic", "visible", "unbordered", **SHORT)], ids=str)

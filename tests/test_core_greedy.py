@@ -5,6 +5,7 @@ held to it over thousands of decision points, reading nothing its decider may no
 from __future__ import annotations
 
 import random
+from typing import Any
 
 import numpy as np
 import pytest
@@ -130,7 +131,8 @@ def test_the_actions_judged_without_being_played_are_judged_as_playing_them_judg
                 _core.GreedyParams(values, fresh_arrow, enemy_weight, pushes, shortcuts=False),
             )
         fast, played = handles[key]
-        assert game._s.greedy_scores(fast) == game._s.greedy_scores(played), game.to_json()
+        state: Any = game._s  # type: ignore[attr-defined]  # the compiled game's state
+        assert state.greedy_scores(fast) == state.greedy_scores(played), game.to_json()
 
 
 def test_the_python_engine_plays_the_greedy_bot_of_lordsofwar_bots() -> None:
