@@ -773,12 +773,14 @@ inline int Greedy::local_quiet(const Game& g, const Action& a, int me, Local& l)
 int Greedy::deploy_shortcut(const Game& g, const Action& a, int me, double floor, GreedyScore& s) {
     // evaluate() of the deployment ``a`` at a quiet or line root (quiet_root), without playing it
     // where that is sure:
-    // - at a quiet root, quiet (local_quiet: its own shots too) with quiet options after it: rest_of_turn stops at
-    //   once; the position it makes is g with the new unit last in the units' order;
-    // - at a quiet root, its unit alone eliminated in its check (and no berserker beside it to
-    //   advance): the position is g again (the unit placed, then removed from the end of the
-    //   order), its card lost, and g's options, all quiet, are not taken;
-    // - else, quiet or eliminating enemy units alone: from its line (Line), where it qualifies.
+    // - at a quiet root, quiet (local_quiet: its own shots too) with quiet options after it:
+    //   rest_of_turn stops at once; the position it makes is g with the new unit last in the
+    //   units' order;
+    // - at a quiet root, its unit alone eliminated in its check (and no enemy berserker attacking
+    //   it to advance): the position is g again (the unit placed, then removed from the end of
+    //   the order), its card lost, and g's options, all quiet, are not taken;
+    // - else, quiet or eliminating enemy units alone: from the line of its set (whatever it
+    //   attacks) or of its very attacks and shots (Line), where it qualifies.
     Local l;
     const int local = local_quiet(g, a, me, l);
     const Kind& k = g.cards().kinds[(size_t)me][(size_t)a.card];
