@@ -117,11 +117,12 @@ class Greedy {
     //
     // Lines: after a deployment that eliminates a given set of enemy units (none, where the mover
     // may eliminate something with a shot or a move after any deployment: a "line" root), the
-    // simulated turn goes on the same way whatever unit was deployed, as long as that unit can
-    // neither move nor shoot and stays out of the line's way (the squares a move might go to, the
-    // units an option's check would see change): per set, the line is played once, after the
-    // first deployment that qualifies (the reference), and each later one takes its score, and
-    // its exposure from the line's end with the reference unit's slot given to the new one.
+    // simulated turn goes on the same way whatever unit was deployed, as long as that unit cannot
+    // move, cannot come to shoot later, and stays out of the line's way (the squares a move might
+    // go to; the units an option's check would see change, or else the very attacks and shots of
+    // the line's reference): per line, the turn is played once, after the first deployment that
+    // qualifies (the reference), and each later one takes its score, and its exposure from the
+    // line's end with the reference unit's slot given to the new one.
     enum { ROOT_UNKNOWN, ROOT_QUIET, ROOT_LINE, ROOT_BUSY };
     int root_state_ = ROOT_UNKNOWN;
     double root_terminal_ = 0;
