@@ -61,7 +61,12 @@ class PicklesWithoutGameClass:
 class raw_env(PicklesWithoutGameClass, AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped environment
     """The environment without PettingZoo's wrappers (see the module text and docs/rl.md)."""
 
-    metadata: dict[str, Any] = {"name": "lordsofwar_v0", "render_modes": ["human", "ansi"], "is_parallelizable": False, "render_fps": 1}
+    metadata: dict[str, Any] = {
+        "name": "lordsofwar_v0",
+        "render_modes": ["human", "ansi"],
+        "is_parallelizable": False,
+        "render_fps": 1,
+    }
 
     def __init__(self, render_mode: str | None = None, **options: Any):
         super().__init__()

@@ -157,8 +157,11 @@ def observation_scale(planes_size: int) -> np.ndarray:
     numbers (``PLANES x H x W``): what :func:`flat_observation` multiplies by."""
     per_plane = planes_size // PLANES
     divisor = np.concatenate(
-        [np.repeat(np.asarray(PLANE_SCALE, np.float32), per_plane), np.tile(np.asarray(HAND_SCALE, np.float32), 12),
-         np.asarray(SCALAR_SCALE, np.float32)]
+        [
+            np.repeat(np.asarray(PLANE_SCALE, np.float32), per_plane),
+            np.tile(np.asarray(HAND_SCALE, np.float32), 12),
+            np.asarray(SCALAR_SCALE, np.float32),
+        ]
     )
     if divisor.size != planes_size + INFO:  # pragma: no cover - the tables above follow the core's layout
         raise AssertionError("the observation scales do not cover the observation")
