@@ -51,6 +51,16 @@ struct NeighbourMasks {
 };
 const NeighbourMasks NEIGHBOURS_ON_MAT;
 
+// The direction index (DX, DY) of each step (dx + 1, dy + 1) to a neighbour.
+struct DirectionOf {
+    int d[3][3] = {};
+    DirectionOf() {
+        for (int i = 0; i < 8; ++i) d[DX[i] + 1][DY[i] + 1] = i;
+    }
+    const int* operator[](int i) const { return d[i]; }
+};
+const DirectionOf DIRECTION_OF;
+
 // The bits set in each byte.
 struct Popcount8 {
     uint8_t n[256] = {};
@@ -703,11 +713,14 @@ const Greedy::SquareInfo& Greedy::make_square_info(const Game& g, int sq, int me
     const int x = sq / HEIGHT, y = sq % HEIGHT;
     const uint64_t before = b.occupied, after = before | 1ULL << sq;
     q.open = (NEIGHBOURS_ON_MAT[sq] & ~after) != 0;
-    for (int d = 0; d < 8; ++d) {
-        int wi = g.unit_at_xy(x + DX[d], y + DY[d]);
-        if (wi < 0 || wi == b.ghost) continue;
+    // The units beside it: the occupied squares among its neighbours (the ghost's is not).
+    for (uint64_t near = NEIGHBOURS_ON_MAT[sq] & before; near; near &= near - 1) {
+        const int t = __builtin_ctzll(near), tx = t / HEIGHT, ty = t % HEIGHT;
+        const int d = DIRECTION_OF[tx - x + 1][ty - y + 1];
+        const int wi = g.unit_at_xy(tx, ty);
+        if (wi < 0) continue;  // (the occupied squares are the board's: none is empty)
         const Unit& w = units[(size_t)wi];
-        uint64_t around = NEIGHBOURS_ON_MAT[sq_x(w.sq) * HEIGHT + sq_y(w.sq)];
+        const uint64_t around = NEIGHBOURS_ON_MAT[t];
         if ((around & ~before) && !(around & ~after)) q.closed[q.n_closed++] = (int8_t)wi;
         if (w.owner == me) continue;
         q.enemy_dirs |= (uint8_t)(1 << d), q.next[d] = (int16_t)wi;
