@@ -270,24 +270,23 @@ void Game::place(Sq s, int card, int owner) {
     u.seq = next_seq_++;
     const Kind& k = cards_->kinds[owner][card];
     const int x = sq_x(s), y = sq_y(s);
+    // The directions from s with an enemy unit (near_: kept by mark_near), visited in order.
+    const unsigned enemies = near_mask(s, 3 - owner);
     for (int a = 0; a < k.n_attacks; ++a) {
-        int wi = unit_at_xy(x + DX[k.attack_dir[a]], y + DY[k.attack_dir[a]]);
-        if (wi >= 0 && units_[wi].owner != owner) {
-            Unit& w = units_[wi];
-            w.attack_sq[w.n_attacks] = s;
-            w.attack_val[w.n_attacks] = k.attack_val[a];
-            ++w.n_attacks;
-        }
+        if (!(enemies >> k.attack_dir[a] & 1)) continue;
+        Unit& w = units_[unit_at_xy(x + DX[k.attack_dir[a]], y + DY[k.attack_dir[a]])];
+        w.attack_sq[w.n_attacks] = s;
+        w.attack_val[w.n_attacks] = k.attack_val[a];
+        ++w.n_attacks;
     }
-    for (int d = 0; d < 8; ++d) {
+    for (unsigned dirs = enemies; dirs; dirs &= dirs - 1) {
+        const int d = __builtin_ctz(dirs);
         int wi = unit_at_xy(x + DX[d], y + DY[d]);
-        if (wi >= 0 && units_[wi].owner != owner) {
-            int value = kind(units_[wi]).attack_at[(d + 4) % 8];
-            if (value) {
-                u.attack_sq[u.n_attacks] = make_sq(x + DX[d], y + DY[d]);
-                u.attack_val[u.n_attacks] = value;
-                ++u.n_attacks;
-            }
+        int value = kind(units_[wi]).attack_at[(d + 4) % 8];
+        if (value) {
+            u.attack_sq[u.n_attacks] = make_sq(x + DX[d], y + DY[d]);
+            u.attack_val[u.n_attacks] = value;
+            ++u.n_attacks;
         }
     }
     int idx = (int)units_.size();
