@@ -304,21 +304,22 @@ int Greedy::deploy_gain(const Game& pos, const Action& a, int me, double& g) {
     const Kind& k = pos.cards().kinds[(size_t)owner][(size_t)a.card];
     const int x = sq_x(a.to), y = sq_y(a.to), sq = x * HEIGHT + y;
     const auto& units = pos.units();
+    const uint64_t foes = pos.occupied(3 - owner);  // the enemy units' squares (bit x * 6 + y)
     for (int e = 0; e < k.n_attacks; ++e) {
-        const int wi = pos.unit_at_xy(x + DX[k.attack_dir[e]], y + DY[k.attack_dir[e]]);
-        if (wi < 0 || units[(size_t)wi].owner == owner) continue;
+        const int tx = x + DX[k.attack_dir[e]], ty = y + DY[k.attack_dir[e]];
+        if (tx < 0 || tx >= WIDTH || ty < 0 || ty >= HEIGHT || !(foes >> (tx * HEIGHT + ty) & 1)) continue;
+        const int wi = pos.unit_at_xy(tx, ty);
         const int total = totals_[(size_t)wi], defence = defence_[(size_t)units[(size_t)wi].card];
         if (total <= defence && total + k.attack_val[e] > defence) return -1;  // one more doomed
     }
     if (placed_stamp_[sq] != totals_stamp_) {
         // The attacks on a unit placed there: those of the enemy units beside it (not of one that shot).
         int total = 0;
-        for (int d = 0; d < 8; ++d) {
-            const int wi = pos.unit_at_xy(x + DX[d], y + DY[d]);
-            if (wi < 0) continue;
-            const Unit& w = units[(size_t)wi];
-            if (w.owner == owner || (shooters_ && (w.flags & SHOT))) continue;
-            total += pos.kind(w).attack_at[(d + 4) % 8];
+        for (uint64_t near = NEIGHBOURS_ON_MAT[sq] & foes; near; near &= near - 1) {
+            const int t = __builtin_ctzll(near), tx = t / HEIGHT, ty = t % HEIGHT;
+            const Unit& w = units[(size_t)pos.unit_at_xy(tx, ty)];
+            if (shooters_ && (w.flags & SHOT)) continue;
+            total += pos.kind(w).attack_at[(DIRECTION_OF[tx - x + 1][ty - y + 1] + 4) % 8];
         }
         placed_at_[sq] = total, placed_stamp_[sq] = totals_stamp_;
     }
