@@ -504,3 +504,31 @@ def test_a_mail_no_longer_wanted_when_its_turn_comes_is_dropped(
     assert mclient.portal.call(m.deliver) == 0  # type: ignore[union-attr]
     assert [(r.kind, r.status) for r in outbox(mclient)] == [("confirm", "sent"), ("turn", "dropped")]
     assert len(inbox.to("alice@example.org")) == 1
+
+
+def test_the_mailer_stops_even_when_a_library_swallows_its_cancel(db_url: str) -> None:
+    """Python 3.11's wait_for (in the SMTP client) can lose a cancel that comes as what it waits
+    for ends: close() cancels again until the loop has ended, so a server's shutdown cannot hang."""
+    settings = settings_for(db_url, smtp_url="smtp://127.0.0.1:1")
+    mailer = Mailer(settings, make_sessionmaker(make_engine(settings)))  # no round runs: its loop is replaced
+    swallowed: list[bool] = []
+
+    async def loop_that_loses_one_cancel() -> None:
+        while True:
+            try:
+                await asyncio.sleep(3600)
+            except asyncio.CancelledError:
+                if swallowed:
+                    raise
+                swallowed.append(True)  # lost once, as in wait_for's race
+
+    async def run() -> float:
+        mailer._forever = loop_that_loses_one_cancel  # type: ignore[method-assign]
+        mailer.start(b"k" * 32)
+        await asyncio.sleep(0)
+        start = time.monotonic()
+        await asyncio.wait_for(mailer.close(), timeout=10)
+        return time.monotonic() - start
+
+    took = asyncio.run(run())
+    assert swallowed == [True] and took < 5

@@ -203,11 +203,17 @@ class Mailer:
             self._task = asyncio.get_running_loop().create_task(self._forever())
 
     async def close(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        task, self._task = self._task, None
+        if task is None:
+            return
+        # A cancel can be lost inside a library's wait_for (Python 3.11: when what it waits for
+        # ends at the same moment, as an SMTP reply may): cancel again until the loop has ended,
+        # rather than wait for it forever.
+        while not task.done():
+            task.cancel()
+            await asyncio.wait({task}, timeout=1.0)
+        if not task.cancelled() and task.exception() is not None:
+            log.error("the mailer's loop ended with an error", exc_info=task.exception())
 
     def wake(self) -> None:
         self._wake.set()
