@@ -141,7 +141,9 @@ def test_a_newcomer_completes_every_lesson(browser: Any, server: str) -> None:
     page.fill("input[name=password]", "correct horse battery")
     page.fill("input[name=password2]", "correct horse battery")
     page.click("#signup-submit")
-    page.wait_for_url("**/?flash=welcome")
+    # Signing up hashes the password (slow on purpose) in a server process that shares the CI
+    # machine's two cores with the other test workers: a longer wait than the page's default.
+    page.wait_for_url("**/?flash=welcome", timeout=60_000)
     visit(page, server + "/learn/lessons")
     page.wait_for_function(
         "() => [...document.querySelectorAll('.lesson-item')].every(e => e.classList.contains('complete'))"
