@@ -4,7 +4,6 @@ handlers and lifespan. Every route lives in its domain's router."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -46,11 +45,13 @@ from lordsofwar.web.ratings.router import router as ratings_router
 from lordsofwar.web.settings import Settings
 from lordsofwar.web.social.presence import Presence
 from lordsofwar.web.social.router import router as social_router
+from lordsofwar.web.tasks import stop_tasks
 from lordsofwar.web.tournaments import service as tournaments
 from lordsofwar.web.tournaments.router import router as tournaments_router
 from lordsofwar.web.workers.router import router as workers_router
 
 HERE = Path(__file__).parent
+
 log = logging.getLogger("lordsofwar.web")
 
 
@@ -103,9 +104,7 @@ def create_app(settings: Settings | None = None, run_migrations: bool = True) ->
             yield
         finally:
             botapi.stop()
-            sweeper.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await sweeper
+            await stop_tasks([sweeper])
             await mailer.close()
             await advancer.close()
             await games.close()

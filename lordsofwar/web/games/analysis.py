@@ -34,6 +34,7 @@ from lordsofwar.web.games.botpool import BotPool
 from lordsofwar.web.games.runtime import GameError, Runtime, record_of
 from lordsofwar.web.models import GameAnalysis, utcnow
 from lordsofwar.web.settings import Settings
+from lordsofwar.web.tasks import stop_tasks
 
 log = logging.getLogger("lordsofwar.web")
 
@@ -156,7 +157,4 @@ class Analyses:
             await self._write(game_id, status="failed", error=f"{type(exc).__name__}: {exc}"[:200])
 
     async def close(self) -> None:
-        for task in list(self.tasks.values()):
-            task.cancel()
-        if self.tasks:
-            await asyncio.gather(*self.tasks.values(), return_exceptions=True)
+        await stop_tasks(list(self.tasks.values()))

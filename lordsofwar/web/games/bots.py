@@ -26,6 +26,7 @@ from lordsofwar.web.games.botpool import BotPool, BotPoolError
 from lordsofwar.web.games.runtime import Behind, GameError, Runtime
 from lordsofwar.web.models import utcnow
 from lordsofwar.web.settings import Settings
+from lordsofwar.web.tasks import stop_tasks
 
 log = logging.getLogger("lordsofwar.web")
 
@@ -152,10 +153,7 @@ class BotTurns:
 
     async def close(self) -> None:
         """Stop every bot turn under way (a server that stops leaves them to its next start)."""
-        for task in list(self.tasks):
-            task.cancel()
-        if self.tasks:
-            await asyncio.gather(*self.tasks, return_exceptions=True)
+        await stop_tasks(list(self.tasks))
 
 
 class Hints:

@@ -37,6 +37,8 @@ if TYPE_CHECKING:
 
     from lordsofwar.web.social.presence import Presence
 
+from lordsofwar.web.tasks import stop_tasks
+
 log = logging.getLogger("lordsofwar.web")
 CHANNEL = "games"
 """The games channel's name after the installation's prefix (``<prefix>:games``)."""
@@ -129,10 +131,7 @@ class Connection:
 
     async def stop(self) -> None:
         self.closed = True
-        if self.task is not None:
-            self.task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self.task
+        await stop_tasks([self.task])
 
 
 class Hub:
@@ -325,10 +324,6 @@ class Hub:
                 await pubsub.unsubscribe(self.channel, self.users_channel, self.sessions_channel, *self.extra)
 
     async def close(self) -> None:
-        for task in (self._listener, self._publishing):
-            if task is not None:
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await task
+        await stop_tasks([self._listener, self._publishing])
         if self.redis is not None:
             await self.redis.aclose()

@@ -9,7 +9,6 @@ the writer answers).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import Callable
@@ -22,6 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from lordsofwar.web.db import sqlite_engine
 from lordsofwar.web.models import Game
 from lordsofwar.web.settings import Settings
+from lordsofwar.web.tasks import stop_tasks
 
 log = logging.getLogger("lordsofwar.web")
 
@@ -205,10 +205,7 @@ class BatchWriter:
             log.exception("closing the game writer's connection failed")
 
     async def close(self) -> None:
-        if self.task is not None:
-            self.task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self.task
+        await stop_tasks([self.task])
         await self._drop()
         if self.sync_engine is not None:
             self.sync_engine.dispose()

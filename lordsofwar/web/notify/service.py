@@ -37,6 +37,7 @@ from lordsofwar.web.db import upsert
 from lordsofwar.web.models import Game, MailOutbox, MailSettings, User, utcnow
 from lordsofwar.web.problem import Problem
 from lordsofwar.web.settings import Settings
+from lordsofwar.web.tasks import stop_tasks
 from lordsofwar.web.words import bot_name
 
 log = logging.getLogger("lordsofwar.web.notify")
@@ -204,16 +205,8 @@ class Mailer:
 
     async def close(self) -> None:
         task, self._task = self._task, None
-        if task is None:
-            return
-        # A cancel can be lost inside a library's wait_for (Python 3.11: when what it waits for
-        # ends at the same moment, as an SMTP reply may): cancel again until the loop has ended,
-        # rather than wait for it forever.
-        while not task.done():
-            task.cancel()
-            await asyncio.wait({task}, timeout=1.0)
-        if not task.cancelled() and task.exception() is not None:
-            log.error("the mailer's loop ended with an error", exc_info=task.exception())
+        for error in await stop_tasks([task]):  # cancelled again if the SMTP client loses a cancel
+            log.error("the mailer's loop ended with an error", exc_info=error)
 
     def wake(self) -> None:
         self._wake.set()

@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from redis.asyncio import Redis
 
+from lordsofwar.web.tasks import stop_tasks
+
 log = logging.getLogger("lordsofwar.web")
 KEY = "presence"
 """The sorted set's name after the installation's prefix (``<prefix>:presence``)."""
@@ -153,10 +155,7 @@ class Presence:
                 log.exception("presence could not be renewed in Redis")
 
     async def close(self) -> None:
-        for task in self._tasks:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        await stop_tasks(self._tasks)
         if self.redis is not None:
             with contextlib.suppress(Exception):
                 await self._mark(sorted(self.sockets))  # the players here fade from now, as on a close

@@ -41,6 +41,7 @@ from lordsofwar.web.lobby.schemas import DeckNumber, some_army
 from lordsofwar.web.models import Game, Tournament, TournamentEntry, TournamentPairing, User, utcnow
 from lordsofwar.web.problem import Problem
 from lordsofwar.web.ratings import service as ratings
+from lordsofwar.web.tasks import stop_tasks
 from lordsofwar.web.tournaments.pairing import (
     Entrant,
     Pairing,
@@ -554,9 +555,7 @@ class Advancer:
             self.again.pop(tid, None)
 
     async def close(self) -> None:
-        for task in list(self.tasks):
-            task.cancel()
-        await asyncio.gather(*self.tasks, return_exceptions=True)
+        await stop_tasks(list(self.tasks))
 
 
 def summary(t: Tournament, entrants: int) -> dict[str, Any]:

@@ -13,7 +13,6 @@ turn is tried again later, never answered with a move the bot did not choose.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import logging
 import secrets
@@ -26,6 +25,8 @@ from lordsofwar.web.workers import jobs
 
 if TYPE_CHECKING:
     from lordsofwar.web.settings import Settings
+
+from lordsofwar.web.tasks import stop_tasks
 
 log = logging.getLogger("lordsofwar.web.bots")
 T = TypeVar("T")
@@ -173,9 +174,7 @@ class RemotePool(BotPool):
 
     async def aclose(self) -> None:
         self.close()
-        if self._reader is not None:
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._reader
+        await stop_tasks([self._reader])
         if self._redis is not None:
             await self._redis.aclose()
             self._redis = None
