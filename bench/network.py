@@ -1,9 +1,9 @@
 """The network evaluator and the search it guides (`marshal`): microseconds per evaluation and
 search iterations per second beside `general`'s.
 
-Run ``python bench/network.py`` (the shipped network, lordsofwar/bots/data/net.npz; ``--network
-FILE`` another, a version 4 file's action head included: its evaluation then counts the greedy
-bot's judgement of every legal action it reads) or
+Run ``python bench/network.py`` (the network `marshal` searches with, lordsofwar/bots/data/scout.npz,
+with `marshal`'s settings; ``--network FILE`` another, a version 4 file's action head included:
+its evaluation then counts the greedy bot's judgement of every legal action it reads) or
 ``python bench/network.py --random`` (a randomly initialised network of the first network's
 shape: 1860 -> 512 -> 256 -> 1724, value 256 -> 64 -> 1); ``--json`` for one JSON object.
 Everything runs in this one process on one core, over the decisions of greedy-against-greedy
@@ -78,7 +78,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--random", action="store_true", help="a random network of the first network's shape")
     parser.add_argument(
-        "--network", type=Path, default=DATA / "net.npz", help="the network file (default: the shipped one)"
+        "--network",
+        type=Path,
+        default=DATA / str(LEVELS["marshal"].network),
+        help="the network file (default: the one `marshal` searches with)",
     )
     parser.add_argument("--games", type=int, default=3, help="greedy games the positions come from")
     parser.add_argument("--every", type=int, default=8, help="take every n-th decision")

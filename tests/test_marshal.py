@@ -1,5 +1,6 @@
-"""The `marshal` level: the search guided by a network (its priors in the selection, its value at
-the leaves). Decided from the bot's view alone, led by the priors and the values it is given,
+"""The search guided by a network, both ways: its priors in the selection and its value at the
+leaves, or (``prior_visits``, the `marshal` level) its priors ordering the expansions of the nodes
+visited most. Decided from the bot's view alone, led by the priors and the values it is given,
 legal on both mats (the other mat's games searched without the network)."""
 
 from __future__ import annotations
@@ -116,10 +117,58 @@ def test_the_values_or_the_elimination_prior_find_an_elimination(
     assert tried == 3
 
 
-def test_marshal_plays_whole_legal_games_on_both_mats(tmp_path: Path) -> None:
+def ordered_level(path: Path, iterations: int, prior_visits: int) -> SearchBot:
+    """A search ordered by the network's priors (``prior_visits``), as `marshal` searches."""
+    return SearchBot(replace(level_with(path, iterations).level, prior_visits=prior_visits), 7)
+
+
+def test_a_node_expands_the_networks_favourite_once_it_has_the_visits(tmp_path: Path) -> None:
+    """With ``prior_visits`` the network orders the expansions of a node visited that often: the
+    root's second expansion is the favourite of its policy, where the search without the network
+    expands an eliminating action or one drawn at random."""
+    checked = 0
+    for seed in range(12):
+        pos, _events, _decks = midgame(seed, 14 + seed)
+        if pos.result is not None:
+            continue
+        hit, rest = eliminating(pos)
+        if hit or len(rest) < 8:
+            continue  # an eliminating action would be expanded first by either search
+        view = notation.view(pos, pos.decider)
+        game = core.Game.from_position(view)
+        for favourite in (game.legal_ids()[0], game.legal_ids()[-1]):
+            path = material_network(tmp_path / f"{favourite}.npz", favourite)
+            text = game.action_text(favourite)
+            visits = {str(a): v for a, v, _m in ordered_level(path, 2, 1).analyse(view).actions}
+            assert visits[text] == 1 and sum(visits.values()) == 2
+            # the mark is never reached: the search is the one without a network, visit for visit
+            late = ordered_level(path, 40, 41).analyse(view)
+            plain = SearchBot(replace(LEVELS["general"], iterations=40, seconds=0), 7).analyse(view)
+            assert late.actions == plain.actions
+        checked += 1
+        if checked == 2:
+            break
+    assert checked == 2
+
+
+def test_the_ordered_search_depends_on_the_view_only(tmp_path: Path) -> None:
+    path = material_network(tmp_path / "material.npz", weight=0.0)
+    pos, events, decks = midgame(5)
+    me = pos.decider
+    choices = set()
+    for real in [pos, *(rehide(pos, s) for s in range(3))]:
+        found = ordered_level(path, 400, 4).analyse(
+            notation.view(real, me), known=known_hands(events, me), deck=decks[me - 1]
+        )
+        choices.add((str(found.choice), found.iterations, tuple(v for _a, v, _m in found.actions)))
+    assert len(choices) == 1, "the search changed with cards it cannot see"
+
+
+@pytest.mark.parametrize("prior_visits", [0, 4])
+def test_marshal_plays_whole_legal_games_on_both_mats(tmp_path: Path, prior_visits: int) -> None:
     path = random_network(tmp_path / "net.npz")
     for variant in (Variant(), Variant(mat="unbordered", hands="visible")):
-        bot = level_with(path, 60)
+        bot = ordered_level(path, 60, prior_visits)
         assert (network_for(bot.level, variant) is None) == (variant.mat == "unbordered")
         outcome = play_game({1: bot, 2: make_bot("greedy", 2)}, 5, variant)
         result = outcome.result
@@ -146,3 +195,11 @@ def test_the_shipped_network_is_loaded_once_for_the_bordered_mat() -> None:
     assert network is not None and network is network_for(level, Variant(hands="visible"))
     assert network.net.inputs == CONFIG.observation_size and network.net.num_actions == CONFIG.num_actions
     assert LEVELS["marshal"].seconds <= 1.0
+
+
+def test_the_shipped_marshal_plays_a_legal_game_with_its_network() -> None:
+    bot = SearchBot(replace(LEVELS["marshal"], iterations=400, seconds=0), 3)
+    assert network_for(bot.level, Variant()) is not None and bot.level.prior_visits > 0
+    outcome = play_game({1: make_bot("greedy", 1), 2: bot}, 11)
+    record = notation.GameRecord(deal_for(11)[0], 11, Variant(), ["a", "b"], outcome.actions, outcome.result)
+    assert outcome.result is not None and notation.replay(record)[-1].result == outcome.result

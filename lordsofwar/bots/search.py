@@ -22,9 +22,11 @@ deployment decision has 50 to 330 choices) is met with a playout policy that fin
 an expansion order that tries eliminating actions first, and a playout that runs only a few
 turns past the leaf before a material evaluation (docs/bots.md says why).
 
-The ``marshal`` level searches the same tree guided by a trained network (:func:`load_network`,
-the shipped ``data/net.npz``): the network's policy gives each child a prior in a PUCT selection
-and its value judges a new leaf in place of the playout (docs/bots.md, "`marshal`").
+A search given a trained network (:func:`load_network`) takes it one of two ways (docs/bots.md,
+"`marshal`"): its policy gives each child a prior in a PUCT selection and its value judges a
+new leaf in place of the playout; or (``prior_visits`` above 0, the ``marshal`` level, with the
+shipped ``data/scout.npz``) the tree is searched as the levels below search it, with four times
+their time, and the network's policy orders the expansions of the nodes visited most.
 """
 
 from __future__ import annotations
@@ -80,6 +82,10 @@ class SearchLevel:
     hit_prior: float = 0.0
     """With a network: added to the prior weight of an action that eliminates at once (the
     network's largest weight is 1): the greedy heuristic beside the network's policy."""
+    prior_visits: int = 0
+    """With a network, above 0: the tree is searched as without one (UCB, widening, the playout
+    judging every leaf), and the network only orders the expansions of a node visited at least
+    this many times, its untried action of the highest prior weight first."""
 
 
 @dataclass
@@ -245,6 +251,7 @@ def core_settings(level: SearchLevel) -> dict[str, Any]:
         "c_puct": level.c_puct,
         "mix": level.mix,
         "hit_prior": level.hit_prior,
+        "prior_visits": level.prior_visits,
     }
 
 
@@ -360,7 +367,7 @@ LEVELS: dict[str, SearchLevel] = {
         SearchLevel("veteran", 600, 0.25, **_STRONG),
         SearchLevel("elite", 3500, 0.5, **_STRONG),
         SearchLevel("general", 40000, 1.0, **_STRONG),
-        SearchLevel("marshal", 30000, 1.0, network="net.npz", c_puct=3.0, mix=1.0, hit_prior=1.0, **_STRONG),
+        SearchLevel("marshal", 150000, 0.98, network="scout.npz", prior_visits=16, hit_prior=1.0, **_STRONG),
     )
 }
 """The search levels' settings, weakest first (their names and words:

@@ -410,7 +410,7 @@ class State:
 
     def playout(self, seed: int, policy: int = 0, max_turns: int = -1) -> int: ...
 
-    def search(self, iterations: int, seconds: float, seed: int, explore: float, playout_turns: int, policy: int, scale: float, widen: int, relative: bool, value: Sequence[float], pool1: Sequence[int], pool2: Sequence[int], net: Net | None = None, c_puct: float = 1.5, mix: float = 0.0, hit_prior: float = 0.0, greedy: GreedyParams | None = None) -> tuple:
+    def search(self, iterations: int, seconds: float, seed: int, explore: float, playout_turns: int, policy: int, scale: float, widen: int, relative: bool, value: Sequence[float], pool1: Sequence[int], pool2: Sequence[int], net: Net | None = None, c_puct: float = 1.5, mix: float = 0.0, hit_prior: float = 0.0, greedy: GreedyParams | None = None, prior_visits: int = 0) -> tuple:
         """
         Information-set MCTS from this view for its decider (src/core/search.hpp): per legal action (text, visits, mean result for the decider), then iterations, nodes, seconds; ``greedy``: the greedy bot's settings, for a network with an action head.
         """
@@ -490,7 +490,7 @@ class Batch:
         The opponent inside reset and step (0 none, 1 random, 2 greedy, 3 the search of set_search) and the learner's seat per game.
         """
 
-    def set_search(self, iterations: int, explore: float, playout_turns: int, policy: int, scale: float, widen: int, relative: bool, value: Sequence[float], net: Net | None = None, c_puct: float = 1.5, mix: float = 0.0, hit_prior: float = 0.0, greedy: GreedyParams | None = None) -> None:
+    def set_search(self, iterations: int, explore: float, playout_turns: int, policy: int, scale: float, widen: int, relative: bool, value: Sequence[float], net: Net | None = None, c_puct: float = 1.5, mix: float = 0.0, hit_prior: float = 0.0, greedy: GreedyParams | None = None, prior_visits: int = 0) -> None:
         """
         The search opponent's settings (kind 3 of set_opponent): its iteration cap ends every search; ``greedy``: the greedy bot's settings, for a network with an action head.
         """

@@ -484,14 +484,15 @@ NB_MODULE(_core, m) {
             [](const State& s, int iterations, double seconds, uint64_t seed, double explore, int playout_turns,
                int policy, double scale, int widen, bool relative, std::vector<float> value, std::vector<int16_t> pool1,
                std::vector<int16_t> pool2, const NetHandle* net, double c_puct, double mix, double hit_prior,
-               const GreedyHandle* greedy) {
+               const GreedyHandle* greedy, int prior_visits) {
                 SearchSpec spec;
                 if (net) {
-                    if (!(c_puct > 0) || !(mix >= 0 && mix <= 1) || !(hit_prior >= 0))
-                        throw nb::value_error("search: c_puct above 0, mix from 0 to 1, hit_prior 0 or more");
+                    if (!(c_puct > 0) || !(mix >= 0 && mix <= 1) || !(hit_prior >= 0) || prior_visits < 0)
+                        throw nb::value_error("search: c_puct above 0, mix from 0 to 1, hit_prior and prior_visits 0 or more");
                     if (s.frame(net->net->width(), net->net->height()).num_actions() != net->net->num_actions())
                         throw nb::value_error("search: the network's action ids are not this game's");
                     spec.net = net->net, spec.c_puct = c_puct, spec.mix = mix, spec.hit_prior = hit_prior;
+                    spec.prior_visits = prior_visits;
                 }
                 if (greedy) spec.greedy = greedy->params;
                 spec.iterations = iterations, spec.seconds = seconds, spec.seed = seed, spec.explore = explore;
@@ -525,7 +526,7 @@ NB_MODULE(_core, m) {
             nb::arg("iterations"), nb::arg("seconds"), nb::arg("seed"), nb::arg("explore"), nb::arg("playout_turns"),
             nb::arg("policy"), nb::arg("scale"), nb::arg("widen"), nb::arg("relative"), nb::arg("value"), nb::arg("pool1"),
             nb::arg("pool2"), nb::arg("net").none() = nb::none(), nb::arg("c_puct") = 1.5, nb::arg("mix") = 0.0, nb::arg("hit_prior") = 0.0,
-            nb::arg("greedy").none() = nb::none(),
+            nb::arg("greedy").none() = nb::none(), nb::arg("prior_visits") = 0,
             "Information-set MCTS from this view for its decider (src/core/search.hpp): per legal action "
             "(text, visits, mean result for the decider), then iterations, nodes, seconds; ``greedy``: the greedy "
             "bot's settings, for a network with an action head.")
@@ -674,15 +675,16 @@ NB_MODULE(_core, m) {
             "set_search",
             [](Batch& b, int iterations, double explore, int playout_turns, int policy, double scale, int widen,
                bool relative, std::vector<float> value, const NetHandle* net, double c_puct, double mix,
-               double hit_prior, const GreedyHandle* greedy) {
+               double hit_prior, const GreedyHandle* greedy, int prior_visits) {
                 SearchSpec spec;
                 if (net) {
-                    if (!(c_puct > 0) || !(mix >= 0 && mix <= 1) || !(hit_prior >= 0))
-                        throw nb::value_error("set_search: c_puct above 0, mix from 0 to 1, hit_prior 0 or more");
+                    if (!(c_puct > 0) || !(mix >= 0 && mix <= 1) || !(hit_prior >= 0) || prior_visits < 0)
+                        throw nb::value_error("set_search: c_puct above 0, mix from 0 to 1, hit_prior and prior_visits 0 or more");
                     if (b.num_actions() != net->net->num_actions() || b.width != net->net->width() ||
                         b.height != net->net->height())
                         throw nb::value_error("set_search: the network's action ids are not this batch's");
                     spec.net = net->net, spec.c_puct = c_puct, spec.mix = mix, spec.hit_prior = hit_prior;
+                    spec.prior_visits = prior_visits;
                     check_greedy(*net->net, greedy, *b.cards, "set_search");
                 }
                 if (greedy) spec.greedy = greedy->params;
@@ -698,7 +700,7 @@ NB_MODULE(_core, m) {
             nb::arg("iterations"), nb::arg("explore"), nb::arg("playout_turns"), nb::arg("policy"), nb::arg("scale"),
             nb::arg("widen"), nb::arg("relative"), nb::arg("value"), nb::arg("net").none() = nb::none(),
             nb::arg("c_puct") = 1.5, nb::arg("mix") = 0.0, nb::arg("hit_prior") = 0.0,
-            nb::arg("greedy").none() = nb::none(),
+            nb::arg("greedy").none() = nb::none(), nb::arg("prior_visits") = 0,
             "The search opponent's settings (kind 3 of set_opponent): its iteration cap ends every search; "
             "``greedy``: the greedy bot's settings, for a network with an action head.")
         .def(

@@ -146,6 +146,8 @@ SearchOut search(const Game& view, const SearchSpec& spec) {
         greedy = std::make_unique<Greedy>(*spec.greedy);
     }
 
+    // With ``prior_visits``, the network only orders the expansions of well-visited nodes.
+    const bool ordered = spec.net && spec.prior_visits > 0;
     Game g = view;
     while ((spec.iterations <= 0 || out.iterations < spec.iterations)) {
         if (spec.seconds > 0 && (out.iterations & 15) == 0 && Clock::now() >= deadline && out.iterations > 0) break;
@@ -159,7 +161,7 @@ SearchOut search(const Game& view, const SearchSpec& spec) {
         while (!g.over() && !expanded) {
             if (g.phase() == PRE) g.resolve_start();
             int player = g.decider();
-            if (spec.net) {
+            if (spec.net && !ordered) {
                 // PUCT over the actions legal in this world: a child's prior is its share of the
                 // node's prior weights among them; an untried action is judged as its parent is.
                 g.legal(buf);
@@ -270,7 +272,21 @@ SearchOut search(const Game& view, const SearchSpec& spec) {
                 auto untried = [&](const Action& a) { return find_kid(nodes[at], key_of(a)) < 0; };
                 Action a;
                 bool chosen = false;
-                if (!listed) {
+                if (ordered && nodes[at].visits >= spec.prior_visits) {
+                    // The untried action of the highest prior weight (the first listed of equals),
+                    // the node's priors made in this world at its first expansion past the mark.
+                    if (!listed) g.legal(buf), listed = true;
+                    Node& node = nodes[at];
+                    if (!node.evaluated) net_leaf(*spec.net, g, buf, &node, (float)spec.hit_prior, greedy.get());
+                    float top = -1;
+                    for (const Action& f : buf) {
+                        if (!untried(f)) continue;
+                        float w = prior_of(node, key_of(f));
+                        if (w > top) top = w, a = f;
+                    }
+                    chosen = top >= 0;
+                }
+                if (!chosen && !listed) {
                     // The bordered mat before the deployment: the untried eliminating shots and
                     // deployments from the bitboards; without one, any untried action drawn
                     // uniformly by rejection (the children are few beside the deployments).
@@ -332,7 +348,7 @@ SearchOut search(const Game& view, const SearchSpec& spec) {
             path.push_back(best);
         }
         double r1;
-        if (spec.net && expanded && !g.over()) {
+        if (spec.net && !ordered && expanded && !g.over()) {
             // A new leaf: the network's value (its priors kept for the node's later visits),
             // blended with ``mix`` of the playout's evaluation.
             if (g.phase() == PRE) g.resolve_start();

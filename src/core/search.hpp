@@ -31,11 +31,17 @@ struct SearchSpec {
     std::vector<int16_t> pool[3];        // per player: the cards that may fill that player's unknown entries
     // With a network (docs/bots.md, `marshal`): PUCT selection with the network's priors, and its
     // value at a new leaf in place of the playout (``mix`` > 0 blends in that much of the
-    // playout's evaluation). ``explore``, ``widen`` and the expansion order are then unused.
+    // playout's evaluation). ``explore``, ``widen`` and the expansion order are then unused
+    // (unless ``prior_visits``, below).
     std::shared_ptr<const Net> net;
     double c_puct = 1.5;  // the weight of the prior term: c_puct * P * sqrt(available) / (1 + visits)
     double mix = 0;       // in [0, 1]: a leaf's result is (1 - mix) * network + mix * playout
     double hit_prior = 0; // added to the prior weight (the largest is 1) of an action that eliminates at once
+    // Above 0: the tree is searched as without a network (UCB, ``widen``, the playout judging every
+    // leaf) and the network only orders the expansions of a node visited at least this many times:
+    // its untried action of the highest prior weight first (the priors made once per node;
+    // ``hit_prior`` 1 puts the actions that eliminate at once first, in the network's order).
+    int prior_visits = 0;
     // A network with an action head reads the greedy bot's judgement of each action: the bot's
     // settings for the game's card set and variant (required then).
     std::shared_ptr<const GreedyParams> greedy;
