@@ -133,6 +133,12 @@ def rated_game(a: Api, b: Api, **options: Any) -> int:
     return int(r.json()["game"])
 
 
+ARRIVED = "path => location.pathname === path && document.querySelector('.flash') !== null"
+"""For ``page.wait_for_function(ARRIVED, arg=PATH)``: the page at PATH shows a flash. A page
+reached by a redirect to ``PATH?flash=...`` is known this way, not by its URL: its flash script
+drops the query as soon as it runs, which can be before a ``wait_for_url`` begins."""
+
+
 def visit(page: Any, url: str) -> None:
     """Open ``url``. An open lobby reloads itself when its lists change, and a reload that starts
     while Playwright navigates aborts that navigation (net::ERR_ABORTED): leave such a page for a
