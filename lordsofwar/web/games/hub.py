@@ -31,13 +31,12 @@ from starlette.websockets import WebSocket, WebSocketState
 from lordsofwar.rules.events import LogEntry
 from lordsofwar.web.games.runtime import Runtime
 from lordsofwar.web.games.service import GameService, state_doc, update_doc
+from lordsofwar.web.tasks import stop_tasks
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
 
     from lordsofwar.web.social.presence import Presence
-
-from lordsofwar.web.tasks import stop_tasks
 
 log = logging.getLogger("lordsofwar.web")
 CHANNEL = "games"

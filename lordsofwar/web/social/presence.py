@@ -20,10 +20,10 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from lordsofwar.web.tasks import stop_tasks
+
 if TYPE_CHECKING:
     from redis.asyncio import Redis
-
-from lordsofwar.web.tasks import stop_tasks
 
 log = logging.getLogger("lordsofwar.web")
 KEY = "presence"

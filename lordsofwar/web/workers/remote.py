@@ -21,12 +21,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from lordsofwar.web.games.botpool import TURN, BotPool, BotPoolError
+from lordsofwar.web.tasks import stop_tasks
 from lordsofwar.web.workers import jobs
 
 if TYPE_CHECKING:
     from lordsofwar.web.settings import Settings
-
-from lordsofwar.web.tasks import stop_tasks
 
 log = logging.getLogger("lordsofwar.web.bots")
 T = TypeVar("T")
