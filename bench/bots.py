@@ -151,6 +151,7 @@ def combine(docs: Sequence[dict[str, Any]], changed: Sequence[str], samples: int
                     p["games"] for p in d["pairs"] if (p["a"], p["b"]) in pairs and i in origin[(p["a"], p["b"])]
                 ),
                 "pairs": [f"{a} v {b}" for a, b in pairs if i in origin[(a, b)]],
+                "machine": d.get("machine"),
             }
             for i, d in enumerate(docs)
         ],

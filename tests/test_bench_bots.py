@@ -4,6 +4,7 @@ local Ray, one JSON object with ratings, intervals, pairs and decision times."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -132,6 +133,9 @@ def test_combining_runs_drops_the_changed_and_adds_the_pairs_played_again(tmp_pa
     assert rows["random"]["decisions"] == next(r for r in old["levels"] if r["name"] == "random")["decisions"]
     assert rows["greedy"]["rating"] == 1000 and doc["games"] == 2 + 4
     assert [r["pairs"] for r in doc["runs"]] == [["greedy v random"], ["greedy v recruit"]]
+    # each run keeps the machine it was played on (processor and cores)
+    assert [r["machine"] for r in doc["runs"]] == [old["machine"], new["machine"]]
+    assert f"{os.cpu_count()} cores" in old["machine"]
     assert json.loads(out.read_text())["levels"] == doc["levels"]
     # nothing changed: greedy v recruit has the games of both runs
     proc = subprocess.run(
