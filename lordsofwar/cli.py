@@ -651,8 +651,8 @@ def play_command(opponent: str, human_player: int, save: str | None, bot_seed: i
 @cli.command("analyse")
 @click.argument("game", metavar="GAME")
 @click.option(
-    "--level", type=click.Choice(SEARCH_LEVELS), default="general", show_default=True,
-    help="The search level that judges.",
+    "--level", type=click.Choice(SEARCH_LEVELS), default=SEARCH_LEVELS[-1], show_default=True,
+    help="The search level that judges (by default the strongest, as for hints).",
 )
 @click.option("--seconds", type=click.FloatRange(0.01, 600), default=None, help="Time for each decision [default: the level's budget].")
 @click.option("--iterations", type=click.IntRange(1, 10_000_000), default=None, help="Iterations for each decision [default: the level's].")
@@ -740,7 +740,7 @@ def match_command(
 
     AGENT plays player 1 in even games and player 2 in odd ones; each side's deck is a core army's
     standard deck drawn from the game's deal; the bots' seeds are derived apart from the deal's.
-    Bots, weakest first: random, recruit, greedy, scout, veteran, elite, marshal, general
+    Bots, weakest first: random, recruit, greedy, scout, veteran, elite, general, marshal
     (docs/bots.md),
     policy:FILE, a trained policy (docs/rl.md), or python:MODULE:FACTORY, a bot written in Python
     (FACTORY(seed) returns an object with choose(view, known=None, deck=None)).

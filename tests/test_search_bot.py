@@ -130,7 +130,7 @@ def test_the_top_level_beats_random_in_every_game() -> None:
 
 
 def test_the_levels_are_named_weakest_first() -> None:
-    assert list(BOTS) == ["random", "recruit", "greedy", "scout", "veteran", "elite", "marshal", "general"]
+    assert list(BOTS) == ["random", "recruit", "greedy", "scout", "veteran", "elite", "general", "marshal"]
     assert set(SEARCH_LEVELS) == set(LEVELS)
     caps = [LEVELS[n].iterations for n in ("veteran", "elite", "general")]
     assert caps == sorted(caps) and LEVELS["general"].seconds <= 1.0

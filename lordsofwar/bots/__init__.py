@@ -114,28 +114,28 @@ BOT_LEVELS: tuple[BotLevel, ...] = (
         searches=True,
     ),
     BotLevel(
-        "marshal",
-        _search_bot("marshal"),
-        N_("Marshal bot"),
-        N_("Marshal"),
-        N_("a search guided by a trained network"),
-        searches=True,
-    ),
-    BotLevel(
         "general",
         _search_bot("general"),
         N_("General bot"),
         N_("General"),
-        N_("the strongest: 40,000 lines a decision"),
+        N_("searches 40,000 lines a decision"),
+        searches=True,
+    ),
+    BotLevel(
+        "marshal",
+        _search_bot("marshal"),
+        N_("Marshal bot"),
+        N_("Marshal"),
+        N_("the strongest: a search guided by a trained network"),
         searches=True,
     ),
 )
 """The built-in bots, weakest first (the ladder measured by bench/bots.py, docs/bots.md):
-``random`` (uniformly random legal actions), ``scout`` (a trained network's policy alone,
-:class:`lordsofwar.bots.policy.ScoutBot`), ``recruit`` (a small search), ``greedy`` (the action
-that eliminates the most value this turn, see :mod:`lordsofwar.bots.greedy`), then the search
-levels ``veteran``, ``elite``, ``marshal`` (the search guided by a trained network) and
-``general``. The one list of them: everything else (the CLI's choices, the web's bot accounts, the
+``random`` (uniformly random legal actions), ``recruit`` (a small search), ``greedy`` (the
+action that eliminates the most value this turn, see :mod:`lordsofwar.bots.greedy`), ``scout``
+(a trained network's policy alone, :class:`lordsofwar.bots.policy.ScoutBot`), then the search
+levels ``veteran``, ``elite``, ``general`` and ``marshal`` (the search guided by a trained
+network). The one list of them: everything else (the CLI's choices, the web's bot accounts, the
 lobby, the pages' scripts) is derived from it."""
 
 BOTS: dict[str, BotFactory] = {level.name: level.factory for level in BOT_LEVELS}

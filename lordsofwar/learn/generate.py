@@ -7,7 +7,7 @@ that the costly ones run only for the few candidates:
 
 1. **screen**: a quick search (the ``veteran`` level's settings) finds one action ahead of
    every other it looked at by :attr:`Settings.screen` in win probability;
-2. **deep search**: the top level's search (``general``) with a larger budget rates its choice at
+2. **deep search**: ``general``'s search with a larger budget rates its choice at
    least :attr:`Settings.margin` above the best other action it weighed (the *margin*); a
    shorter search first weeds out the candidates that fall well short;
 3. **second search**: a different algorithm, flat Monte Carlo, plays every legal action in each

@@ -37,7 +37,7 @@ CORE_BOTS = ("random", "greedy")
 
 class LordsOfWarEnv(PicklesWithoutGameClass, gymnasium.Env):
     """One agent against ``opponent`` (a bot's name, weakest first: random, recruit, greedy,
-    scout, veteran, elite, marshal, general; ``policy:FILE``, a trained policy, checked against
+    scout, veteran, elite, general, marshal; ``policy:FILE``, a trained policy, checked against
     the mat when the environment is made; or ``python:MODULE:FACTORY``, a bot written in Python,
     made for each game from the game's bot seed); see the module text."""
 

@@ -12,6 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from lordsofwar import core
+from lordsofwar.bots.analysis import TOP
 from lordsofwar.web.app import create_app
 from tests.web.conftest import Player, new_game, settings_for
 
@@ -70,7 +71,7 @@ def test_a_finished_game_is_analysed_once(fast: TestClient) -> None:
     assert r.status_code == 200, r.text
     first = r.json()
     actions = alice.state(game)["game"]["version"]
-    assert first["started"] is True and first["status"] == "running" and first["level"] == "general"
+    assert first["started"] is True and first["status"] == "running" and first["level"] == TOP == "marshal"
     doc = wait_done(alice, game)
     assert doc["status"] == "done", doc["error"]
     result = doc["result"]

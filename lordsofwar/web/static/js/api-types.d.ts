@@ -2875,7 +2875,7 @@ export interface components {
              * @description a bot level
              * @enum {string}
              */
-            level: "random" | "recruit" | "greedy" | "scout" | "veteran" | "elite" | "marshal" | "general";
+            level: "random" | "recruit" | "greedy" | "scout" | "veteran" | "elite" | "general" | "marshal";
         };
         /** Entry */
         Entry: {
@@ -4058,7 +4058,7 @@ export interface components {
              * Bot
              * @description play against this bot at once
              */
-            bot?: ("random" | "recruit" | "greedy" | "scout" | "veteran" | "elite" | "marshal" | "general") | null;
+            bot?: ("random" | "recruit" | "greedy" | "scout" | "veteran" | "elite" | "general" | "marshal") | null;
             /**
              * Deck
              * @description your custom deck (when the options allow custom decks)
