@@ -23,7 +23,7 @@ from typing import IO, Any, TypeVar
 import click
 
 from lordsofwar import __version__, decks
-from lordsofwar.bots import BOTS, SEARCH_LEVELS
+from lordsofwar.bots import BOTS, SEARCH_LEVELS, TOP
 from lordsofwar.rules.cards import DECK_SIZE, Card, CardSet, load_card_set
 from lordsofwar.rules.errors import DeckError, LordsOfWarError
 from lordsofwar.rules.notation import (
@@ -651,7 +651,7 @@ def play_command(opponent: str, human_player: int, save: str | None, bot_seed: i
 @cli.command("analyse")
 @click.argument("game", metavar="GAME")
 @click.option(
-    "--level", type=click.Choice(SEARCH_LEVELS), default=SEARCH_LEVELS[-1], show_default=True,
+    "--level", type=click.Choice(SEARCH_LEVELS), default=TOP, show_default=True,
     help="The search level that judges (by default the strongest, as for hints).",
 )
 @click.option("--seconds", type=click.FloatRange(0.01, 600), default=None, help="Time for each decision [default: the level's budget].")

@@ -145,6 +145,10 @@ weakest first."""
 SEARCH_LEVELS: tuple[str, ...] = tuple(level.name for level in BOT_LEVELS if level.searches)
 """The search bots (:mod:`lordsofwar.bots.search`), weakest first."""
 
+TOP: str = SEARCH_LEVELS[-1]
+"""The strongest search level (``marshal``): it gives the hints and analyses games
+(:mod:`lordsofwar.bots.analysis`)."""
+
 
 def decide(
     bot: Bot, view: Position, known: Mapping[int, Sequence[str]] | None = None, deck: Sequence[str] | None = None
@@ -280,6 +284,7 @@ __all__ = [
     "POLICY_PREFIX",
     "PYTHON_PREFIX",
     "SEARCH_LEVELS",
+    "TOP",
     "Bot",
     "BotFactory",
     "BotLevel",

@@ -17,17 +17,13 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from lordsofwar.bots import SEARCH_LEVELS
+from lordsofwar.bots import TOP
 from lordsofwar.bots.greedy import card_value
 from lordsofwar.bots.search import LEVELS, Analysis, SearchBot, SearchLevel
 from lordsofwar.rules import notation
 from lordsofwar.rules.cards import CORE, CardSet
 from lordsofwar.rules.knowledge import known_hands
 from lordsofwar.rules.state import Action, Event, Position
-
-TOP = SEARCH_LEVELS[-1]
-"""The level that gives hints and analyses games: the strongest search level, the last of
-:data:`lordsofwar.bots.BOT_LEVELS` (``marshal``)."""
 
 MISTAKE = 0.10
 """A played action rated this far (in win probability) below the preferred one is a mistake."""

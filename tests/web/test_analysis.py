@@ -12,7 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from lordsofwar import core
-from lordsofwar.bots.analysis import TOP
+from lordsofwar.bots import TOP
 from lordsofwar.web.app import create_app
 from tests.web.conftest import Player, new_game, settings_for
 

@@ -350,7 +350,8 @@ def test_hints_analysis_decisions_and_mistake_scores_come_back_from_a_worker_as_
     functions' answers for the same arguments."""
     import asyncio
 
-    from lordsofwar.bots.analysis import TOP, decisions_of
+    from lordsofwar.bots import TOP
+    from lordsofwar.bots.analysis import decisions_of
     from lordsofwar.rules import notation
     from lordsofwar.rules.cards import CORE
     from lordsofwar.web.games.botpool import HINT, hint_job, judge_job

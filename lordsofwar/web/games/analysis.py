@@ -27,7 +27,8 @@ from sqlalchemy import select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession, async_sessionmaker
 
-from lordsofwar.bots.analysis import TOP, decisions_of, summary
+from lordsofwar.bots import TOP
+from lordsofwar.bots.analysis import decisions_of, summary
 from lordsofwar.i18n import _
 from lordsofwar.rules.cards import CardSet
 from lordsofwar.web.games.botpool import BotPool

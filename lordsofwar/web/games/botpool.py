@@ -99,7 +99,8 @@ def choose_job(
 
 def hint_job(view_json: dict[str, Any], known: dict[int, list[str]], deck: list[str] | None, seed: int) -> dict[str, Any]:
     """The top level's preferred action for the decider of the view ``view_json``."""
-    from lordsofwar.bots.analysis import TOP, _judged
+    from lordsofwar.bots import TOP
+    from lordsofwar.bots.analysis import _judged
     from lordsofwar.bots.search import LEVELS, SearchBot
 
     view = _position(view_json)
