@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from lordsofwar import core
+from lordsofwar.bots import BOT_LEVELS, TOP
 from tests.web.hooks import low
 from tests.web.server import running_server
 from tests.web.test_browser import shot, sign_up, visit
@@ -156,6 +157,8 @@ def test_the_graph_has_axes_and_a_legend_in_the_pages_language(browser: Any, ser
     page.wait_for_selector("#analysis-graph svg")
     words = gettext.translation("js", str(Path(__file__).parents[2] / "lordsofwar" / "locale"), languages=[lang], fallback=lang == "en")
     said = words.gettext
+    titles = gettext.translation("messages", str(Path(__file__).parents[2] / "lordsofwar" / "locale"), languages=[lang], fallback=lang == "en")
+    level = titles.gettext(next(b.title for b in BOT_LEVELS if b.name == TOP))  # the analysing level, as the page names it
     ytitle = said("{name}'s win probability").replace("{name}", "frank")
     if lang != "en":
         assert ytitle != "frank's win probability", f"no {lang} words for the y axis"
@@ -167,7 +170,7 @@ def test_the_graph_has_axes_and_a_legend_in_the_pages_language(browser: Any, ser
     assert 2 <= len(xticks) <= 6 and xticks[0] == "0"
     legend = page.eval_on_selector_all(".wg-legend li", "els => els.map(e => e.textContent)")
     assert legend == [
-        said("{name}'s win probability, as estimated by the {level} bot").replace("{name}", "frank").replace("{level}", said("General")),
+        said("{name}'s win probability, as estimated by the {level} bot").replace("{name}", "frank").replace("{level}", level),
         said("mistake (−{n} points or more)").replace("{n}", "10"),
         said("blunder (−{n} points or more)").replace("{n}", "25"),
         said("the step shown"),
